@@ -1,0 +1,86 @@
+// The routing-engine seam: a topology in, linear forwarding tables out, no I/O.
+//
+// The SM converts its fabric model into a routing::Topology after LID assignment,
+// asks an Engine for LFTs, and diffs them against what the switches hold. Engines
+// never see MADs, files or clocks, which is what lets them be tested on small
+// hand-drawn fabrics against golden output.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "common/result.hpp"
+
+namespace ibsm::routing {
+
+using Lid = std::uint16_t;
+using PortNum = std::uint8_t;
+
+// LFT entry meaning "no route" (IBA 14.2.5.10: a port number above the switch's
+// port count drops the packet; OpenSM uses 0xFF and ibroute shows it as unreachable).
+inline constexpr PortNum kNoPath = 0xFF;
+
+// One end of a link as seen from a switch port.
+struct Link {
+  enum class Kind : std::uint8_t { kSwitch, kEndPort };
+  PortNum port = 0;         // local switch port (1..num_ports)
+  Kind kind = Kind::kSwitch;
+  std::uint32_t peer = 0;   // index into Topology::switches or Topology::end_ports
+  PortNum peer_port = 0;    // port number on the peer
+};
+
+struct Switch {
+  std::uint64_t guid = 0;       // node GUID (= port 0 GUID)
+  std::string description;      // NodeDescription, for dumps
+  Lid lid = 0;                  // LID of port 0
+  std::uint8_t lmc = 0;         // LMC of port 0 (0 unless lmc_esp0)
+  PortNum num_ports = 0;        // external ports, port 0 not counted
+  std::uint32_t lft_cap = 0;    // SwitchInfo.LinearFDBCap
+  std::vector<Link> links;      // active links only, any order
+};
+
+// A CA or router port attached to a switch port (or directly to another end port).
+struct EndPort {
+  std::uint64_t port_guid = 0;
+  std::uint64_t node_guid = 0;
+  std::string description;
+  bool is_router = false;
+  Lid base_lid = 0;
+  std::uint8_t lmc = 0;         // 2^lmc LIDs from base_lid
+  std::uint32_t sw = UINT32_MAX;  // index of the switch it hangs off; UINT32_MAX if none
+  PortNum sw_port = 0;
+  PortNum port_num = 0;         // port number on its own node
+};
+
+struct Topology {
+  std::vector<Switch> switches;
+  std::vector<EndPort> end_ports;
+};
+
+// lft[lid] = output port for that destination LID; kNoPath where unreachable.
+// Its size is max LID + 1 of the fabric (port 0 = the switch itself).
+using Lft = std::vector<PortNum>;
+
+struct Routes {
+  std::vector<Lft> lfts;  // one per Topology::switches entry, same order
+};
+
+class Engine {
+ public:
+  virtual ~Engine() = default;
+  virtual std::string_view name() const = 0;
+  // Computes the forwarding tables. Fails (with a routing error ID) when the engine
+  // cannot route this topology; the caller then falls back as configured.
+  virtual Result<Routes> route(const Topology& topo) = 0;
+};
+
+// Engine by OpenSM name ("minhop", ...); nullptr if unknown.
+std::unique_ptr<Engine> make_engine(std::string_view name);
+
+// Names make_engine accepts, in preference order.
+std::vector<std::string_view> engine_names();
+
+}  // namespace ibsm::routing
