@@ -1,0 +1,63 @@
+// Operator-visible errors and warnings of conf/ (range 5xxx).
+#pragma once
+
+#include "common/error.hpp"
+
+namespace ibsm::conf {
+
+inline constexpr ErrorId kUnknownKey{5001};
+inline constexpr ErrorId kBadValue{5002};
+inline constexpr ErrorId kFileUnreadable{5003};
+inline constexpr ErrorId kUnimplementedOptions{5004};
+inline constexpr ErrorId kUnimplementedFlag{5005};
+inline constexpr ErrorId kBadCommandLine{5006};
+inline constexpr ErrorId kTomlSyntax{5007};
+inline constexpr ErrorId kTomlUnknownKey{5008};
+inline constexpr ErrorId kFileUnwritable{5009};
+inline constexpr ErrorId kLineTooLong{5010};
+inline constexpr ErrorId kLogFileUnopenable{5011};
+
+inline constexpr ErrorInfo kConfErrors[] = {
+    {kUnknownKey, "Unknown configuration key",
+     "A line of opensm.conf names a key that neither OpenSM 3.3.23 nor ibsm knows. The line is "
+     "ignored (a warning), or refused with --strict.",
+     "Check the spelling against docs/configuration.md; remove the line if it belongs to another "
+     "OpenSM version."},
+    {kBadValue, "Invalid option value",
+     "A configuration line, TOML key or flag has a value that does not parse or is outside the "
+     "allowed range. The message names the place, the key, the value and what is allowed.",
+     "Correct the value; `ibsm --help` and docs/configuration.md list each option's range."},
+    {kFileUnreadable, "Configuration file unreadable",
+     "The file given with -F (or --convert) cannot be opened or read.",
+     "Check the path and its permissions."},
+    {kUnimplementedOptions, "Options set that ibsm does not implement yet",
+     "One or more keys that ibsm accepts for compatibility but does not act on yet are set to a "
+     "value other than OpenSM's default. ibsm runs as if they had their default.",
+     "Remove the keys or set them back to the default if their behaviour is not needed; "
+     "otherwise keep OpenSM for this fabric until ibsm implements them."},
+    {kUnimplementedFlag, "Command-line flag not implemented",
+     "An OpenSM flag was given whose feature ibsm does not have yet. ibsm refuses to start rather "
+     "than silently ignore it.",
+     "Remove the flag, or run OpenSM if the feature is required."},
+    {kBadCommandLine, "Invalid command line",
+     "An unknown flag, a missing flag argument or an ambiguous abbreviation.",
+     "See `ibsm --help`."},
+    {kTomlSyntax, "Malformed TOML configuration",
+     "The TOML configuration file does not parse, or a value has the wrong TOML type. The message "
+     "names file:line:column.",
+     "Fix the file; `ibsm --convert opensm.conf` shows a valid example."},
+    {kTomlUnknownKey, "Unknown key in TOML configuration",
+     "A table or key of the TOML configuration is not an ibsm option, or an option sits in the "
+     "wrong table.",
+     "Use the section and key names listed in docs/configuration.md."},
+    {kFileUnwritable, "Cannot write file",
+     "The file named by -c/--create-config cannot be written.",
+     "Check the directory exists and is writable."},
+    {kLineTooLong, "Configuration line too long",
+     "A line of opensm.conf exceeds 1023 characters, OpenSM's limit.", "Shorten the line."},
+    {kLogFileUnopenable, "Cannot open log file",
+     "The log file (log_file, -f) cannot be opened or reopened for writing.",
+     "Check the path and permissions, or use -f stdout."},
+};
+
+}  // namespace ibsm::conf

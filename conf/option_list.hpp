@@ -1,0 +1,201 @@
+// THE option table: every opensm.conf key of OpenSM 3.3.23 (160), one row each,
+// in the order of OpenSM's own dump. Everything else (the Options struct, the
+// opensm.conf reader and writer, the TOML reader and writer, the command line,
+// --help, docs/configuration.md) is generated from these rows.
+//
+// Columns:
+//   section  topic (TOML table, heading in a written opensm.conf)
+//   key      opensm.conf key = Options field = TOML key
+//   type     C++ type of the field (width as in OpenSM)
+//   default  OpenSM's compiled default ("(null)" strings are empty)
+//   spec     how the value is checked and written (conf/option_spec.hpp)
+//   reload   kHup: re-read on SIGHUP; kRestart: only at start-up
+//   impl     kYes once ibsm acts on it; flipping this is the one-line change
+//   cli      command-line flag (short, long) and what it does
+//   help     one line for --help, the docs and the written config
+//
+// Including this file has no effect by itself; define the X macro and expand
+// IBSM_CONF_OPTIONS(X).
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "conf/option_spec.hpp"
+
+// clang-format off
+#define IBSM_CONF_OPTIONS(X) \
+  /* ---- device attributes ---- */ \
+  X(kDevice, guid, std::uint64_t, 0, hex(16), kRestart, kYes, cli_hex('g', "guid"), "Port GUID the SM binds to; 0 = the first active port") \
+  X(kDevice, m_key, std::uint64_t, 0, hex(16, 0, 0), kHup, kYes, no_cli(), "M_Key programmed into every port; ibsm supports only 0 (no M_Key protection)") \
+  X(kDevice, m_key_lease_period, std::uint16_t, 0, dec(), kHup, kNo, no_cli(), "M_Key lease period in seconds") \
+  X(kDevice, m_key_protection_level, std::uint8_t, 0, dec(0, 3), kHup, kNo, no_cli(), "M_Key protection level (0-3)") \
+  X(kDevice, m_key_lookup, bool, true, flag(), kHup, kNo, no_cli(), "Look up the M_Key of unknown ports in the guid2mkey cache file") \
+  X(kDevice, sm_key, std::uint64_t, 1, hex(16), kHup, kYes, cli_hex('k', "smkey"), "SM_Key used to authenticate SMInfo between SMs") \
+  X(kDevice, sa_key, std::uint64_t, 1, hex(16), kHup, kNo, no_cli(), "SA_Key that marks SA queries as trusted") \
+  X(kDevice, subnet_prefix, std::uint64_t, 0xfe80000000000000ULL, hex(16), kRestart, kYes, cli_hex(0, "subnet_prefix"), "Subnet prefix (upper 64 bits of every port GID)") \
+  X(kDevice, lmc, std::uint8_t, 0, dec(0, 7), kRestart, kYes, cli_arg('l', "lmc"), "LID mask control: each port gets 2^lmc LIDs (0-7)") \
+  X(kDevice, lmc_esp0, bool, false, flag(), kRestart, kNo, no_cli(), "Apply the LMC to enhanced switch port 0 as well") \
+  X(kDevice, sm_sl, std::uint8_t, 0, dec(0, 15), kHup, kNo, cli_arg(0, "sm_sl"), "Service level of SM/SA traffic (0-15)") \
+  X(kDevice, packet_life_time, std::uint8_t, 0x12, hex(2, 0, 31), kHup, kYes, no_cli(), "Switch packet lifetime code: 4.096us * 2^value; 0x14 = infinite") \
+  X(kDevice, vl_stall_count, std::uint8_t, 0x07, hex(2, 0, 7), kHup, kYes, no_cli(), "Dropped packets in a row that put a switch-to-switch VL into VLStalled") \
+  X(kDevice, leaf_vl_stall_count, std::uint8_t, 0x07, hex(2, 0, 7), kHup, kYes, no_cli(), "As vl_stall_count, for switch ports facing a CA or router") \
+  X(kDevice, head_of_queue_lifetime, std::uint8_t, 0x12, hex(2, 0, 31), kHup, kYes, no_cli(), "Head-of-queue lifetime code on switch-to-switch ports; 0x14 = infinite") \
+  X(kDevice, leaf_head_of_queue_lifetime, std::uint8_t, 0x10, hex(2, 0, 31), kHup, kYes, no_cli(), "Head-of-queue lifetime code on switch ports facing a CA or router") \
+  X(kDevice, max_op_vls, std::uint8_t, 5, dec(1, 5), kHup, kYes, no_cli(), "Upper limit of operational VLs (1=VL0, 2=VL0-1, 3=VL0-3, 4=VL0-7, 5=VL0-14)") \
+  X(kDevice, force_link_speed, std::uint8_t, 15, dec(), kHup, kNo, no_cli(), "LinkSpeedEnabled for switch ports; 0 = leave, 15 = as supported") \
+  X(kDevice, force_link_speed_ext, std::uint8_t, 31, dec(), kHup, kNo, no_cli(), "LinkSpeedExtEnabled; 0 = leave, 30 = disable, 31 = as supported") \
+  X(kDevice, force_link_width, std::uint8_t, 255, dec(), kHup, kNo, no_cli(), "LinkWidthEnabled for switch ports; 0 = leave, 255 = as supported") \
+  X(kDevice, fdr10, std::uint8_t, 1, dec(0, 2), kHup, kNo, no_cli(), "FDR10: 0 = no vendor MADs, 1 = enable where supported, 2 = disable") \
+  X(kDevice, subnet_timeout, std::uint8_t, 18, dec(0, 31), kHup, kYes, no_cli(), "Subnet timeout code for all ports: 4.096us * 2^value") \
+  X(kDevice, local_phy_errors_threshold, std::uint8_t, 0x08, hex(2, 0, 15), kHup, kNo, no_cli(), "Local PHY error threshold for Trap 129") \
+  X(kDevice, overrun_errors_threshold, std::uint8_t, 0x08, hex(2, 0, 15), kHup, kNo, no_cli(), "Credit overrun error threshold for Trap 130") \
+  X(kDevice, use_mfttop, bool, true, flag(), kHup, kNo, no_cli(), "Program SwitchInfo.MulticastFDBTop when the switch supports it") \
+  /* ---- partitioning ---- */ \
+  X(kPartitions, partition_config_file, std::string, "/etc/opensm/partitions.conf", text(), kRestart, kYes, cli_arg('P', "Pconfig"), "Partition configuration file") \
+  X(kPartitions, no_partition_enforcement, bool, false, flag(), kHup, kNo, cli_set('N', "no_part_enforce"), "Deprecated: disable partition enforcement on switches (use part_enforce off)") \
+  X(kPartitions, part_enforce, std::string, "both", choice("both", "in", "out", "off"), kHup, kYes, cli_arg('Z', "part_enforce"), "Switch partition enforcement: both, in, out or off") \
+  X(kPartitions, allow_both_pkeys, bool, false, flag(), kRestart, kYes, cli_set('W', "allow_both_pkeys"), "Allow full and limited membership of the same P_Key on one port") \
+  X(kPartitions, keep_pkey_indexes, bool, true, flag(), kHup, kYes, no_cli(), "Keep P_Key table positions of existing entries when recomputing tables") \
+  X(kPartitions, sm_assigned_guid, std::uint8_t, 0x00, hex(2), kHup, kNo, no_cli(), "Byte placed in SM-assigned alias GUIDs; make it unique per subnet") \
+  /* ---- sweep ---- */ \
+  X(kSweep, sweep_interval, std::uint32_t, 10, dec(), kHup, kYes, cli_arg('s', "sweep"), "Seconds between light sweeps; 0 = no periodic sweeps") \
+  X(kSweep, reassign_lids, bool, false, flag(), kHup, kYes, cli_set('r', "reassign_lids"), "Reassign all LIDs instead of keeping the current ones") \
+  X(kSweep, force_heavy_sweep, bool, false, flag(), kHup, kYes, no_cli(), "Make every sweep a heavy sweep") \
+  X(kSweep, sweep_on_trap, bool, true, flag(), kHup, kNo, no_cli(), "Start a heavy sweep on Trap 128 and 144") \
+  /* ---- routing ---- */ \
+  X(kRouting, port_profile_switch_nodes, bool, false, flag(), kHup, kNo, no_cli(), "Count switches as link subscribers when balancing routes") \
+  X(kRouting, port_prof_ignore_file, std::string, "", text(), kRestart, kNo, cli_arg('i', "ignore_guids"), "Port GUIDs ignored by route balancing") \
+  X(kRouting, hop_weights_file, std::string, "", text(), kRestart, kNo, cli_arg('w', "hop_weights_file"), "Per-output-port hop weights") \
+  X(kRouting, port_search_ordering_file, std::string, "", text(), kRestart, kNo, cli_arg('O', "port_search_ordering_file", "dimn_ports_file"), "Per-switch port search order (or DOR dimension ports)") \
+  X(kRouting, routing_engine, std::string, "", text(), kRestart, kYes, cli_arg('R', "routing_engine"), "Comma-separated routing engines tried in order; add no_fallback to stop there; empty = minhop") \
+  X(kRouting, avoid_throttled_links, bool, false, flag(), kRestart, kNo, no_cli(), "Avoid throttled switch-to-switch links (nue, dfsssp, sssp)") \
+  X(kRouting, connect_roots, bool, false, flag(), kHup, kNo, cli_set('z', "connect_roots"), "Keep roots connected in updn/ftree routing") \
+  X(kRouting, use_ucast_cache, bool, false, flag(), kRestart, kNo, cli_set('A', "ucast_cache"), "Reuse unicast routes when the topology change allows it") \
+  X(kRouting, lid_matrix_dump_file, std::string, "", text(), kRestart, kNo, cli_arg('M', "lid_matrix_file"), "Min-hop tables to load (file engine)") \
+  X(kRouting, lfts_file, std::string, "", text(), kRestart, kNo, cli_arg('U', "lfts_file"), "Forwarding tables to load (file engine)") \
+  X(kRouting, root_guid_file, std::string, "", text(), kRestart, kNo, cli_arg('a', "root_guid_file"), "Root switch GUIDs (updn, ftree)") \
+  X(kRouting, cn_guid_file, std::string, "", text(), kRestart, kNo, cli_arg('u', "cn_guid_file"), "Compute node port GUIDs (ftree, sssp, dfsssp)") \
+  X(kRouting, io_guid_file, std::string, "", text(), kRestart, kNo, cli_arg('G', "io_guid_file"), "I/O node port GUIDs (ftree, sssp, dfsssp)") \
+  X(kRouting, quasi_ftree_indexing, bool, false, flag(), kHup, kNo, no_cli(), "ftree: index switches from the roots (quasi fat trees)") \
+  X(kRouting, max_reverse_hops, std::uint16_t, 0, dec(), kRestart, kNo, cli_arg('H', "max_reverse_hops"), "ftree: reverse hops allowed for I/O nodes") \
+  X(kRouting, ids_guid_file, std::string, "", text(), kRestart, kNo, cli_arg('m', "ids_guid_file"), "updn: GUID-to-id map used instead of GUIDs") \
+  X(kRouting, guid_routing_order_file, std::string, "", text(), kRestart, kNo, cli_arg('X', "guid_routing_order_file"), "Order in which port GUIDs are routed (minhop, updn)") \
+  X(kRouting, do_mesh_analysis, bool, false, flag(), kHup, kNo, cli_set(0, "do_mesh_analysis"), "lash: analyse mesh topology first") \
+  X(kRouting, lash_start_vl, std::uint8_t, 0, dec(0, 15), kHup, kNo, cli_arg(0, "lash_start_vl"), "lash: first VL to use (0-15)") \
+  X(kRouting, nue_max_num_vls, std::uint8_t, 1, dec(), kHup, kNo, cli_arg(0, "nue_max_num_vls"), "nue: VLs to use; 0 = as many as the fabric supports") \
+  X(kRouting, nue_include_switches, bool, false, flag(), kRestart, kNo, no_cli(), "nue: include switch traffic in deadlock avoidance") \
+  X(kRouting, port_shifting, bool, false, flag(), kHup, kNo, cli_set(0, "port-shifting"), "Shift the starting port per destination when balancing") \
+  X(kRouting, scatter_ports, std::uint32_t, 0, dec(), kHup, kNo, cli_arg(0, "scatter-ports"), "Random port choice with this seed; 0 = round robin") \
+  X(kRouting, guid_routing_order_no_scatter, bool, false, flag(), kRestart, kNo, cli_set(0, "guid_routing_order_no_scatter"), "Do not scatter ports of GUIDs in the routing order file") \
+  X(kRouting, sa_db_file, std::string, "", text(), kRestart, kNo, cli_arg('S', "sadb_file"), "SA database dump to load at start-up") \
+  X(kRouting, sa_db_dump, bool, false, flag(), kHup, kNo, no_cli(), "Dump the SA database after every light sweep") \
+  X(kRouting, torus_config, std::string, "/etc/opensm/torus-2QoS.conf", text(), kHup, kNo, cli_arg(0, "torus_config"), "torus-2QoS configuration file") \
+  /* ---- handover / multiple SMs ---- */ \
+  X(kHandover, sm_priority, std::uint8_t, 0, dec(0, 15), kHup, kYes, cli_arg('p', "priority"), "SM priority for master election (0 lowest - 15 highest)") \
+  X(kHandover, ignore_other_sm, bool, false, flag(), kHup, kNo, no_cli(), "Ignore other SMs on the subnet") \
+  X(kHandover, sminfo_polling_timeout, std::uint32_t, 10000, dec(), kHup, kNo, no_cli(), "Milliseconds between polls of the master SM by a standby") \
+  X(kHandover, polling_retry_number, std::uint32_t, 4, dec(), kHup, kNo, no_cli(), "Failed polls after which the master SM is considered gone") \
+  X(kHandover, honor_guid2lid_file, bool, false, flag(), kHup, kNo, cli_set('x', "honor_guid2lid"), "Use the guid2lid cache when leaving STANDBY") \
+  /* ---- timing and threading ---- */ \
+  X(kTiming, max_wire_smps, std::uint32_t, 4, dec(), kHup, kYes, cli_arg('n', "maxsmps"), "SMPs in flight at once; 0 = unlimited") \
+  X(kTiming, max_wire_smps2, std::uint32_t, 4, dec(), kHup, kYes, no_cli(), "SMPs in flight including timed-out ones; <= max_wire_smps disables") \
+  X(kTiming, max_smps_timeout, std::uint32_t, 600000, dec(), kHup, kNo, no_cli(), "Microseconds to wait before sending SMPs above max_wire_smps") \
+  X(kTiming, transaction_timeout, std::uint32_t, 200, dec(), kRestart, kYes, cli_arg('t', "timeout"), "Milliseconds before a MAD transaction is retried") \
+  X(kTiming, transaction_retries, std::uint32_t, 3, dec(), kRestart, kYes, cli_arg(0, "retries"), "Retries of a MAD transaction before it fails") \
+  X(kTiming, long_transaction_timeout, std::uint32_t, 500, dec(), kRestart, kNo, no_cli(), "Milliseconds for long transactions (optimized SL2VL)") \
+  X(kTiming, max_msg_fifo_timeout, std::uint32_t, 10000, dec(), kHup, kNo, no_cli(), "Milliseconds an SA request may queue before it is dropped") \
+  X(kTiming, single_thread, bool, false, flag(), kRestart, kNo, no_cli(), "Serve SA queries from a single thread") \
+  /* ---- misc ---- */ \
+  X(kMisc, daemon, bool, false, flag(), kRestart, kYes, cli_set('B', "daemon"), "Run in the background") \
+  X(kMisc, sm_inactive, bool, false, flag(), kHup, kNo, cli_set('I', "inactive"), "Start in NOTACTIVE state") \
+  X(kMisc, babbling_port_policy, bool, false, flag(), kHup, kNo, no_cli(), "Disable ports that keep sending traps") \
+  X(kMisc, drop_event_subscriptions, bool, false, flag(), kHup, kNo, no_cli(), "Drop InformInfo/ServiceRecord subscriptions of removed ports") \
+  X(kMisc, ipoib_mcgroup_creation_validation, bool, true, flag(), kHup, kNo, no_cli(), "Check new IPoIB groups against the broadcast group (RFC 4391)") \
+  X(kMisc, mcgroup_join_validation, bool, true, flag(), kHup, kNo, no_cli(), "Check join parameters against an existing multicast group") \
+  X(kMisc, use_original_extended_sa_rates_only, bool, false, flag(), kHup, kNo, no_cli(), "Report SA rates only up to 300 Gb/s (old clients)") \
+  X(kMisc, use_optimized_slvl, bool, false, flag(), kHup, kNo, no_cli(), "Use optimized SL2VL programming where supported") \
+  X(kMisc, fsync_high_avail_files, bool, true, flag(), kHup, kNo, no_cli(), "fsync the guid2lid/guid2mkey/neighbors cache files") \
+  /* ---- performance manager ---- */ \
+  X(kPerfmgr, perfmgr, bool, false, flag(), kRestart, kNo, cli_set(0, "perfmgr"), "Enable the performance manager") \
+  X(kPerfmgr, perfmgr_redir, bool, true, flag(), kRestart, kNo, no_cli(), "Follow PerfMgt redirection") \
+  X(kPerfmgr, perfmgr_sweep_time_s, std::uint16_t, 180, dec(), kRestart, kNo, cli_arg(0, "perfmgr_sweep_time_s"), "Seconds between counter sweeps") \
+  X(kPerfmgr, perfmgr_max_outstanding_queries, std::uint32_t, 500, dec(), kRestart, kNo, no_cli(), "PerfMgt queries in flight") \
+  X(kPerfmgr, perfmgr_ignore_cas, bool, false, flag(), kRestart, kNo, no_cli(), "Do not query CAs") \
+  X(kPerfmgr, perfmgr_rm_nodes, bool, true, flag(), kRestart, kNo, no_cli(), "Forget counters of nodes that left the fabric") \
+  X(kPerfmgr, perfmgr_log_errors, bool, true, flag(), kRestart, kNo, no_cli(), "Log error counters") \
+  X(kPerfmgr, perfmgr_query_cpi, bool, true, flag(), kRestart, kNo, no_cli(), "Query ClassPortInfo for extended counter support") \
+  X(kPerfmgr, perfmgr_xmit_wait_log, bool, false, flag(), kRestart, kNo, no_cli(), "Log PortXmitWait above the threshold") \
+  X(kPerfmgr, perfmgr_xmit_wait_threshold, std::uint32_t, 65535, dec(), kRestart, kNo, no_cli(), "PortXmitWait threshold for logging") \
+  /* ---- event db, plugins, node names ---- */ \
+  X(kEvents, event_db_dump_file, std::string, "", text(), kRestart, kNo, no_cli(), "File the event database is dumped to") \
+  X(kEvents, event_plugin_name, std::string, "", text(), kRestart, kNo, no_cli(), "Event plugin(s) to load") \
+  X(kEvents, event_plugin_options, std::string, "", text(), kRestart, kNo, no_cli(), "Options passed to the event plugin(s)") \
+  X(kEvents, node_name_map_name, std::string, "", text(), kRestart, kNo, no_cli(), "Node name map (ibnetdiscover format)") \
+  /* ---- logging and debug ---- */ \
+  X(kLogging, log_flags, std::uint8_t, 0x03, hex(2), kHup, kYes, no_cli(), "Log flags: 0x01 error, 0x02 info, 0x04 verbose, 0x08 debug, 0x10 funcs, 0x20 frames, 0x40 routing, 0x80 sys") \
+  X(kLogging, force_log_flush, bool, false, flag(), kHup, kYes, no_cli(), "Flush the log after every message") \
+  X(kLogging, log_file, std::string, "/var/log/opensm.log", text(), kRestart, kYes, cli_arg('f', "log_file"), "Log file, or stdout") \
+  X(kLogging, log_max_size, std::uint64_t, 0, dec(), kHup, kYes, cli_arg('L', "log_limit"), "Log size limit in MB; when exceeded the log restarts empty; 0 = no limit") \
+  X(kLogging, accum_log_file, bool, true, flag(), kHup, kYes, cli_clear('e', "erase_log_file"), "Append to the log across runs (FALSE: truncate at start)") \
+  X(kLogging, per_module_logging_file, std::string, "/etc/opensm/per-module-logging.conf", text(), kRestart, kNo, no_cli(), "Per-module log flags") \
+  X(kLogging, dump_files_dir, std::string, "/var/log/", text(), kRestart, kYes, cli_arg(0, "dump_files_dir"), "Directory for dump files") \
+  X(kLogging, enable_quirks, bool, false, flag(), kHup, kNo, no_cli(), "Enable hardware-specific quirks") \
+  X(kLogging, no_clients_rereg, bool, false, flag(), kHup, kYes, no_cli(), "Never ask clients to re-register") \
+  X(kLogging, disable_multicast, bool, false, flag(), kHup, kNo, no_cli(), "No multicast support at all") \
+  X(kLogging, exit_on_fatal, bool, true, flag(), kHup, kNo, cli_clear('y', "stay_on_fatal"), "Exit on fatal subnet problems (duplicate GUIDs, ...)") \
+  X(kLogging, console, std::string, "off", choice("off", "local", "loopback", "socket"), kRestart, kNo, cli_arg('q', "console"), "Console: off, local, loopback or socket") \
+  X(kLogging, console_port, std::uint16_t, 10000, dec(), kRestart, kNo, cli_arg('C', "console-port"), "TCP port of the console") \
+  /* ---- QoS ---- */ \
+  X(kQos, qos, bool, false, flag(), kHup, kNo, cli_set('Q', "qos"), "Enable QoS setup") \
+  X(kQos, qos_policy_file, std::string, "/etc/opensm/qos-policy.conf", text(), kRestart, kNo, cli_arg('Y', "qos_policy_file"), "QoS policy file") \
+  X(kQos, suppress_sl2vl_mad_status_errors, bool, false, flag(), kHup, kNo, no_cli(), "Do not log SL2VL MAD status errors") \
+  X(kQos, qos_max_vls, std::uint32_t, 0, dec(), kHup, kNo, no_cli(), "QoS default: VLs") \
+  X(kQos, qos_high_limit, std::int32_t, -1, dec(-1, 255), kHup, kNo, no_cli(), "QoS default: VLArb high limit; -1 = unset") \
+  X(kQos, qos_vlarb_high, std::string, "", text(), kHup, kNo, no_cli(), "QoS default: VLArb high table") \
+  X(kQos, qos_vlarb_low, std::string, "", text(), kHup, kNo, no_cli(), "QoS default: VLArb low table") \
+  X(kQos, qos_sl2vl, std::string, "", text(), kHup, kNo, no_cli(), "QoS default: SL2VL table") \
+  X(kQos, qos_ca_max_vls, std::uint32_t, 0, dec(), kHup, kNo, no_cli(), "QoS CA ports: VLs") \
+  X(kQos, qos_ca_high_limit, std::int32_t, -1, dec(-1, 255), kHup, kNo, no_cli(), "QoS CA ports: VLArb high limit; -1 = unset") \
+  X(kQos, qos_ca_vlarb_high, std::string, "", text(), kHup, kNo, no_cli(), "QoS CA ports: VLArb high table") \
+  X(kQos, qos_ca_vlarb_low, std::string, "", text(), kHup, kNo, no_cli(), "QoS CA ports: VLArb low table") \
+  X(kQos, qos_ca_sl2vl, std::string, "", text(), kHup, kNo, no_cli(), "QoS CA ports: SL2VL table") \
+  X(kQos, qos_sw0_max_vls, std::uint32_t, 0, dec(), kHup, kNo, no_cli(), "QoS switch port 0: VLs") \
+  X(kQos, qos_sw0_high_limit, std::int32_t, -1, dec(-1, 255), kHup, kNo, no_cli(), "QoS switch port 0: VLArb high limit; -1 = unset") \
+  X(kQos, qos_sw0_vlarb_high, std::string, "", text(), kHup, kNo, no_cli(), "QoS switch port 0: VLArb high table") \
+  X(kQos, qos_sw0_vlarb_low, std::string, "", text(), kHup, kNo, no_cli(), "QoS switch port 0: VLArb low table") \
+  X(kQos, qos_sw0_sl2vl, std::string, "", text(), kHup, kNo, no_cli(), "QoS switch port 0: SL2VL table") \
+  X(kQos, qos_swe_max_vls, std::uint32_t, 0, dec(), kHup, kNo, no_cli(), "QoS switch external ports: VLs") \
+  X(kQos, qos_swe_high_limit, std::int32_t, -1, dec(-1, 255), kHup, kNo, no_cli(), "QoS switch external ports: VLArb high limit; -1 = unset") \
+  X(kQos, qos_swe_vlarb_high, std::string, "", text(), kHup, kNo, no_cli(), "QoS switch external ports: VLArb high table") \
+  X(kQos, qos_swe_vlarb_low, std::string, "", text(), kHup, kNo, no_cli(), "QoS switch external ports: VLArb low table") \
+  X(kQos, qos_swe_sl2vl, std::string, "", text(), kHup, kNo, no_cli(), "QoS switch external ports: SL2VL table") \
+  X(kQos, qos_rtr_max_vls, std::uint32_t, 0, dec(), kHup, kNo, no_cli(), "QoS router ports: VLs") \
+  X(kQos, qos_rtr_high_limit, std::int32_t, -1, dec(-1, 255), kHup, kNo, no_cli(), "QoS router ports: VLArb high limit; -1 = unset") \
+  X(kQos, qos_rtr_vlarb_high, std::string, "", text(), kHup, kNo, no_cli(), "QoS router ports: VLArb high table") \
+  X(kQos, qos_rtr_vlarb_low, std::string, "", text(), kHup, kNo, no_cli(), "QoS router ports: VLArb low table") \
+  X(kQos, qos_rtr_sl2vl, std::string, "", text(), kHup, kNo, no_cli(), "QoS router ports: SL2VL table") \
+  /* ---- congestion control (experimental in OpenSM) ---- */ \
+  X(kCongestion, congestion_control, bool, false, flag(), kHup, kNo, cli_set(0, "congestion_control"), "Enable congestion control configuration") \
+  X(kCongestion, cc_key, std::uint64_t, 0, hex(16), kRestart, kNo, cli_arg(0, "cc_key"), "CC_Key used in congestion control MADs") \
+  X(kCongestion, cc_max_outstanding_mads, std::uint32_t, 500, dec(), kRestart, kNo, no_cli(), "Congestion control MADs in flight") \
+  X(kCongestion, cc_sw_cong_setting_control_map, std::uint8_t, 0, hex(0, 0, 0x1f), kHup, kNo, no_cli(), "Switch: which of the following settings are valid (bit mask)") \
+  X(kCongestion, cc_sw_cong_setting_victim_mask, std::string, "0x0000000000000000000000000000000000000000000000000000000000000000", raw(check_hex_mask256), kHup, kNo, no_cli(), "Switch: 256-bit mask of ports marking as victims") \
+  X(kCongestion, cc_sw_cong_setting_credit_mask, std::string, "0x0000000000000000000000000000000000000000000000000000000000000000", raw(check_hex_mask256), kHup, kNo, no_cli(), "Switch: 256-bit mask of ports with credit starvation") \
+  X(kCongestion, cc_sw_cong_setting_threshold, std::uint8_t, 0, hex(2, 0, 15), kHup, kNo, no_cli(), "Switch: marking aggressiveness (0-15)") \
+  X(kCongestion, cc_sw_cong_setting_packet_size, std::uint8_t, 0, dec(), kHup, kNo, no_cli(), "Switch: smallest packet marked, in credits") \
+  X(kCongestion, cc_sw_cong_setting_credit_starvation_threshold, std::uint8_t, 0, hex(2, 0, 15), kHup, kNo, no_cli(), "Switch: credit starvation aggressiveness (0-15)") \
+  X(kCongestion, cc_sw_cong_setting_credit_starvation_return_delay, std::string, "0:0", raw(check_shift_mult), kHup, kNo, no_cli(), "Switch: credit starvation return delay, shift:multiplier") \
+  X(kCongestion, cc_sw_cong_setting_marking_rate, std::uint16_t, 0, dec(), kHup, kNo, no_cli(), "Switch: mean packets between markings") \
+  X(kCongestion, cc_ca_cong_setting_port_control, std::uint16_t, 0, hex(4), kHup, kNo, no_cli(), "CA: 0 = QP based, 1 = SL/port based") \
+  X(kCongestion, cc_ca_cong_setting_control_map, std::uint16_t, 0, hex(4), kHup, kNo, no_cli(), "CA: SLs to configure (bit mask)") \
+  X(kCongestion, cc_ca_cong_setting_ccti_timer, std::string, "0 0", raw(check_sl_value), kHup, kNo, no_cli(), "CA: <SL> <CCTI timer>") \
+  X(kCongestion, cc_ca_cong_setting_ccti_increase, std::string, "0 0", raw(check_sl_value), kHup, kNo, no_cli(), "CA: <SL> <CCTI increase>") \
+  X(kCongestion, cc_ca_cong_setting_trigger_threshold, std::string, "0 0", raw(check_sl_value), kHup, kNo, no_cli(), "CA: <SL> <trigger threshold>") \
+  X(kCongestion, cc_ca_cong_setting_ccti_min, std::string, "0 0", raw(check_sl_value), kHup, kNo, no_cli(), "CA: <SL> <CCTI minimum>") \
+  X(kCongestion, cc_cct, std::string, "", raw(check_shift_mult_list), kHup, kNo, no_cli(), "Congestion control table: shift:multiplier,...") \
+  /* ---- the three keys OpenSM writes last ---- */ \
+  X(kRouting, prefix_routes_file, std::string, "/etc/opensm/prefix-routes.conf", text(), kRestart, kNo, cli_arg(0, "prefix_routes_file"), "Routes for off-subnet PathRecord queries") \
+  X(kMisc, consolidate_ipv6_snm_req, bool, false, flag(), kHup, kNo, cli_set(0, "consolidate_ipv6_snm_req"), "One MLID for all IPv6 solicited-node multicast groups") \
+  X(kLogging, log_prefix, std::string, "", text(), kHup, kYes, cli_arg(0, "log_prefix"), "Prefix of syslog messages")
+// clang-format on

@@ -1,0 +1,227 @@
+#include "conf/option_value.hpp"
+
+#include <cinttypes>
+#include <cstdio>
+#include <limits>
+#include <optional>
+
+#include "conf/errors.hpp"
+
+namespace ibsm::conf {
+namespace {
+
+struct Parsed {
+  bool negative = false;
+  std::uint64_t magnitude = 0;
+};
+
+int digit_value(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return 99;
+}
+
+// A whole C integer literal (strtoul rules, without leading blanks or junk).
+std::optional<Parsed> parse_integer(std::string_view s, IntBase base_kind, bool allow_sign) {
+  Parsed p;
+  if (allow_sign && !s.empty() && (s.front() == '-' || s.front() == '+')) {
+    p.negative = s.front() == '-';
+    s.remove_prefix(1);
+  }
+  unsigned base = 10;
+  if (s.size() > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
+    base = 16;
+    s.remove_prefix(2);
+  } else if (base_kind == IntBase::kHex) {
+    base = 16;
+  } else if (s.size() > 1 && s[0] == '0') {
+    base = 8;
+    s.remove_prefix(1);
+  }
+  if (s.empty()) return std::nullopt;
+  for (char c : s) {
+    const int d = digit_value(c);
+    if (d >= static_cast<int>(base)) return std::nullopt;
+    if (p.magnitude > (std::numeric_limits<std::uint64_t>::max() - d) / base) return std::nullopt;
+    p.magnitude = p.magnitude * base + static_cast<unsigned>(d);
+  }
+  return p;
+}
+
+template <class T>
+struct Limits {
+  std::int64_t lo;
+  std::uint64_t hi;
+};
+
+template <class T>
+Limits<T> limits_of(const Spec& spec) {
+  Limits<T> l{static_cast<std::int64_t>(std::numeric_limits<T>::min()),
+              static_cast<std::uint64_t>(std::numeric_limits<T>::max())};
+  if (spec.ranged) {
+    l.lo = spec.lo;
+    l.hi = spec.hi;
+  }
+  return l;
+}
+
+std::string range_text(std::int64_t lo, std::uint64_t hi, Fmt fmt) {
+  char buf[64];
+  if (fmt == Fmt::kHex && lo >= 0) {
+    std::snprintf(buf, sizeof buf, "0x%" PRIx64 "-0x%" PRIx64, static_cast<std::uint64_t>(lo), hi);
+  } else {
+    std::snprintf(buf, sizeof buf, "%" PRId64 "-%" PRIu64, lo, hi);
+  }
+  return buf;
+}
+
+std::string quoted(std::string_view v) {
+  return "'" + std::string(v) + "'";
+}
+
+struct Setter {
+  const OptionRow& row;
+  Options& o;
+  std::string_view text;
+  IntBase base;
+
+  Result<std::string> bad(const std::string& why) const {
+    return fail(kBadValue, "invalid value " + quoted(text) + " for " + std::string(row.key) + " (" +
+                               why + "; allowed: " + allowed_values(row) + ")");
+  }
+
+  Result<std::string> operator()(bool Options::*f) const {
+    o.*f = text == "TRUE";
+    if (text == "TRUE" || text == "FALSE") return std::string();
+    return std::string(row.key) + ": value " + quoted(text) +
+           " is read as FALSE (only the exact word TRUE means true, as in OpenSM)";
+  }
+
+  template <class T>
+  Result<std::string> operator()(T Options::*f) const requires std::is_integral_v<T> {
+    const auto p = parse_integer(text, base, std::is_signed_v<T>);
+    if (!p) return bad("not a number");
+    const auto lim = limits_of<T>(row.spec);
+    if (p->negative) {
+      if (p->magnitude == 0) {
+        o.*f = 0;
+        return std::string();
+      }
+      if (lim.lo >= 0 || p->magnitude > static_cast<std::uint64_t>(-(lim.lo + 1)) + 1) {
+        return bad("out of range");
+      }
+      o.*f = static_cast<T>(-static_cast<std::int64_t>(p->magnitude - 1) - 1);
+      return std::string();
+    }
+    if (p->magnitude > lim.hi || (lim.lo > 0 && p->magnitude < static_cast<std::uint64_t>(lim.lo)))
+      return bad("out of range");
+    o.*f = static_cast<T>(p->magnitude);
+    return std::string();
+  }
+
+  Result<std::string> operator()(std::string Options::*f) const {
+    if (text == "(null)" && row.spec.fmt != Fmt::kChoice) {
+      o.*f = std::string();
+      return std::string();
+    }
+    switch (row.spec.fmt) {
+      case Fmt::kChoice:
+        for (auto c : row.spec.choices) {
+          if (!c.empty() && c == text) {
+            o.*f = std::string(text);
+            return std::string();
+          }
+        }
+        return bad("not one of the words");
+      case Fmt::kRaw:
+        if (const char* why = row.spec.check(text)) return bad(why);
+        break;
+      default:
+        break;
+    }
+    o.*f = std::string(text);
+    return std::string();
+  }
+};
+
+struct Formatter {
+  const OptionRow& row;
+  const Options& o;
+
+  std::string operator()(bool Options::*f) const { return o.*f ? "TRUE" : "FALSE"; }
+
+  template <class T>
+  std::string operator()(T Options::*f) const requires std::is_integral_v<T> {
+    char buf[32];
+    if (row.spec.fmt == Fmt::kHex) {
+      std::snprintf(buf, sizeof buf, "0x%0*" PRIx64, row.spec.width,
+                    static_cast<std::uint64_t>(o.*f));
+    } else if constexpr (std::is_signed_v<T>) {
+      std::snprintf(buf, sizeof buf, "%" PRId64, static_cast<std::int64_t>(o.*f));
+    } else {
+      std::snprintf(buf, sizeof buf, "%" PRIu64, static_cast<std::uint64_t>(o.*f));
+    }
+    return buf;
+  }
+
+  std::string operator()(std::string Options::*f) const { return (o.*f).empty() ? "(null)" : o.*f; }
+};
+
+}  // namespace
+
+Result<std::string> set_value(const OptionRow& row, Options& o, std::string_view text,
+                              IntBase base) {
+  return std::visit(Setter{row, o, text, base}, row.field);
+}
+
+std::string format_value(const OptionRow& row, const Options& o) {
+  return std::visit(Formatter{row, o}, row.field);
+}
+
+std::string format_default(const OptionRow& row) {
+  static const Options defaults;
+  return format_value(row, defaults);
+}
+
+bool is_default(const OptionRow& row, const Options& o) {
+  static const Options defaults;
+  return std::visit([&](auto f) { return o.*f == defaults.*f; }, row.field);
+}
+
+std::string allowed_values(const OptionRow& row) {
+  const Spec& s = row.spec;
+  switch (s.fmt) {
+    case Fmt::kBool:
+      return "TRUE or FALSE";
+    case Fmt::kText:
+      return "a string, (null) = unset";
+    case Fmt::kRaw:
+      return s.check("\x01");  // the check describes its syntax
+    case Fmt::kChoice: {
+      std::string out;
+      for (auto c : s.choices) {
+        if (c.empty()) continue;
+        if (!out.empty()) out += ", ";
+        out += c;
+      }
+      return out;
+    }
+    case Fmt::kDec:
+    case Fmt::kHex:
+      return std::visit(
+          [&](auto f) -> std::string {
+            using Field = std::remove_reference_t<decltype(Options{}.*f)>;
+            if constexpr (std::is_integral_v<Field> && !std::is_same_v<Field, bool>) {
+              const auto lim = limits_of<Field>(s);
+              return range_text(lim.lo, lim.hi, s.fmt);
+            } else {
+              return "?";
+            }
+          },
+          row.field);
+  }
+  return "?";
+}
+
+}  // namespace ibsm::conf
