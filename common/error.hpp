@@ -3,7 +3,8 @@
 // module owns a range and lists its IDs in its own catalog table (<module>/errors.hpp);
 // docs/errors.md is generated from those tables and checked by a test.
 //
-// Ranges: 1xxx mad, 2xxx sm, 3xxx routing, 4xxx partitions, 5xxx conf, 6xxx agent.
+// Ranges: 1xxx mad, 2xxx sm, 3xxx routing, 4xxx partitions, 5xxx conf, 6xxx agent,
+// 9xxx common (files).
 #pragma once
 
 #include <cstdint>

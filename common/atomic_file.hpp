@@ -1,0 +1,21 @@
+// Writes a whole file so readers see the old or the new contents, never half:
+// temp file in the same directory, fsync, rename (POSIX rename is atomic).
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "common/result.hpp"
+
+namespace ibsm {
+
+inline constexpr ErrorId kErrFileWrite{9001};
+
+// Optionally keeps the previous contents as `path + backup_suffix`.
+Status write_file_atomically(const std::string& path, std::string_view contents,
+                             bool durable = true, std::string_view backup_suffix = {});
+
+// Reads a whole file; an error names the path and errno text.
+Result<std::string> read_file(const std::string& path);
+
+}  // namespace ibsm

@@ -1,0 +1,131 @@
+// One description per wire attribute drives encode, decode and dump.
+//
+// An attribute struct lists its fields once, in `fields(self, visit)`, pairing each
+// member with libibmad's description of where it lives on the wire (the
+// MAD_FIELDS enum: bit offset and width, IBA layout). The generic functions here
+// walk that list. Attributes with tables rather than fields (LFT blocks, P_Key
+// blocks, NodeDescription) provide `encode_payload`/`decode_payload` instead.
+//
+// Decoding never throws: a payload of the wrong size, or one whose values break
+// the attribute's rules (`validate`), is a Result error.
+#pragma once
+
+#include <infiniband/mad.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <span>
+#include <string>
+#include <type_traits>
+
+#include "common/result.hpp"
+#include "mad/errors.hpp"
+
+namespace ibsm::mad {
+
+inline constexpr std::size_t kSmpDataSize = IB_SMP_DATA_SIZE;  // 64 bytes (IBA 14.2.1.1)
+
+using Payload = std::span<std::uint8_t, kSmpDataSize>;
+using ConstPayload = std::span<const std::uint8_t, kSmpDataSize>;
+
+namespace detail {
+
+// libibmad's accessors take non-const pointers but do not write through them on get.
+inline void* raw(ConstPayload p) {
+  return const_cast<std::uint8_t*>(p.data());
+}
+
+template <class T>
+void get_field(ConstPayload p, MAD_FIELDS f, T& out) {
+  if constexpr (sizeof(T) == 8) {
+    out = static_cast<T>(mad_get_field64(raw(p), 0, f));
+  } else if constexpr (std::is_same_v<T, bool>) {
+    out = mad_get_field(raw(p), 0, f) != 0;
+  } else {
+    out = static_cast<T>(mad_get_field(raw(p), 0, f));
+  }
+}
+
+template <class T>
+void set_field(Payload p, MAD_FIELDS f, const T& v) {
+  if constexpr (sizeof(T) == 8) {
+    mad_set_field64(p.data(), 0, f, static_cast<std::uint64_t>(v));
+  } else {
+    mad_set_field(p.data(), 0, f, static_cast<std::uint32_t>(v));
+  }
+}
+
+template <class A>
+concept HasFields = requires(const A& a) {
+  A::fields(a, [](MAD_FIELDS, const auto&) {});
+};
+
+template <class A>
+concept HasPayloadCodec = requires(const A& a, Payload out, ConstPayload in) {
+  A::encode_payload(a, out);
+  { A::decode_payload(in) } -> std::same_as<A>;
+};
+
+template <class A>
+concept HasValidate = requires(const A& a) {
+  { A::validate(a) } -> std::same_as<Status>;
+};
+
+}  // namespace detail
+
+// Writes `a` into a zeroed 64-byte SMP data area.
+template <class A>
+void encode(const A& a, Payload out) {
+  std::fill(out.begin(), out.end(), std::uint8_t{0});
+  if constexpr (detail::HasPayloadCodec<A>) {
+    A::encode_payload(a, out);
+  } else {
+    A::fields(a, [&](MAD_FIELDS f, const auto& member) { detail::set_field(out, f, member); });
+  }
+}
+
+// Reads an attribute from untrusted bytes.
+template <class A>
+Result<A> decode(std::span<const std::uint8_t> in) {
+  if (in.size() < kSmpDataSize) {
+    return fail(kErrMalformedMad, std::string(A::kName) + ": payload of " +
+                                      std::to_string(in.size()) + " bytes, expected 64");
+  }
+  ConstPayload p(in.data(), kSmpDataSize);
+  A a{};
+  if constexpr (detail::HasPayloadCodec<A>) {
+    a = A::decode_payload(p);
+  } else {
+    A::fields(a, [&](MAD_FIELDS f, auto& member) { detail::get_field(p, f, member); });
+  }
+  if constexpr (detail::HasValidate<A>) {
+    if (auto st = A::validate(a); !st.ok()) return fail(st.error());
+  }
+  return a;
+}
+
+// Human-readable dump in libibmad's (smpquery's) notation, one field per line.
+template <class A>
+std::string dump(const A& a) {
+  std::string out;
+  if constexpr (detail::HasFields<A>) {
+    A::fields(a, [&](MAD_FIELDS f, const auto& member) {
+      char line[256];
+      if constexpr (sizeof(member) == 8) {
+        std::uint64_t v = static_cast<std::uint64_t>(member);
+        mad_dump_field(f, line, sizeof line, &v);
+      } else {
+        std::uint32_t v = static_cast<std::uint32_t>(member);
+        mad_dump_field(f, line, sizeof line, &v);
+      }
+      out += line;
+      out += '\n';
+    });
+  } else {
+    out = A::describe(a);
+  }
+  return out;
+}
+
+}  // namespace ibsm::mad

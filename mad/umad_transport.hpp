@@ -1,0 +1,39 @@
+// MadTransport over libibumad: the SM's real wire, also what ibsim's umad2sim
+// intercepts. Opens the port, registers as the SMI agent for directed-route and
+// LID-routed SMPs and raises the port's IsSM capability bit (open of issmN).
+#pragma once
+
+#include <memory>
+#include <vector>
+
+#include "mad/transport.hpp"
+
+namespace ibsm::mad {
+
+class UmadTransport final : public MadTransport {
+ public:
+  // Opens the local port whose GUID is port_guid, or when 0 the first port whose
+  // physical link is up (OpenSM's default), else the first port.
+  static Result<std::unique_ptr<UmadTransport>> open(Guid port_guid);
+  ~UmadTransport() override;
+
+  UmadTransport(const UmadTransport&) = delete;
+  UmadTransport& operator=(const UmadTransport&) = delete;
+
+  Status send(const OutgoingMad& mad) override;
+  std::optional<IncomingMad> receive(std::chrono::milliseconds max_wait) override;
+  LocalPort local_port() const override;
+
+ private:
+  UmadTransport() = default;
+  LocalPort port_;
+  int fd_ = -1;
+  int issm_fd_ = -1;
+  int agent_dr_ = -1;
+  int agent_lid_ = -1;
+};
+
+// Local ports libibumad can see (for -g validation and error messages).
+std::vector<LocalPort> list_local_ports();
+
+}  // namespace ibsm::mad
