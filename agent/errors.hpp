@@ -1,0 +1,119 @@
+// ibsm-agent's operator-visible errors (range 6xxx). Every plan error, apply
+// failure and refusal the agent prints carries one of these IDs; the catalog
+// below is what docs/errors.md is generated from.
+#pragma once
+
+#include "common/error.hpp"
+
+namespace ibsm::agent {
+
+// 60xx: the node file.
+inline constexpr ErrorId kNodeFileUnreadable{6001};
+inline constexpr ErrorId kNodeFileSyntax{6002};
+inline constexpr ErrorId kNodeFileUnknownKey{6003};
+inline constexpr ErrorId kNodeFileBadValue{6004};
+
+// 61xx: plan-time validation (known run-time failures caught before apply).
+inline constexpr ErrorId kInvalidPKey{6101};
+inline constexpr ErrorId kNameTooLong{6102};
+inline constexpr ErrorId kConnectedModeUnsupported{6103};
+inline constexpr ErrorId kMtuTooLarge{6104};
+inline constexpr ErrorId kNotInfiniBand{6105};
+inline constexpr ErrorId kKernelSupportMissing{6106};
+inline constexpr ErrorId kDeviceNotFound{6107};
+inline constexpr ErrorId kNetdevNotFound{6108};
+inline constexpr ErrorId kDuplicateInterface{6109};
+inline constexpr ErrorId kForeignObject{6110};
+inline constexpr ErrorId kBadAddress{6111};
+
+// 62xx: apply.
+inline constexpr ErrorId kDisruptiveRefused{6201};
+inline constexpr ErrorId kStepFailed{6202};
+inline constexpr ErrorId kWriteFailed{6203};
+inline constexpr ErrorId kCommandFailed{6204};
+
+// 63xx: observing the system.
+inline constexpr ErrorId kReadFailed{6301};
+inline constexpr ErrorId kPortQueryFailed{6302};
+
+// 64xx: command line.
+inline constexpr ErrorId kUsage{6401};
+
+inline constexpr ErrorInfo kAgentErrors[] = {
+    {kNodeFileUnreadable, "Node file unreadable",
+     "The node file named with -c could not be opened or read.",
+     "Check the path and permissions; the default is /etc/ibsm/node.toml."},
+    {kNodeFileSyntax, "Node file is not valid TOML",
+     "The TOML parser stopped at the file:line:column given in the message.",
+     "Fix the syntax at that position."},
+    {kNodeFileUnknownKey, "Unknown key in node file",
+     "A key the agent does not know was found; unknown keys are errors so that typos do not "
+     "silently drop configuration.",
+     "Correct the key name (see docs/agent.md for every key) or remove it."},
+    {kNodeFileBadValue, "Bad value in node file",
+     "A key has a value of the wrong type or outside its allowed set.",
+     "Use one of the values listed in the message."},
+    {kInvalidPKey, "Invalid P_Key",
+     "P_Key 0x0000 and 0x8000 are reserved and the kernel, NetworkManager and systemd-networkd "
+     "reject them; values above 0xffff do not exist.",
+     "Use a P_Key between 0x0001 and 0x7fff (the full-member bit is added by the agent)."},
+    {kNameTooLong, "Interface name too long",
+     "Linux interface names are at most 15 characters; longer names are rejected by netlink and "
+     "silently truncated by the legacy sysfs path and NetworkManager.",
+     "Give the interface a shorter name."},
+    {kConnectedModeUnsupported, "Connected mode not supported",
+     "The parent's hardware address lacks the connected-mode capability flag (enhanced IPoIB, "
+     "ConnectX-4 and later, is datagram-only); the kernel would answer EINVAL.",
+     "Use mode = \"datagram\" on this port."},
+    {kMtuTooLarge, "MTU too large",
+     "The requested MTU is above what the IPoIB mode allows: datagram mode is limited to the "
+     "broadcast group's IB MTU minus 4 (2044 for a 2048 group), connected mode to 65520.",
+     "Lower the MTU, switch to connected mode, or raise the partition's MTU in the SM."},
+    {kNotInfiniBand, "Port link layer mismatch",
+     "IPoIB needs an InfiniBand port and a RoCE mode needs an Ethernet port; the port named has "
+     "the other link layer.",
+     "Point the entry at a port with the right link layer."},
+    {kKernelSupportMissing, "Kernel support missing",
+     "A kernel module or facility the configuration needs (ib_ipoib, rdma_rxe, siw, rdma_cm "
+     "configfs) is neither loaded nor installed.",
+     "Install the kernel modules package for the running kernel, or drop the entry."},
+    {kDeviceNotFound, "RDMA device or port not found",
+     "The node file names an RDMA device, port or port GUID that this host does not have.",
+     "Use one of the devices listed in the message (see `ibsm-agent show`)."},
+    {kNetdevNotFound, "Network device not found",
+     "The node file names a network interface that does not exist, or no IPoIB interface "
+     "belongs to the port.",
+     "Use one of the interfaces listed in the message."},
+    {kDuplicateInterface, "Duplicate interface",
+     "Two entries would create the same interface name or the same P_Key child twice.",
+     "Remove one of the entries."},
+    {kForeignObject, "Object not owned by the agent",
+     "A file, profile or interface the agent would create already exists without the agent's "
+     "ownership marker; the agent never changes what it did not create.",
+     "Remove or rename the existing object yourself, or drop the entry from the node file."},
+    {kBadAddress, "Bad IP address", "An address is not in address/prefix form.",
+     "Write addresses as 10.0.0.5/16 or fd00::5/64."},
+    {kDisruptiveRefused, "Disruptive change refused",
+     "The change (mode switch, MTU change, link down) would interrupt the interface carrying "
+     "the default route or the management connection.",
+     "Apply from a console, or pass --force if the interruption is acceptable."},
+    {kStepFailed, "Apply step failed",
+     "One action of the plan failed; actions after it were not run. The report lists what was "
+     "done and what was not.",
+     "Fix the cause in the message and run apply again; plan shows what is left."},
+    {kWriteFailed, "File write failed",
+     "A file could not be written atomically (temporary file, fsync, rename).",
+     "Check free space, permissions and that the directory exists."},
+    {kCommandFailed, "Command failed",
+     "An external command (ip, rdma, nmcli, networkctl, modprobe) exited non-zero.",
+     "Read the command's output in the message."},
+    {kReadFailed, "System state unreadable", "A sysfs, configfs or /etc file could not be read.",
+     "Check that --root points at a complete tree and that the agent runs with enough privilege."},
+    {kPortQueryFailed, "Port query failed",
+     "libibumad could not list the RDMA devices or read a port.",
+     "Check that ib_umad is loaded (or that umad2sim is preloaded for a simulated fabric)."},
+    {kUsage, "Command line error", "The command line could not be parsed.",
+     "See ibsm-agent --help or ibsm-agent(8)."},
+};
+
+}  // namespace ibsm::agent

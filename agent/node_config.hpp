@@ -1,0 +1,94 @@
+// The desired state of one host, as written in its node file (docs/agent.md).
+// Plain data: the parser fills it, the planner compares it with what it observes.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace ibsm::agent {
+
+enum class IpoibMode { kDatagram, kConnected };
+enum class Membership { kFull, kAny };  // how strict verify is about the table entry
+enum class Backend { kAuto, kNetworkManager, kNetworkd, kDirect };
+enum class RoceMode { kV1, kV2 };
+enum class SoftRdmaType { kRxe, kSiw };
+
+// A physical port, by stable identity: its port GUID, or RDMA device + port number.
+struct PortRef {
+  std::optional<std::uint64_t> guid;
+  std::string device;
+  int port = 1;
+};
+
+// MTU is either a number or "auto" (the largest the mode and broadcast group allow).
+struct Mtu {
+  std::optional<int> bytes;  // empty = auto
+};
+
+struct PKeyChild {
+  std::uint16_t pkey = 0;  // as written; the planner normalises to |0x8000
+  std::string name;        // empty = <parent>.%04x
+  std::optional<IpoibMode> mode;
+  Mtu mtu;
+  std::vector<std::string> addresses;
+  std::optional<Membership> membership;
+};
+
+struct IpoibInterface {
+  PortRef port;
+  std::string name;  // expected parent netdev name; empty = whatever the port has
+  IpoibMode mode = IpoibMode::kDatagram;
+  Mtu mtu;
+  std::vector<std::string> addresses;
+  int broadcast_mtu = 2048;  // IB MTU of the partition's broadcast group (OpenSM default)
+  Membership membership = Membership::kFull;
+  bool auto_pkeys = false;  // pkeys = "auto": a child per full-member non-default P_Key
+  std::vector<PKeyChild> children;
+  bool persistent_name = false;  // write a udev rule naming the parent from its port GUID
+};
+
+struct RoceSetting {
+  std::string device;
+  int port = 1;
+  RoceMode mode = RoceMode::kV2;
+  std::optional<int> tos;
+};
+
+struct SoftRdma {
+  std::string name;
+  SoftRdmaType type = SoftRdmaType::kRxe;
+  std::string netdev;
+};
+
+// One /etc/rdma/modules/<list>.conf and the modules that must be in it.
+struct ModuleList {
+  std::string list;  // infiniband, roce, iwarp, opa, rdma
+  std::vector<std::string> modules;
+};
+
+struct Memlock {
+  std::string group = "rdma";
+  std::string soft = "unlimited";
+  std::string hard = "unlimited";
+};
+
+struct NfsRdma {
+  bool server = false;
+  bool client = false;
+  int port = 20049;
+};
+
+struct NodeConfig {
+  Backend backend = Backend::kAuto;
+  std::vector<std::string> protected_interfaces;  // never disrupted without --force
+  std::vector<IpoibInterface> ipoib;
+  std::vector<RoceSetting> roce;
+  std::vector<SoftRdma> soft_rdma;
+  std::vector<ModuleList> modules;
+  std::optional<Memlock> memlock;
+  std::optional<NfsRdma> nfs;
+};
+
+}  // namespace ibsm::agent

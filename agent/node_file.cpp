@@ -1,0 +1,325 @@
+#include "agent/node_file.hpp"
+
+#include <toml++/toml.h>
+#include <fstream>
+#include <initializer_list>
+#include <set>
+#include <sstream>
+
+#include "agent/errors.hpp"
+
+namespace ibsm::agent {
+namespace {
+
+// Parse failures inside the walk below unwind with this; the entry point turns
+// it into a Result. Config parsing is start-up code, where exceptions are allowed.
+struct NodeFileError {
+  Error error;
+};
+
+class Walker {
+ public:
+  explicit Walker(std::string path) : path_(std::move(path)) {}
+
+  [[noreturn]] void fail_at(ErrorId id, const toml::source_region& where, const std::string& key,
+                            const std::string& what) const {
+    std::ostringstream os;
+    os << path_ << ':' << where.begin.line << ':' << where.begin.column << ": " << key << ": "
+       << what;
+    throw NodeFileError{Error{id, os.str()}};
+  }
+
+  // Rejects keys of `t` not in `allowed`.
+  void only(const toml::table& t, const std::string& prefix,
+            std::initializer_list<std::string_view> allowed) const {
+    for (auto&& [k, v] : t) {
+      bool known = false;
+      for (auto a : allowed)
+        known = known || k.str() == a;
+      if (!known) {
+        std::string list;
+        for (auto a : allowed)
+          list += (list.empty() ? "" : ", ") + std::string(a);
+        fail_at(kNodeFileUnknownKey, k.source(), join(prefix, k.str()),
+                "unknown key (known here: " + list + ")");
+      }
+    }
+  }
+
+  static std::string join(const std::string& prefix, std::string_view key) {
+    return prefix.empty() ? std::string(key) : prefix + "." + std::string(key);
+  }
+
+  const toml::table& table(const toml::node& n, const std::string& key) const {
+    if (auto* t = n.as_table()) return *t;
+    fail_at(kNodeFileBadValue, n.source(), key, "expected a table");
+  }
+
+  std::string str(const toml::node& n, const std::string& key) const {
+    if (auto v = n.value<std::string>(); v && n.is_string()) return *v;
+    fail_at(kNodeFileBadValue, n.source(), key, "expected a string");
+  }
+
+  std::int64_t integer(const toml::node& n, const std::string& key, std::int64_t lo,
+                       std::int64_t hi) const {
+    if (!n.is_integer()) fail_at(kNodeFileBadValue, n.source(), key, "expected an integer");
+    auto v = n.as_integer()->get();
+    if (v < lo || v > hi) {
+      std::ostringstream os;
+      os << "value " << v << " outside " << lo << ".." << hi;
+      fail_at(kNodeFileBadValue, n.source(), key, os.str());
+    }
+    return v;
+  }
+
+  bool boolean(const toml::node& n, const std::string& key) const {
+    if (!n.is_boolean()) fail_at(kNodeFileBadValue, n.source(), key, "expected true or false");
+    return n.as_boolean()->get();
+  }
+
+  std::vector<std::string> strings(const toml::node& n, const std::string& key) const {
+    auto* a = n.as_array();
+    if (!a) fail_at(kNodeFileBadValue, n.source(), key, "expected an array of strings");
+    std::vector<std::string> out;
+    for (std::size_t i = 0; i < a->size(); ++i)
+      out.push_back(str((*a)[i], key + "[" + std::to_string(i) + "]"));
+    return out;
+  }
+
+  // Maps a string value to one of `choices`.
+  template <class E>
+  E choice(const toml::node& n, const std::string& key,
+           std::initializer_list<std::pair<std::string_view, E>> choices) const {
+    std::string s = n.is_string() ? *n.value<std::string>() : std::string();
+    std::string list;
+    for (auto& [name, value] : choices) {
+      if (n.is_string() && s == name) return value;
+      list += (list.empty() ? "\"" : ", \"") + std::string(name) + "\"";
+    }
+    fail_at(kNodeFileBadValue, n.source(), key, "expected one of " + list);
+  }
+
+  Mtu mtu(const toml::node& n, const std::string& key) const {
+    if (n.is_string()) {
+      if (*n.value<std::string>() == "auto") return Mtu{};
+      fail_at(kNodeFileBadValue, n.source(), key, "expected a number or \"auto\"");
+    }
+    return Mtu{static_cast<int>(integer(n, key, 68, 65520))};
+  }
+
+  IpoibMode mode(const toml::node& n, const std::string& key) const {
+    return choice<IpoibMode>(
+        n, key, {{"datagram", IpoibMode::kDatagram}, {"connected", IpoibMode::kConnected}});
+  }
+
+  Membership membership(const toml::node& n, const std::string& key) const {
+    return choice<Membership>(n, key, {{"full", Membership::kFull}, {"any", Membership::kAny}});
+  }
+
+  // Iterates an array of tables (`[[name]]`), giving each table and its key path.
+  template <class F>
+  void each_table(const toml::node& n, const std::string& key, F&& f) const {
+    auto* a = n.as_array();
+    if (!a) fail_at(kNodeFileBadValue, n.source(), key, "expected an array of tables");
+    for (std::size_t i = 0; i < a->size(); ++i) {
+      std::string k = key + "[" + std::to_string(i) + "]";
+      f(table((*a)[i], k), k);
+    }
+  }
+
+  PortRef port(const toml::node& n, const std::string& key) const {
+    const auto& t = table(n, key);
+    only(t, key, {"guid", "device", "port"});
+    PortRef p;
+    if (auto* g = t.get("guid")) {
+      if (g->is_integer()) {
+        p.guid = static_cast<std::uint64_t>(g->as_integer()->get());
+      } else {
+        // GUIDs with the top bit set do not fit TOML's signed integers: accept a string.
+        std::string s = str(*g, key + ".guid");
+        try {
+          std::size_t used = 0;
+          p.guid = std::stoull(s, &used, 16);
+          if (used != s.size()) throw std::invalid_argument(s);
+        } catch (const std::exception&) {
+          fail_at(kNodeFileBadValue, g->source(), key + ".guid", "expected a hex GUID");
+        }
+      }
+    }
+    if (auto* d = t.get("device")) p.device = str(*d, key + ".device");
+    if (auto* pn = t.get("port")) p.port = static_cast<int>(integer(*pn, key + ".port", 1, 254));
+    if (p.guid.has_value() == !p.device.empty())
+      fail_at(kNodeFileBadValue, n.source(), key, "give either guid or device (+ port)");
+    return p;
+  }
+
+  PKeyChild child(const toml::table& t, const std::string& key) const {
+    only(t, key, {"pkey", "name", "mode", "mtu", "addresses", "membership"});
+    PKeyChild c;
+    auto* pk = t.get("pkey");
+    if (!pk) fail_at(kNodeFileBadValue, t.source(), key + ".pkey", "missing");
+    c.pkey = static_cast<std::uint16_t>(integer(*pk, key + ".pkey", 0, 0xffff));
+    if (auto* v = t.get("name")) c.name = str(*v, key + ".name");
+    if (auto* v = t.get("mode")) c.mode = mode(*v, key + ".mode");
+    if (auto* v = t.get("mtu")) c.mtu = mtu(*v, key + ".mtu");
+    if (auto* v = t.get("addresses")) c.addresses = strings(*v, key + ".addresses");
+    if (auto* v = t.get("membership")) c.membership = membership(*v, key + ".membership");
+    return c;
+  }
+
+  IpoibInterface ipoib(const toml::table& t, const std::string& key) const {
+    only(t, key,
+         {"port", "name", "mode", "mtu", "addresses", "broadcast_mtu", "membership", "pkeys",
+          "child", "persistent_name"});
+    IpoibInterface i;
+    auto* p = t.get("port");
+    if (!p) fail_at(kNodeFileBadValue, t.source(), key + ".port", "missing");
+    i.port = port(*p, key + ".port");
+    if (auto* v = t.get("name")) i.name = str(*v, key + ".name");
+    if (auto* v = t.get("mode")) i.mode = mode(*v, key + ".mode");
+    if (auto* v = t.get("mtu")) i.mtu = mtu(*v, key + ".mtu");
+    if (auto* v = t.get("addresses")) i.addresses = strings(*v, key + ".addresses");
+    if (auto* v = t.get("broadcast_mtu")) {
+      i.broadcast_mtu = static_cast<int>(integer(*v, key + ".broadcast_mtu", 256, 4096));
+      if (i.broadcast_mtu & (i.broadcast_mtu - 1))
+        fail_at(kNodeFileBadValue, v->source(), key + ".broadcast_mtu",
+                "expected an IB MTU: 256, 512, 1024, 2048 or 4096");
+    }
+    if (auto* v = t.get("membership")) i.membership = membership(*v, key + ".membership");
+    if (auto* v = t.get("persistent_name"))
+      i.persistent_name = boolean(*v, key + ".persistent_name");
+    if (auto* v = t.get("pkeys")) {
+      if (v->is_string() && *v->value<std::string>() == "auto") {
+        i.auto_pkeys = true;
+      } else if (auto* a = v->as_array()) {
+        for (std::size_t n = 0; n < a->size(); ++n) {
+          PKeyChild c;
+          c.pkey = static_cast<std::uint16_t>(
+              integer((*a)[n], key + ".pkeys[" + std::to_string(n) + "]", 0, 0xffff));
+          i.children.push_back(c);
+        }
+      } else {
+        fail_at(kNodeFileBadValue, v->source(), key + ".pkeys",
+                "expected \"auto\" or an array of P_Keys");
+      }
+    }
+    if (auto* v = t.get("child"))
+      each_table(*v, key + ".child", [&](const toml::table& ct, const std::string& k) {
+        i.children.push_back(child(ct, k));
+      });
+    return i;
+  }
+
+  NodeConfig root(const toml::table& t) const {
+    only(t, "", {"agent", "ipoib", "roce", "soft_rdma", "modules", "memlock", "nfs_rdma"});
+    NodeConfig c;
+    if (auto* a = t.get("agent")) {
+      const auto& at = table(*a, "agent");
+      only(at, "agent", {"backend", "protected_interfaces"});
+      if (auto* v = at.get("backend"))
+        c.backend = choice<Backend>(*v, "agent.backend",
+                                    {{"auto", Backend::kAuto},
+                                     {"networkmanager", Backend::kNetworkManager},
+                                     {"networkd", Backend::kNetworkd},
+                                     {"direct", Backend::kDirect}});
+      if (auto* v = at.get("protected_interfaces"))
+        c.protected_interfaces = strings(*v, "agent.protected_interfaces");
+    }
+    if (auto* v = t.get("ipoib"))
+      each_table(*v, "ipoib", [&](const toml::table& it, const std::string& k) {
+        c.ipoib.push_back(ipoib(it, k));
+      });
+    if (auto* v = t.get("roce"))
+      each_table(*v, "roce", [&](const toml::table& rt, const std::string& k) {
+        only(rt, k, {"device", "port", "default_mode", "tos"});
+        RoceSetting r;
+        auto* d = rt.get("device");
+        if (!d) fail_at(kNodeFileBadValue, rt.source(), k + ".device", "missing");
+        r.device = str(*d, k + ".device");
+        if (auto* p = rt.get("port")) r.port = static_cast<int>(integer(*p, k + ".port", 1, 254));
+        if (auto* m = rt.get("default_mode"))
+          r.mode = choice<RoceMode>(*m, k + ".default_mode",
+                                    {{"v1", RoceMode::kV1}, {"v2", RoceMode::kV2}});
+        if (auto* s = rt.get("tos")) r.tos = static_cast<int>(integer(*s, k + ".tos", 0, 255));
+        c.roce.push_back(r);
+      });
+    if (auto* v = t.get("soft_rdma"))
+      each_table(*v, "soft_rdma", [&](const toml::table& st, const std::string& k) {
+        only(st, k, {"name", "type", "netdev"});
+        SoftRdma s;
+        for (auto req : {"name", "type", "netdev"})
+          if (!st.get(req)) fail_at(kNodeFileBadValue, st.source(), k + "." + req, "missing");
+        s.name = str(*st.get("name"), k + ".name");
+        s.type = choice<SoftRdmaType>(*st.get("type"), k + ".type",
+                                      {{"rxe", SoftRdmaType::kRxe}, {"siw", SoftRdmaType::kSiw}});
+        s.netdev = str(*st.get("netdev"), k + ".netdev");
+        c.soft_rdma.push_back(s);
+      });
+    if (auto* v = t.get("modules")) {
+      const auto& mt = table(*v, "modules");
+      only(mt, "modules", {"infiniband", "roce", "iwarp", "opa", "rdma"});
+      for (auto&& [k, list] : mt)
+        c.modules.push_back(
+            ModuleList{std::string(k.str()), strings(list, "modules." + std::string(k.str()))});
+    }
+    if (auto* v = t.get("memlock")) {
+      const auto& mt = table(*v, "memlock");
+      only(mt, "memlock", {"group", "soft", "hard"});
+      Memlock m;
+      if (auto* g = mt.get("group")) m.group = str(*g, "memlock.group");
+      for (auto [name, field] : {std::pair{"soft", &m.soft}, std::pair{"hard", &m.hard}}) {
+        auto* n = mt.get(name);
+        if (!n) continue;
+        std::string key = std::string("memlock.") + name;
+        *field = n->is_integer() ? std::to_string(integer(*n, key, 0, INT64_MAX)) : str(*n, key);
+        if (*field != "unlimited" && field->find_first_not_of("0123456789") != std::string::npos)
+          fail_at(kNodeFileBadValue, n->source(), key, "expected \"unlimited\" or KiB as a number");
+      }
+      c.memlock = m;
+    }
+    if (auto* v = t.get("nfs_rdma")) {
+      const auto& nt = table(*v, "nfs_rdma");
+      only(nt, "nfs_rdma", {"server", "client", "port"});
+      NfsRdma n;
+      if (auto* s = nt.get("server")) n.server = boolean(*s, "nfs_rdma.server");
+      if (auto* s = nt.get("client")) n.client = boolean(*s, "nfs_rdma.client");
+      if (auto* s = nt.get("port"))
+        n.port = static_cast<int>(integer(*s, "nfs_rdma.port", 1, 65535));
+      c.nfs = n;
+    }
+    return c;
+  }
+
+ private:
+  std::string path_;
+};
+
+}  // namespace
+
+Result<NodeConfig> parse_node_file(std::string_view text, const std::string& path) {
+  toml::table t;
+  try {
+    t = toml::parse(text, path);
+  } catch (const toml::parse_error& e) {
+    std::ostringstream os;
+    os << path << ':' << e.source().begin.line << ':' << e.source().begin.column << ": "
+       << e.description();
+    return fail(kNodeFileSyntax, os.str());
+  }
+  try {
+    return Walker(path).root(t);
+  } catch (const NodeFileError& e) {
+    return fail(e.error);
+  }
+}
+
+Result<NodeConfig> load_node_file(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) return fail(kNodeFileUnreadable, path + ": cannot open");
+  std::stringstream ss;
+  ss << in.rdbuf();
+  if (in.bad()) return fail(kNodeFileUnreadable, path + ": read error");
+  return parse_node_file(ss.str(), path);
+}
+
+}  // namespace ibsm::agent

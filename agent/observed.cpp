@@ -1,0 +1,70 @@
+#include "agent/observed.hpp"
+
+#include <algorithm>
+
+#include "agent/ipoib_rules.hpp"
+
+namespace ibsm::agent {
+
+std::optional<std::uint16_t> PortState::find_pkey(std::uint16_t pkey) const {
+  std::optional<std::uint16_t> limited;
+  for (const auto& e : pkeys) {
+    if (!same_partition(e.value, pkey)) continue;
+    if (is_full_member(e.value)) return e.value;
+    limited = e.value;
+  }
+  return limited;
+}
+
+const PortState* RdmaDevice::port(int number) const {
+  for (const auto& p : ports)
+    if (p.number == number) return &p;
+  return nullptr;
+}
+
+const RdmaDevice* Observed::device(const std::string& name) const {
+  for (const auto& d : devices)
+    if (d.name == name) return &d;
+  return nullptr;
+}
+
+const NetDevice* Observed::netdev(const std::string& name) const {
+  for (const auto& n : netdevs)
+    if (n.name == name) return &n;
+  return nullptr;
+}
+
+std::pair<const RdmaDevice*, const PortState*> Observed::port_by_guid(std::uint64_t guid) const {
+  for (const auto& d : devices)
+    for (const auto& p : d.ports)
+      if (p.guid == guid) return {&d, &p};
+  return {nullptr, nullptr};
+}
+
+std::vector<const NetDevice*> Observed::ipoib_on(const PortState& port) const {
+  std::vector<const NetDevice*> out;
+  for (const auto& n : netdevs)
+    if (n.ipoib() && port.guid != 0 && hw_address_guid(n.address) == port.guid) out.push_back(&n);
+  std::stable_sort(out.begin(), out.end(), [](const NetDevice* a, const NetDevice* b) {
+    return a->parent.empty() && !b->parent.empty();
+  });
+  return out;
+}
+
+std::vector<std::string> Observed::netdevs_on(const RdmaDevice& dev, const PortState& port) const {
+  std::vector<std::string> out;
+  auto add = [&](const std::string& n) {
+    if (!n.empty() && std::find(out.begin(), out.end(), n) == out.end()) out.push_back(n);
+  };
+  if (port.infiniband()) {
+    for (const auto* n : ipoib_on(port))
+      add(n->name);
+  } else {
+    for (const auto& g : port.gids)
+      add(g.ndev);
+  }
+  add(dev.parent);
+  return out;
+}
+
+}  // namespace ibsm::agent

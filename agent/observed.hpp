@@ -1,0 +1,81 @@
+// What the agent observes on the host: RDMA devices and ports (as the kernel
+// caches what the SM programmed), network interfaces, and routing facts that
+// the safety checks need. Plain data, filled by the readers in discovery.hpp.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace ibsm::agent {
+
+struct PKeyEntry {
+  int index = 0;
+  std::uint16_t value = 0;  // bit 15 = full member
+};
+
+struct GidEntry {
+  int index = 0;
+  std::string gid;
+  std::string type;  // "IB/RoCE v1", "RoCE v2" (gid_attrs/types)
+  std::string ndev;  // netdev behind a RoCE GID (gid_attrs/ndevs)
+};
+
+struct PortState {
+  int number = 0;
+  int state_code = 0;      // IBA PortState: 1 down, 2 init, 3 armed, 4 active
+  std::string state;       // "ACTIVE"
+  std::string phys_state;  // "LinkUp"
+  unsigned lid = 0;
+  unsigned sm_lid = 0;
+  std::string link_layer;  // "InfiniBand" or "Ethernet"
+  std::uint64_t guid = 0;
+  std::vector<PKeyEntry> pkeys;  // non-empty slots only
+  std::vector<GidEntry> gids;    // non-zero GIDs only
+
+  bool active() const { return state_code == 4; }
+  bool infiniband() const { return link_layer == "InfiniBand" || link_layer == "IB"; }
+  // The table entry for `pkey`'s partition, preferring a full-member entry as
+  // the kernel's ib_find_pkey does.
+  std::optional<std::uint16_t> find_pkey(std::uint16_t pkey) const;
+};
+
+struct RdmaDevice {
+  std::string name;
+  std::string node_type;  // "CA"
+  std::uint64_t node_guid = 0;
+  std::string parent;  // soft devices (rxe/siw): the netdev they run on
+  std::vector<PortState> ports;
+  const PortState* port(int number) const;
+};
+
+struct NetDevice {
+  std::string name;
+  int type = 0;  // 32 = ARPHRD_INFINIBAND
+  std::string address;
+  int mtu = 0;
+  std::string operstate;
+  std::string mode;                   // IPoIB only: datagram/connected
+  std::optional<std::uint16_t> pkey;  // IPoIB only
+  std::string parent;                 // IPoIB children: the parent's name
+  std::string ifalias;
+  bool ipoib() const { return type == 32; }
+};
+
+struct Observed {
+  std::vector<RdmaDevice> devices;
+  std::vector<NetDevice> netdevs;
+  std::set<std::string> default_route_interfaces;
+  const RdmaDevice* device(const std::string& name) const;
+  const NetDevice* netdev(const std::string& name) const;
+  // The port with this GUID, and its device.
+  std::pair<const RdmaDevice*, const PortState*> port_by_guid(std::uint64_t guid) const;
+  // IPoIB netdevs on a port (parent first, then children), matched by the GUID in their address.
+  std::vector<const NetDevice*> ipoib_on(const PortState& port) const;
+  // The netdevs behind a port: IPoIB interfaces, RoCE GID netdevs or a soft device's parent.
+  std::vector<std::string> netdevs_on(const RdmaDevice& dev, const PortState& port) const;
+};
+
+}  // namespace ibsm::agent

@@ -1,0 +1,93 @@
+#include "agent/port_source.hpp"
+
+#include <algorithm>
+#include <cstdlib>
+#include <tuple>
+
+namespace ibsm::agent {
+
+static const std::string kIbClass = "/sys/class/infiniband";
+
+std::pair<int, std::string> parse_numbered_state(const std::string& text) {
+  auto colon = text.find(':');
+  if (colon == std::string::npos) return {std::atoi(text.c_str()), trim(text)};
+  return {std::atoi(text.substr(0, colon).c_str()), trim(text.substr(colon + 1))};
+}
+
+std::uint64_t gid_guid(const std::string& gid) {
+  std::uint64_t guid = 0;
+  int groups = 0;
+  std::string t = trim(gid);
+  // The last four ':'-separated 16-bit groups.
+  std::size_t pos = t.size();
+  for (int i = 0; i < 4 && pos != std::string::npos; ++i) {
+    auto colon = t.rfind(':', pos == 0 ? 0 : pos - 1);
+    std::string part = t.substr(colon == std::string::npos ? 0 : colon + 1,
+                                pos - (colon == std::string::npos ? 0 : colon + 1));
+    guid |= (std::strtoull(part.c_str(), nullptr, 16) & 0xffff) << (16 * i);
+    ++groups;
+    pos = colon;
+  }
+  return groups == 4 ? guid : 0;
+}
+
+static bool zero_gid(const std::string& gid) {
+  return gid.find_first_not_of("0:") == std::string::npos;
+}
+
+void read_gids(const Fs& fs, const std::string& dev, PortState& port) {
+  std::string base = kIbClass + "/" + dev + "/ports/" + std::to_string(port.number);
+  for (const auto& idx : fs.list(base + "/gids")) {
+    std::string gid = trim(fs.read(base + "/gids/" + idx).value_or(""));
+    if (gid.empty() || zero_gid(gid)) continue;
+    GidEntry g;
+    g.index = std::atoi(idx.c_str());
+    g.gid = gid;
+    g.type = trim(fs.read(base + "/gid_attrs/types/" + idx).value_or(""));
+    g.ndev = trim(fs.read(base + "/gid_attrs/ndevs/" + idx).value_or(""));
+    port.gids.push_back(g);
+  }
+  std::sort(port.gids.begin(), port.gids.end(),
+            [](const GidEntry& a, const GidEntry& b) { return a.index < b.index; });
+}
+
+Result<std::vector<RdmaDevice>> SysfsPortSource::devices() const {
+  std::vector<RdmaDevice> out;
+  for (const auto& name : fs_.list(kIbClass)) {
+    std::string base = kIbClass + "/" + name;
+    RdmaDevice d;
+    d.name = name;
+    d.node_type = parse_numbered_state(fs_.read(base + "/node_type").value_or("")).second;
+    std::string ng = trim(fs_.read(base + "/node_guid").value_or(""));
+    d.node_guid = gid_guid("0:0:0:0:" + ng);
+    d.parent = trim(fs_.read(base + "/parent").value_or(""));
+    for (const auto& pn : fs_.list(base + "/ports")) {
+      std::string pb = base + "/ports/" + pn;
+      PortState p;
+      p.number = std::atoi(pn.c_str());
+      std::tie(p.state_code, p.state) = parse_numbered_state(fs_.read(pb + "/state").value_or(""));
+      p.phys_state = parse_numbered_state(fs_.read(pb + "/phys_state").value_or("")).second;
+      p.lid = static_cast<unsigned>(
+          std::strtoul(fs_.read(pb + "/lid").value_or("0").c_str(), nullptr, 0));
+      p.sm_lid = static_cast<unsigned>(
+          std::strtoul(fs_.read(pb + "/sm_lid").value_or("0").c_str(), nullptr, 0));
+      p.link_layer = trim(fs_.read(pb + "/link_layer").value_or("InfiniBand"));
+      p.guid = gid_guid(fs_.read(pb + "/gids/0").value_or(""));
+      for (const auto& idx : fs_.list(pb + "/pkeys")) {
+        auto v = std::strtoul(fs_.read(pb + "/pkeys/" + idx).value_or("0").c_str(), nullptr, 16);
+        if ((v & 0x7fff) != 0)
+          p.pkeys.push_back({std::atoi(idx.c_str()), static_cast<std::uint16_t>(v)});
+      }
+      std::sort(p.pkeys.begin(), p.pkeys.end(),
+                [](const PKeyEntry& a, const PKeyEntry& b) { return a.index < b.index; });
+      read_gids(fs_, name, p);
+      d.ports.push_back(std::move(p));
+    }
+    std::sort(d.ports.begin(), d.ports.end(),
+              [](const PortState& a, const PortState& b) { return a.number < b.number; });
+    out.push_back(std::move(d));
+  }
+  return out;
+}
+
+}  // namespace ibsm::agent

@@ -1,0 +1,160 @@
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "agent/errors.hpp"
+#include "agent/node_file.hpp"
+
+namespace ibsm::agent {
+namespace {
+
+using ::testing::HasSubstr;
+
+TEST(NodeFile, ParsesAFullExample) {
+  auto r = parse_node_file(R"(
+[agent]
+backend = "networkd"
+protected_interfaces = ["ib0"]
+
+[[ipoib]]
+port = { guid = 0x0002c90300001234 }
+name = "ib0"
+mode = "connected"
+mtu = 65520
+addresses = ["10.0.0.5/16"]
+broadcast_mtu = 4096
+membership = "any"
+pkeys = [0x0002]
+persistent_name = true
+
+[[ipoib.child]]
+pkey = 0x8003
+mode = "datagram"
+mtu = "auto"
+addresses = ["10.3.0.5/16"]
+membership = "full"
+
+[[ipoib]]
+port = { device = "mlx5_1", port = 2 }
+pkeys = "auto"
+
+[[roce]]
+device = "mlx5_2"
+default_mode = "v1"
+tos = 106
+
+[[soft_rdma]]
+name = "siw0"
+type = "siw"
+netdev = "eth1"
+
+[modules]
+rdma = ["ib_uverbs", "rdma_ucm"]
+
+[memlock]
+group = "hpc"
+soft = 65536
+
+[nfs_rdma]
+server = true
+port = 20050
+)",
+                           "node.toml");
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  const NodeConfig& c = *r;
+  EXPECT_EQ(c.backend, Backend::kNetworkd);
+  EXPECT_EQ(c.protected_interfaces, std::vector<std::string>{"ib0"});
+  ASSERT_EQ(c.ipoib.size(), 2u);
+  EXPECT_EQ(c.ipoib[0].port.guid, 0x0002c90300001234u);
+  EXPECT_EQ(c.ipoib[0].mode, IpoibMode::kConnected);
+  EXPECT_EQ(c.ipoib[0].mtu.bytes, 65520);
+  EXPECT_EQ(c.ipoib[0].broadcast_mtu, 4096);
+  EXPECT_EQ(c.ipoib[0].membership, Membership::kAny);
+  EXPECT_TRUE(c.ipoib[0].persistent_name);
+  ASSERT_EQ(c.ipoib[0].children.size(), 2u);
+  EXPECT_EQ(c.ipoib[0].children[0].pkey, 0x0002);
+  EXPECT_EQ(c.ipoib[0].children[1].pkey, 0x8003);
+  EXPECT_EQ(c.ipoib[0].children[1].mode, IpoibMode::kDatagram);
+  EXPECT_FALSE(c.ipoib[0].children[1].mtu.bytes.has_value());
+  EXPECT_EQ(c.ipoib[0].children[1].membership, Membership::kFull);
+  EXPECT_EQ(c.ipoib[1].port.device, "mlx5_1");
+  EXPECT_EQ(c.ipoib[1].port.port, 2);
+  EXPECT_TRUE(c.ipoib[1].auto_pkeys);
+  ASSERT_EQ(c.roce.size(), 1u);
+  EXPECT_EQ(c.roce[0].mode, RoceMode::kV1);
+  EXPECT_EQ(c.roce[0].tos, 106);
+  ASSERT_EQ(c.soft_rdma.size(), 1u);
+  EXPECT_EQ(c.soft_rdma[0].type, SoftRdmaType::kSiw);
+  ASSERT_EQ(c.modules.size(), 1u);
+  EXPECT_EQ(c.modules[0].list, "rdma");
+  ASSERT_TRUE(c.memlock.has_value());
+  EXPECT_EQ(c.memlock->group, "hpc");
+  EXPECT_EQ(c.memlock->soft, "65536");
+  EXPECT_EQ(c.memlock->hard, "unlimited");
+  ASSERT_TRUE(c.nfs.has_value());
+  EXPECT_TRUE(c.nfs->server);
+  EXPECT_EQ(c.nfs->port, 20050);
+}
+
+TEST(NodeFile, GuidMayBeAHexStringAboveInt64) {
+  auto r = parse_node_file("[[ipoib]]\nport = { guid = \"0xf452140300a1b2c3\" }\n", "n.toml");
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  EXPECT_EQ(r->ipoib[0].port.guid, 0xf452140300a1b2c3u);
+}
+
+TEST(NodeFile, UnknownKeyNamesFileLineColumnAndKey) {
+  auto r = parse_node_file("[[ipoib]]\nport = { device = \"mlx5_0\" }\nmdoe = \"connected\"\n",
+                           "/etc/ibsm/node.toml");
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().id, kNodeFileUnknownKey);
+  EXPECT_THAT(r.error().message, HasSubstr("/etc/ibsm/node.toml:3:1: ipoib[0].mdoe: unknown key"));
+}
+
+TEST(NodeFile, UnknownKeyInsideInlineTable) {
+  auto r = parse_node_file("[[ipoib]]\nport = { dev = \"mlx5_0\" }\n", "n.toml");
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().id, kNodeFileUnknownKey);
+  EXPECT_THAT(r.error().message, HasSubstr("n.toml:2:10: ipoib[0].port.dev"));
+}
+
+TEST(NodeFile, SyntaxErrorNamesPosition) {
+  auto r = parse_node_file("[memlock]\ngroup = \n", "n.toml");
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().id, kNodeFileSyntax);
+  EXPECT_THAT(r.error().message, HasSubstr("n.toml:2:"));
+}
+
+TEST(NodeFile, BadEnumListsChoices) {
+  auto r = parse_node_file("[[ipoib]]\nport = { device = \"mlx5_0\" }\nmode = \"cm\"\n", "n.toml");
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().id, kNodeFileBadValue);
+  EXPECT_THAT(r.error().message,
+              HasSubstr("n.toml:3:8: ipoib[0].mode: expected one of \"datagram\", \"connected\""));
+}
+
+TEST(NodeFile, PortNeedsExactlyOneIdentity) {
+  auto r = parse_node_file("[[ipoib]]\nport = { guid = 1, device = \"mlx5_0\" }\n", "n.toml");
+  ASSERT_FALSE(r.ok());
+  EXPECT_THAT(r.error().message, HasSubstr("ipoib[0].port: give either guid or device"));
+}
+
+TEST(NodeFile, PKeysMustBeAutoOrList) {
+  auto r = parse_node_file("[[ipoib]]\nport = { device = \"d\" }\npkeys = \"all\"\n", "n.toml");
+  ASSERT_FALSE(r.ok());
+  EXPECT_THAT(r.error().message, HasSubstr("ipoib[0].pkeys: expected \"auto\""));
+}
+
+TEST(NodeFile, BroadcastMtuMustBeAnIbMtu) {
+  auto r =
+      parse_node_file("[[ipoib]]\nport = { device = \"d\" }\nbroadcast_mtu = 3000\n", "n.toml");
+  ASSERT_FALSE(r.ok());
+  EXPECT_THAT(r.error().message, HasSubstr("expected an IB MTU"));
+}
+
+TEST(NodeFile, MissingFileIsUnreadable) {
+  auto r = load_node_file("/nonexistent/ibsm-node.toml");
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().id, kNodeFileUnreadable);
+}
+
+}  // namespace
+}  // namespace ibsm::agent
