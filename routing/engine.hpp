@@ -26,20 +26,20 @@ inline constexpr PortNum kNoPath = 0xFF;
 // One end of a link as seen from a switch port.
 struct Link {
   enum class Kind : std::uint8_t { kSwitch, kEndPort };
-  PortNum port = 0;         // local switch port (1..num_ports)
+  PortNum port = 0;  // local switch port (1..num_ports)
   Kind kind = Kind::kSwitch;
-  std::uint32_t peer = 0;   // index into Topology::switches or Topology::end_ports
-  PortNum peer_port = 0;    // port number on the peer
+  std::uint32_t peer = 0;  // index into Topology::switches or Topology::end_ports
+  PortNum peer_port = 0;   // port number on the peer
 };
 
 struct Switch {
-  std::uint64_t guid = 0;       // node GUID (= port 0 GUID)
-  std::string description;      // NodeDescription, for dumps
-  Lid lid = 0;                  // LID of port 0
-  std::uint8_t lmc = 0;         // LMC of port 0 (0 unless lmc_esp0)
-  PortNum num_ports = 0;        // external ports, port 0 not counted
-  std::uint32_t lft_cap = 0;    // SwitchInfo.LinearFDBCap
-  std::vector<Link> links;      // active links only, any order
+  std::uint64_t guid = 0;     // node GUID (= port 0 GUID)
+  std::string description;    // NodeDescription, for dumps
+  Lid lid = 0;                // LID of port 0
+  std::uint8_t lmc = 0;       // LMC of port 0 (0 unless lmc_esp0)
+  PortNum num_ports = 0;      // external ports, port 0 not counted
+  std::uint32_t lft_cap = 0;  // SwitchInfo.LinearFDBCap
+  std::vector<Link> links;    // active links only, any order
 };
 
 // A CA or router port attached to a switch port (or directly to another end port).
@@ -49,10 +49,10 @@ struct EndPort {
   std::string description;
   bool is_router = false;
   Lid base_lid = 0;
-  std::uint8_t lmc = 0;         // 2^lmc LIDs from base_lid
+  std::uint8_t lmc = 0;           // 2^lmc LIDs from base_lid
   std::uint32_t sw = UINT32_MAX;  // index of the switch it hangs off; UINT32_MAX if none
   PortNum sw_port = 0;
-  PortNum port_num = 0;         // port number on its own node
+  PortNum port_num = 0;  // port number on its own node
 };
 
 struct Topology {

@@ -1,0 +1,13 @@
+// The "minhop" engine: shortest paths, with the choice among equally short ports made
+// against global per-channel load counters (docs/routing.md explains why).
+#pragma once
+
+#include <memory>
+
+#include "routing/engine.hpp"
+
+namespace ibsm::routing {
+
+std::unique_ptr<Engine> make_minhop_engine();
+
+}  // namespace ibsm::routing
