@@ -217,6 +217,14 @@ class Simulator:
                        timeout, f"ibsim console to process {cmd!r}", self._dead)
         return out[len(before):]
 
+    def command(self, cmd: str, timeout: float = 10.0) -> str:
+        """Console command that must succeed (ibsim reports errors as '# ...' lines)."""
+        out = self.console(cmd, timeout)
+        errors = [l for l in out.splitlines() if l.startswith("#")]
+        if errors:
+            raise HarnessError(f"ibsim console {cmd!r} failed: {' '.join(errors)}")
+        return out
+
     def alive(self) -> bool:
         return self.proc is not None and self.proc.poll() is None
 

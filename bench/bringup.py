@@ -1,0 +1,201 @@
+#!/usr/bin/python3
+"""Cold bring-up benchmark: OpenSM -o vs ibsm -o on large simulated fabrics.
+
+For every fabric and run, a fresh ibsim is started (all ports cold: LID 0,
+state Init), the SM runs once (-o) on the first Hca with an empty cache dir,
+and we record:
+  up      seconds from spawn to "SUBNET UP" in the SM's log (log polled every 5 ms)
+  exit    seconds from spawn to process exit
+  wire    SMPs the SM put on the wire = PortXmitPkts (extended) of the SM's port,
+          read with perfquery from the SM node after the SM exited; ibsim counts
+          every packet a port transmits and perfquery itself does not change it.
+          SMPs to the SM's own node never cross that port and are not included.
+  logged  the SM's own count: ibsm logs "MADs sent N"; OpenSM logs none at the
+          default verbosity (-V would distort the timing), shown as "-"
+  rss     ru_maxrss of the SM process (wait4)
+and the lower bound of SMPs a cold bring-up cannot avoid (docs/benchmarks.md).
+The SMs alternate run by run so both see the same machine load.
+
+  bench/bringup.py [--runs 3] [--fabric FILE ...] [--sm opensm,ibsm] [--json out.json]
+ibsm is taken from $IBSM_BIN; without it only OpenSM runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tests" / "ibsim"))
+
+from ibsimlib import (HarnessError, Ibsm, NetModel, OpenSM, SMProcess, Simulator,  # noqa: E402
+                      _wait4, run_tool)
+
+TOPOS = Path("/work/shared/topologies")
+DEFAULT_FABRICS = [TOPOS / "fattree-648.net", TOPOS / "fattree-2048.net",
+                   TOPOS / "kary-18-3-5832.net"]
+
+
+def lower_bound(model: NetModel, sm_node: str) -> dict[str, int]:
+    """SMPs a cold bring-up (LMC 0, no errors) cannot avoid; see docs/benchmarks.md."""
+    S = len(model.switches)
+    links = len(model.links())
+    ports = sum(n.nports + (1 if n.is_switch else 0) for n in model.nodes.values())
+    end_ports = S + sum(len(model.nodes[c].peers) for c in model.cas)
+    blocks = math.ceil((end_ports + 1) / 64)
+    b = {
+        "NodeInfo Get": links + 1,
+        "PortInfo Get": ports,
+        "SwitchInfo Get": S,
+        "PortInfo Set": 4 * links + S,
+        "SwitchInfo Set": S,
+        "LFT Set": S * blocks,
+    }
+    b["total"] = sum(b.values())
+    smn = model.nodes[sm_node]
+    b["local"] = 1 + smn.nports + 2 * len(smn.peers)  # never on the wire
+    b["wire"] = b["total"] - b["local"]
+    return b
+
+
+def one_run(sm, fabric: Path, model: NetModel, sm_node: str, workdir: Path, timeout: float) -> dict:
+    sim = Simulator(fabric, workdir / "sim", "bench")
+    proc = SMProcess(sm, sim, sm_node, workdir / "sm", once=True, cache_dir=workdir / "cache")
+    try:
+        sim.start(timeout=300)
+        proc.start()
+        up = None
+        pos = 0
+        deadline = time.monotonic() + timeout
+        while True:
+            if up is None:
+                try:
+                    with open(proc.logfile, "rb") as fh:
+                        fh.seek(pos)
+                        chunk = fh.read()
+                    if b"SUBNET UP" in chunk:
+                        up = time.monotonic() - proc.t_start
+                    pos += max(0, len(chunk) - 16)
+                except FileNotFoundError:
+                    pass
+            try:
+                _, _, proc.rusage = _wait4(proc.proc, 0.005)
+                break
+            except subprocess.TimeoutExpired:
+                if time.monotonic() > deadline:
+                    raise HarnessError(f"{sm.name} on {fabric.name} did not finish in {timeout}s")
+        exit_t = time.monotonic() - proc.t_start
+        rc = proc.proc.returncode
+        log = proc.log()
+        if up is None and "SUBNET UP" in log:
+            up = exit_t
+        cp = run_tool(sim, sm_node, ["perfquery", "-x"], check=False)
+        m = re.search(r"PortXmitPkts:\.*(\d+)", cp.stdout)
+        wire = int(m.group(1)) if m else None
+        m = re.search(r"MADs sent (\d+)", log)
+        return {"sm": sm.name, "rc": rc, "up": up, "exit": exit_t, "wire": wire,
+                "logged": int(m.group(1)) if m else None,
+                "rss_mb": proc.rusage.ru_maxrss / 1024 if proc.rusage else None}
+    finally:
+        proc.kill()
+        sim.stop()
+
+
+def fmt(v, spec=".2f"):
+    return "-" if v is None else format(v, spec)
+
+
+def median(vals):
+    vals = [v for v in vals if v is not None]
+    return statistics.median(vals) if vals else None
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--fabric", action="append", type=Path, help="net file (repeatable)")
+    ap.add_argument("--sm", default="opensm,ibsm", help="comma list of SMs")
+    ap.add_argument("--timeout", type=float, default=600)
+    ap.add_argument("--json", type=Path, help="also write raw results here")
+    ap.add_argument("--keep", action="store_true", help="keep work dirs")
+    args = ap.parse_args(argv)
+
+    sms = []
+    for name in args.sm.split(","):
+        impl = OpenSM() if name == "opensm" else Ibsm()
+        why = impl.available()
+        if why:
+            print(f"# skipping {name}: {why}", file=sys.stderr)
+        else:
+            sms.append(impl)
+    if not sms:
+        print("no SM available", file=sys.stderr)
+        return 2
+
+    results = []
+    base = Path(tempfile.mkdtemp(prefix="ibsm-bench-"))
+    try:
+        for fabric in args.fabric or DEFAULT_FABRICS:
+            model = NetModel(fabric)
+            sm_node = model.cas[0]
+            lb = lower_bound(model, sm_node)
+            print(f"# {fabric.name}: {len(model.switches)} switches, {len(model.cas)} CAs, "
+                  f"{len(model.links())} links; SM on {sm_node}; lower bound {lb['total']} SMPs "
+                  f"({lb['wire']} on the wire)", file=sys.stderr)
+            for run in range(args.runs):
+                for sm in (sms if run % 2 == 0 else list(reversed(sms))):
+                    wd = base / f"{fabric.stem}-{sm.name}-{run}"
+                    r = one_run(sm, fabric, model, sm_node, wd, args.timeout)
+                    r.update(fabric=fabric.name, run=run, bound=lb)
+                    results.append(r)
+                    print(f"#   run {run} {sm.name}: rc {r['rc']} up {fmt(r['up'])}s exit "
+                          f"{fmt(r['exit'])}s wire {r['wire']} logged {r['logged']} "
+                          f"rss {fmt(r['rss_mb'], '.0f')} MB", file=sys.stderr)
+                    if not args.keep:
+                        shutil.rmtree(wd, ignore_errors=True)
+    finally:
+        if not args.keep:
+            shutil.rmtree(base, ignore_errors=True)
+
+    print(f"\nCold bring-up, median of {args.runs} run(s); {os.cpu_count()} CPUs; "
+          f"{time.strftime('%Y-%m-%d %H:%M')}\n")
+    print("| fabric | SM | runs ok | SUBNET UP s | exit s | SMPs on wire | SMPs logged | "
+          "lower bound (wire) | peak RSS MB |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    table = {}
+    for fabric in dict.fromkeys(r["fabric"] for r in results):
+        for sm in sms:
+            rs = [r for r in results if r["fabric"] == fabric and r["sm"] == sm.name]
+            ok = [r for r in rs if r["rc"] == 0 and r["up"] is not None]
+            row = {k: median([r[k] for r in ok]) for k in ("up", "exit", "wire", "logged", "rss_mb")}
+            table[(fabric, sm.name)] = row
+            lb = rs[0]["bound"]
+            print(f"| {fabric} | {sm.name} | {len(ok)}/{len(rs)} | {fmt(row['up'])} | "
+                  f"{fmt(row['exit'])} | {fmt(row['wire'], '.0f')} | {fmt(row['logged'], '.0f')} | "
+                  f"{lb['total']} ({lb['wire']}) | {fmt(row['rss_mb'], '.0f')} |")
+    if len(sms) == 2:
+        print("\n| fabric | ibsm/OpenSM time to SUBNET UP | SMPs on wire | peak RSS |")
+        print("|---|---|---|---|")
+        for fabric in dict.fromkeys(r["fabric"] for r in results):
+            o, i = table[(fabric, "opensm")], table[(fabric, "ibsm")]
+
+            def ratio(k):
+                return "-" if not o[k] or i[k] is None else f"{i[k] / o[k]:.2f}"
+            print(f"| {fabric} | {ratio('up')} | {ratio('wire')} | {ratio('rss_mb')} |")
+    if args.json:
+        args.json.write_text(json.dumps(results, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
