@@ -1,0 +1,46 @@
+// Heavy-sweep discovery: a directed-route walk of the subnet from the SM's port.
+//
+// Starting with NodeInfo at hop 0, every newly found node is read (NodeDescription,
+// SwitchInfo, PortInfo of its ports) and every switch port whose link is up and
+// whose peer is still unknown is probed with NodeInfo one hop further. Nodes are
+// identified by GUID, so loops and parallel links are recorded as links and never
+// walked twice. Only switches forward directed-route SMPs (IBA 14.2.2), so paths
+// are only extended through switches (and from the SM's own port).
+//
+// All requests go through the SmpClient at once; the window keeps the wire busy.
+// Discovery is done when the client is idle. A node that does not answer or answers
+// garbage is reported with its DR path and left out; the rest of the fabric is
+// discovered regardless.
+#pragma once
+
+#include "common/log.hpp"
+#include "mad/smp_client.hpp"
+#include "sm/fabric.hpp"
+#include "sm/sweep_report.hpp"
+
+namespace ibsm::sm {
+
+class Discovery {
+ public:
+  Discovery(Fabric& fabric, mad::SmpClient& client, SweepReport& report, Logger log)
+      : fabric_(fabric), client_(client), report_(report), log_(std::move(log)) {}
+
+  // Queues the first request; the walk continues from the response callbacks.
+  void start();
+
+ private:
+  void on_node_info(const mad::DrPath& path, NodeIndex from, PortNum from_port,
+                    const mad::SmpOutcome& o);
+  void read_new_node(NodeIndex idx);
+  void read_port(NodeIndex idx, PortNum port);
+  void on_port_info(NodeIndex idx, PortNum port, const mad::SmpOutcome& o);
+  void probe(NodeIndex idx, PortNum port);
+  void problem(ErrorId id, const mad::SmpOutcome& o, const std::string& what);
+
+  Fabric& fabric_;
+  mad::SmpClient& client_;
+  SweepReport& report_;
+  Logger log_;
+};
+
+}  // namespace ibsm::sm

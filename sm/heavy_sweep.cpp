@@ -1,0 +1,330 @@
+// The heavy sweep: discover, assign LIDs, route, program, activate.
+// Each phase is a barrier (all its SMPs answered) like OpenSM's, but inside a
+// phase every request is queued at once so the SMP window never runs dry.
+#include <algorithm>
+#include <chrono>
+
+#include "mad/attr/forwarding_table.hpp"
+#include "mad/attr/port_info.hpp"
+#include "mad/attr/switch_info.hpp"
+#include "sm/discovery.hpp"
+#include "sm/lid_manager.hpp"
+#include "sm/port_config.hpp"
+#include "sm/routing_input.hpp"
+#include "sm/subnet_manager.hpp"
+
+namespace ibsm::sm {
+
+using mad::SmpOutcome;
+using mad::SmpRequest;
+
+namespace {
+
+mad::SmpCounters minus(const mad::SmpCounters& a, const mad::SmpCounters& b) {
+  mad::SmpCounters d;
+  d.sent = a.sent - b.sent;
+  d.received = a.received - b.received;
+  d.timeouts = a.timeouts - b.timeouts;
+  d.retries = a.retries - b.retries;
+  d.errors = a.errors - b.errors;
+  d.unexpected = a.unexpected - b.unexpected;
+  d.unsolicited = a.unsolicited - b.unsolicited;
+  return d;
+}
+
+void report_failure(const Logger& log, SweepReport& report, ErrorId id, const SmpOutcome& o,
+                    const std::string& what) {
+  std::string msg = what + ": " + o.request.describe();
+  if (o.failure != nullptr) msg += ": " + o.failure->detail;
+  log->warn("{}: {}", format_error_id(id), msg);
+  report.add(id, std::move(msg));
+}
+
+}  // namespace
+
+bool SubnetManager::assign_lids(Fabric& f, SweepReport& report) {
+  std::vector<LidRequest> requests;
+  const auto holders = f.lid_holders();
+  Lid max_lid = mad::kMaxUnicastLid;
+  for (const Node& n : f.nodes()) {
+    if (n.switch_info && n.switch_info->linear_fdb_cap > 0)
+      max_lid = std::min<Lid>(max_lid, static_cast<Lid>(n.switch_info->linear_fdb_cap - 1));
+  }
+  for (const auto& h : holders) {
+    const Node& n = f.node(h.node);
+    const Port& p = n.ports[h.port];
+    LidRequest r;
+    r.guid = p.guid;
+    r.current = p.info.lid;
+    r.lmc = n.is_switch() ? (options_.lmc_esp0 ? options_.lmc : 0) : options_.lmc;
+    r.is_sm_port = h.node == f.sm_node && h.port == f.sm_port;
+    requests.push_back(r);
+  }
+  LidPolicy policy;
+  policy.reassign = options_.reassign_lids && !first_master_sweep_done_;
+  policy.max_lid = max_lid;
+  auto lids = sm::assign_lids(requests, guid2lid_, policy);
+  if (!lids.ok()) {
+    log_->error("{}: {}", format_error_id(lids.error().id), lids.error().message);
+    report.add(lids.error().id, lids.error().message);
+    return false;
+  }
+  for (std::size_t i = 0; i < holders.size(); ++i) {
+    Port& p = f.node(holders[i].node).ports[holders[i].port];
+    p.lid = (*lids)[i];
+    p.lmc = requests[i].lmc;
+    const LidRange range{p.lid, static_cast<Lid>(p.lid + (1u << p.lmc) - 1)};
+    auto it = guid2lid_.find(p.guid);
+    if (it == guid2lid_.end() || !(it->second == range)) {
+      guid2lid_[p.guid] = range;
+      guid2lid_dirty_ = true;
+    }
+    if (requests[i].is_sm_port) sm_lid_ = p.lid;
+  }
+  return true;
+}
+
+bool SubnetManager::compute_routes(const Fabric& f, SweepReport& report) {
+  RoutingInput in = make_routing_input(f);
+  routed_switches_ = in.switch_nodes;
+  std::vector<std::string> chain = engine_chain_;
+  if (fallback_to_minhop_ && std::find(chain.begin(), chain.end(), "minhop") == chain.end())
+    chain.push_back("minhop");
+  for (const auto& name : chain) {
+    auto engine = routing::make_engine(name);
+    if (!engine) continue;
+    const auto t0 = std::chrono::steady_clock::now();
+    auto routes = engine->route(in.topology);
+    const double ms =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    if (routes.ok()) {
+      if (name != engine_chain_.front()) {
+        log_->warn("{}: routing engine '{}' failed; fell back to '{}'",
+                   format_error_id(kErrRoutingFailed), engine_chain_.front(), name);
+      }
+      log_->info("routing engine {} computed {} LFTs in {:.1f} ms", name, routes->lfts.size(), ms);
+      routes_ = std::move(*routes);
+      return true;
+    }
+    log_->warn("{}: routing engine {}: {}", format_error_id(routes.error().id), name,
+               routes.error().message);
+  }
+  report.add(kErrRoutingFailed, "no routing engine could route the fabric");
+  log_->error("{}: no routing engine could route the fabric", format_error_id(kErrRoutingFailed));
+  return false;
+}
+
+// A switch that lost its tables (power cycle) must be programmed in full again.
+void SubnetManager::forget_reset_switches(const Fabric& f) {
+  std::unordered_map<Guid, std::vector<PortNum>> kept;
+  std::unordered_map<Guid, Lid> kept_top;
+  for (const Node& n : f.nodes()) {
+    if (!n.is_switch() || !n.switch_info) continue;
+    auto it = programmed_lft_.find(n.guid());
+    auto top = programmed_top_.find(n.guid());
+    if (it == programmed_lft_.end() || top == programmed_top_.end()) continue;
+    if (n.switch_info->linear_fdb_top != top->second || n.ports[0].info.lid == 0) continue;
+    kept.emplace(n.guid(), std::move(it->second));
+    kept_top.emplace(n.guid(), top->second);
+  }
+  programmed_lft_ = std::move(kept);
+  programmed_top_ = std::move(kept_top);
+}
+
+void SubnetManager::program_switches(Fabric& f, SweepReport& report) {
+  for (std::size_t s = 0; s < routes_.lfts.size() && s < routed_switches_.size(); ++s) {
+    const NodeIndex idx = routed_switches_[s];
+    Node& node = f.node(idx);
+    if (!node.switch_info) continue;
+    const routing::Lft& lft = routes_.lfts[s];
+    const Guid guid = node.guid();
+    const mad::DrPath path = node.path;
+    Lid top = 0;
+    for (std::size_t l = lft.size(); l-- > 1;) {
+      if (lft[l] != routing::kNoPath) {
+        top = static_cast<Lid>(l);
+        break;
+      }
+    }
+    if (node.switch_info->linear_fdb_top != top || node.switch_info->port_state_change) {
+      mad::SwitchInfo si = *node.switch_info;
+      si.linear_fdb_top = top;
+      si.port_state_change = true;  // write 1 to clear (IBA 14.2.5.4)
+      client_.submit(SmpRequest::set(path, si), [this, &report, guid, top](const SmpOutcome& o) {
+        if (!o.ok()) {
+          report_failure(log_, report, kErrProgrammingFailed, o, "SwitchInfo LinearFDBTop");
+          return;
+        }
+        programmed_top_[guid] = top;
+      });
+    } else {
+      programmed_top_[guid] = top;
+    }
+    auto& held = programmed_lft_[guid];
+    const std::size_t blocks =
+        (static_cast<std::size_t>(top) + mad::LftBlock::kEntries) / mad::LftBlock::kEntries;
+    if (held.size() < blocks * mad::LftBlock::kEntries) {
+      // Unknown contents: assume nothing useful and send every block.
+      held.resize(blocks * mad::LftBlock::kEntries, 0);
+      std::fill(held.begin(), held.end(), std::uint8_t{0xFE});  // never equals a real entry
+    }
+    for (std::size_t b = 0; b < blocks; ++b) {
+      mad::LftBlock block;
+      for (std::size_t e = 0; e < mad::LftBlock::kEntries; ++e) {
+        const std::size_t lid = b * mad::LftBlock::kEntries + e;
+        block.ports[e] = lid < lft.size() ? lft[lid] : routing::kNoPath;
+      }
+      if (std::equal(block.ports.begin(), block.ports.end(),
+                     held.begin() + static_cast<std::ptrdiff_t>(b * mad::LftBlock::kEntries)))
+        continue;
+      client_.submit(SmpRequest::set(path, block, static_cast<std::uint32_t>(b)),
+                     [this, &report, guid, b, block](const SmpOutcome& o) {
+                       if (!o.ok()) {
+                         report_failure(log_, report, kErrProgrammingFailed, o, "LFT block");
+                         return;
+                       }
+                       auto& h = programmed_lft_[guid];
+                       std::copy(
+                           block.ports.begin(), block.ports.end(),
+                           h.begin() + static_cast<std::ptrdiff_t>(b * mad::LftBlock::kEntries));
+                     });
+    }
+  }
+}
+
+void SubnetManager::program(Fabric& f, SweepReport& report, mad::PortState target) {
+  PortPolicy policy;
+  policy.sm_lid = sm_lid_;
+  policy.subnet_prefix = options_.subnet_prefix;
+  policy.max_op_vls = options_.max_op_vls;
+  policy.subnet_timeout = options_.subnet_timeout;
+  policy.head_of_queue_lifetime = options_.head_of_queue_lifetime;
+  policy.leaf_head_of_queue_lifetime = options_.leaf_head_of_queue_lifetime;
+  policy.vl_stall_count = options_.vl_stall_count;
+  policy.leaf_vl_stall_count = options_.leaf_vl_stall_count;
+  policy.client_reregister =
+      !first_master_sweep_done_ && !options_.no_clients_rereg && target == mad::PortState::kArmed;
+  for (NodeIndex i = 0; i < f.size(); ++i) {
+    Node& node = f.node(i);
+    for (Port& port : node.ports) {
+      if (port.num != 0 && port.peer == kNoNode) continue;  // link up, nobody known behind it
+      auto want = desired_port_info(f, i, port.num, policy, target);
+      if (!want) continue;
+      // A CA answers for the port the SMP enters on: address it through its peer.
+      mad::DrPath path = node.path;
+      if (!node.is_switch() && port.peer != kNoNode) {
+        if (auto ext = f.node(port.peer).path.extended(port.peer_port)) path = *ext;
+      }
+      const PortNum num = port.num;
+      client_.submit(SmpRequest::set(path, *want, num),
+                     [this, &f, &report, i, num](const SmpOutcome& o) {
+                       if (!o.ok()) {
+                         report_failure(log_, report, kErrProgrammingFailed, o, "PortInfo");
+                         return;
+                       }
+                       // The GetResp of a Set carries the port's new PortInfo.
+                       if (auto pi = mad::decode<mad::PortInfo>(o.response->data()); pi.ok())
+                         f.node(i).ports[num].info = *pi;
+                     });
+    }
+  }
+}
+
+SweepResult SubnetManager::heavy_sweep(const std::atomic<bool>& stop) {
+  SweepResult result;
+  result.heavy = true;
+  const auto t0 = clock_.now();
+  const auto before = client_.counters();
+  log_->info("INITIATING HEAVY SWEEP ({})", heavy_reason_name(heavy_reason_));
+  heavy_reason_ = HeavyReason::kNone;
+
+  Fabric f;
+  set_phase(SweepPhase::kDiscovery);
+  Discovery discovery(f, client_, result.report, log_);
+  discovery.start();
+  drain(stop);
+  auto finish = [&](bool up) {
+    set_phase(SweepPhase::kIdle);
+    result.subnet_up = up;
+    result.nodes = f.size();
+    result.switches = f.switch_count();
+    result.end_ports = f.end_port_count();
+    result.seconds = std::chrono::duration<double>(clock_.now() - t0).count();
+    result.mads = minus(client_.counters(), before);
+    return result;
+  };
+  if (stop.load()) return finish(false);
+  if (f.sm_node == kNoNode || !f.node(f.sm_node).ports[f.sm_port].present) {
+    result.report.add(kErrSmPortDown, "cannot read the SM's own port");
+    log_->error("{}: cannot read the SM's own port; staying {}", format_error_id(kErrSmPortDown),
+                mad::sm_state_name(state_));
+    return finish(false);
+  }
+  log_->info("HEAVY SWEEP COMPLETE: {} nodes ({} switches, {} end ports)", f.size(),
+             f.switch_count(), f.end_port_count());
+  set_state(mad::SmState::kMaster, "no other SM is master (election not enabled)");
+
+  set_phase(SweepPhase::kLidAssignment);
+  forget_reset_switches(f);
+  if (!assign_lids(f, result.report)) return finish(false);
+  save_guid2lid();
+
+  set_phase(SweepPhase::kRouting);
+  if (!compute_routes(f, result.report)) return finish(false);
+
+  set_phase(SweepPhase::kProgramming);
+  program_switches(f, result.report);
+  program(f, result.report, mad::PortState::kArmed);
+  drain(stop);
+  if (stop.load()) return finish(false);
+
+  set_phase(SweepPhase::kActivation);
+  program(f, result.report, mad::PortState::kActive);
+  drain(stop);
+  if (stop.load()) return finish(false);
+
+  const bool up = result.report.clean();
+  if (up) first_master_sweep_done_ = true;
+  set_phase(SweepPhase::kDone);
+  auto r = finish(up);
+  fabric_ = std::move(f);
+  if (up) {
+    log_->info(
+        "SUBNET UP: heavy sweep {:.3f} s, {} nodes ({} switches, {} end ports), MADs sent {}, "
+        "received {}, retries {}, timeouts {}",
+        r.seconds, r.nodes, r.switches, r.end_ports, r.mads.sent, r.mads.received, r.mads.retries,
+        r.mads.timeouts);
+    log_->flush();
+  } else {
+    log_->error("ERRORS DURING INITIALIZATION: {} problems in {:.3f} s; next sweep is heavy",
+                r.report.problems.size(), r.seconds);
+  }
+  return r;
+}
+
+SweepResult SubnetManager::light_sweep(const std::atomic<bool>& stop) {
+  SweepResult result;
+  const auto t0 = clock_.now();
+  const auto before = client_.counters();
+  set_phase(SweepPhase::kLightSweep);
+  for (const Node& n : fabric_.nodes()) {
+    if (!n.is_switch()) continue;
+    client_.submit(SmpRequest::get<mad::SwitchInfo>(n.path), [this](const SmpOutcome& o) {
+      if (!o.ok()) {
+        heavy_reason_ = HeavyReason::kLightSweepFailed;
+        return;
+      }
+      auto si = mad::decode<mad::SwitchInfo>(o.response->data());
+      if (!si.ok() || si->port_state_change) heavy_reason_ = HeavyReason::kPortStateChange;
+    });
+  }
+  drain(stop);
+  set_phase(SweepPhase::kIdle);
+  result.subnet_up = heavy_reason_ == HeavyReason::kNone;
+  result.seconds = std::chrono::duration<double>(clock_.now() - t0).count();
+  result.mads = minus(client_.counters(), before);
+  if (result.subnet_up) log_->debug("LIGHT SWEEP COMPLETE: no change");
+  return result;
+}
+
+}  // namespace ibsm::sm

@@ -1,0 +1,107 @@
+// ibsm: the subnet manager daemon. Parses OpenSM's command line and opensm.conf,
+// opens the local port, and runs the SubnetManager until SIGTERM/SIGINT.
+#include <fcntl.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+
+#include "conf/invocation.hpp"
+#include "mad/umad_transport.hpp"
+#include "sm/subnet_manager.hpp"
+
+namespace {
+
+// Signal handlers can only reach process-wide state; this pointer is the one
+// place the daemon's ControlFlags are visible to them.
+ibsm::sm::ControlFlags* g_control = nullptr;
+
+extern "C" void on_signal(int sig) {
+  if (g_control == nullptr) return;
+  if (sig == SIGHUP) {
+    g_control->heavy_sweep.store(true);
+  } else {
+    g_control->stop.store(true);
+  }
+}
+
+void install_signals() {
+  struct sigaction sa {};
+  sa.sa_handler = on_signal;
+  sigemptyset(&sa.sa_mask);
+  for (int sig : {SIGTERM, SIGINT, SIGHUP})
+    sigaction(sig, &sa, nullptr);
+  signal(SIGPIPE, SIG_IGN);
+}
+
+bool daemonize(const std::string& pidfile) {
+  if (::daemon(0, 0) < 0) return false;
+  if (!pidfile.empty()) {
+    std::ofstream(pidfile) << ::getpid() << "\n";
+  }
+  return true;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  auto inv = ibsm::conf::parse_invocation(argc, argv, ibsm::conf::Environment::from_process());
+  if (!inv.ok()) {
+    std::cerr << "ibsm: " << ibsm::to_string(inv.error()) << "\n";
+    return ibsm::conf::kUsageExitCode;
+  }
+  if (const auto* exit_now = std::get_if<ibsm::conf::ExitNow>(&*inv)) {
+    return ibsm::conf::perform(*exit_now);
+  }
+  const auto& run = std::get<ibsm::conf::Run>(*inv);
+  const ibsm::conf::Options& options = run.options;
+
+  ibsm::LogSettings ls;
+  ls.file = options.log_file;
+  ls.flags = options.log_flags;
+  ls.accumulate = options.accum_log_file;
+  ls.flush_each = options.force_log_flush;
+  ibsm::Logger log;
+  try {
+    log = ibsm::make_logger(ls);
+  } catch (const std::exception& e) {
+    std::cerr << "ibsm: cannot open log file " << options.log_file << ": " << e.what() << "\n";
+    return 1;
+  }
+  for (const auto& w : run.warnings)
+    log->warn("{}: {}", ibsm::format_error_id(w.id), w.message);
+  log->info("ibsm {} starting", IBSM_VERSION);
+
+  if (options.daemon && !daemonize(options.pidfile)) {
+    log->error("cannot daemonize");
+    return 1;
+  }
+
+  auto transport = ibsm::mad::UmadTransport::open(options.guid);
+  if (!transport.ok()) {
+    log->error("{}", ibsm::to_string(transport.error()));
+    std::cerr << "ibsm: " << ibsm::to_string(transport.error()) << "\n";
+    return 1;
+  }
+  const auto port = (*transport)->local_port();
+  log->info("bound to {} port {} (GUID {})", port.ca_name, port.port_num,
+            ibsm::mad::format_guid(port.port_guid));
+
+  ibsm::SteadyClock clock;
+  ibsm::sm::SubnetManager sm(**transport, clock, log, options);
+  if (auto st = sm.validate_start(); !st.ok()) {
+    log->error("{}", ibsm::to_string(st.error()));
+    std::cerr << "ibsm: " << ibsm::to_string(st.error()) << "\n";
+    return ibsm::conf::kUsageExitCode;
+  }
+  ibsm::sm::ControlFlags control;
+  g_control = &control;
+  install_signals();
+  const int rc = sm.run(control);
+  g_control = nullptr;
+  log->info("Exiting SM");
+  log->flush();
+  return rc;
+}

@@ -1,0 +1,76 @@
+#include "sm/port_config.hpp"
+
+#include "sm/link_rules.hpp"
+
+namespace ibsm::sm {
+
+std::optional<mad::PortInfo> desired_port_info(const Fabric& fabric, NodeIndex node_idx,
+                                               PortNum port, const PortPolicy& policy,
+                                               mad::PortState target) {
+  const Node& node = fabric.node(node_idx);
+  const Port& p = node.ports[port];
+  if (!p.present) return std::nullopt;
+  const bool holds_lid = node.is_switch() ? port == 0 : port != 0;
+  const bool physical = port != 0;
+  if (physical && !p.link_up()) return std::nullopt;
+
+  const mad::PortInfo& cur = p.info;
+  mad::PortInfo want = cur;
+  bool differs = policy.force;
+
+  // Set semantics (IBA 14.2.5.6): 0 in these fields means "no change".
+  want.port_state = mad::PortState::kNoChange;
+  want.phys_state = mad::PhysState::kNoChange;
+  want.link_down_default_state = 0;
+  want.link_width_enabled = 0;
+  want.link_speed_enabled = 0;
+  want.link_speed_ext_enabled = 0;
+  want.client_reregister = false;
+
+  if (holds_lid) {
+    auto apply = [&](auto& field, auto value) {
+      if (field != value) differs = true;
+      field = value;
+    };
+    apply(want.lid, p.lid);
+    apply(want.lmc, p.lmc);
+    apply(want.master_sm_lid, policy.sm_lid);
+    apply(want.gid_prefix, policy.subnet_prefix);
+    apply(want.subnet_timeout, policy.subnet_timeout);
+    want.master_sm_sl = 0;
+    if (policy.client_reregister && !node.is_switch() &&
+        (cur.capability_mask & mad::kCapIsClientReregSupported)) {
+      want.client_reregister = true;
+      differs = true;
+    }
+  }
+  if (physical && p.peer != kNoNode) {
+    const Port& peer = fabric.node(p.peer).ports[p.peer_port];
+    const std::uint8_t mtu =
+        neighbor_mtu(cur.mtu_cap, peer.present ? peer.info.mtu_cap : cur.mtu_cap);
+    const std::uint8_t vls = operational_vls(
+        cur.vl_cap, peer.present ? peer.info.vl_cap : cur.vl_cap, policy.max_op_vls);
+    if (cur.neighbor_mtu != mtu || cur.operational_vls != vls) differs = true;
+    want.neighbor_mtu = mtu;
+    want.operational_vls = vls;
+    if (node.is_switch()) {
+      const bool leaf_port = !fabric.node(p.peer).is_switch();
+      const std::uint8_t hoq =
+          leaf_port ? policy.leaf_head_of_queue_lifetime : policy.head_of_queue_lifetime;
+      const std::uint8_t stall = leaf_port ? policy.leaf_vl_stall_count : policy.vl_stall_count;
+      if (cur.hoq_life != hoq || cur.vl_stall_count != stall) differs = true;
+      want.hoq_life = hoq;
+      want.vl_stall_count = stall;
+    }
+  }
+  const mad::PortState next =
+      physical ? next_state(cur.port_state, target) : mad::PortState::kNoChange;
+  if (next != mad::PortState::kNoChange) {
+    want.port_state = next;
+    differs = true;
+  }
+  if (!differs) return std::nullopt;
+  return want;
+}
+
+}  // namespace ibsm::sm

@@ -1,0 +1,32 @@
+// What the SM writes into each port's PortInfo: LID, LMC and SM fields for ports
+// that hold LIDs, link parameters negotiated with the neighbour for physical
+// ports, and the next state on the way to Active.
+#pragma once
+
+#include <optional>
+
+#include "mad/attr/port_info.hpp"
+#include "sm/fabric.hpp"
+
+namespace ibsm::sm {
+
+struct PortPolicy {
+  Lid sm_lid = 0;
+  std::uint64_t subnet_prefix = 0xfe80000000000000ULL;
+  std::uint8_t max_op_vls = 5;
+  std::uint8_t subnet_timeout = 18;
+  std::uint8_t head_of_queue_lifetime = 0x12;
+  std::uint8_t leaf_head_of_queue_lifetime = 0x10;
+  std::uint8_t vl_stall_count = 7;
+  std::uint8_t leaf_vl_stall_count = 7;
+  bool client_reregister = false;  // first sweep as master (and not no_clients_rereg)
+  bool force = false;              // send even when nothing differs
+};
+
+// The PortInfo to Set on (node, port) to move it towards `target`, or nullopt when
+// the port already is as wanted. Fields the SM does not own are copied from what
+// was read; "no change" encodings are used for state and link enables.
+std::optional<mad::PortInfo> desired_port_info(const Fabric& fabric, NodeIndex node, PortNum port,
+                                               const PortPolicy& policy, mad::PortState target);
+
+}  // namespace ibsm::sm

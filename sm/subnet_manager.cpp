@@ -1,0 +1,218 @@
+#include "sm/subnet_manager.hpp"
+
+#include <sys/stat.h>
+
+#include <cerrno>
+#include <cstring>
+#include <sstream>
+
+#include "common/atomic_file.hpp"
+#include "mad/attr/notice.hpp"
+#include "mad/attr/sm_info.hpp"
+
+namespace ibsm::sm {
+
+namespace {
+
+mad::SmpClientSettings client_settings(const conf::Options& o) {
+  mad::SmpClientSettings s;
+  s.window = o.max_wire_smps;
+  s.timeout = std::chrono::milliseconds(o.transaction_timeout);
+  s.retries = o.transaction_retries;
+  return s;
+}
+
+std::vector<std::string> split_engines(const std::string& list, bool& fallback) {
+  std::vector<std::string> out;
+  std::stringstream ss(list);
+  std::string item;
+  fallback = true;
+  while (std::getline(ss, item, ',')) {
+    while (!item.empty() && item.front() == ' ')
+      item.erase(item.begin());
+    while (!item.empty() && item.back() == ' ')
+      item.pop_back();
+    if (item.empty()) continue;
+    if (item == "no_fallback") {
+      fallback = false;
+      continue;
+    }
+    out.push_back(item);
+  }
+  if (out.empty()) out.push_back("minhop");
+  return out;
+}
+
+}  // namespace
+
+SubnetManager::SubnetManager(mad::MadTransport& transport, const Clock& clock, Logger log,
+                             const conf::Options& options)
+    : transport_(transport),
+      clock_(clock),
+      log_(std::move(log)),
+      options_(options),
+      client_(transport, clock, log_, client_settings(options)) {
+  engine_chain_ = split_engines(conf::effective_routing_engine(options_), fallback_to_minhop_);
+  client_.set_request_handler(
+      [this](const mad::Smp& req, const mad::IncomingMad& raw) { on_request(req, raw); });
+  if (options_.force_heavy_sweep) heavy_reason_ = HeavyReason::kFirstSweep;
+  load_guid2lid();
+}
+
+Status SubnetManager::validate_start() const {
+  const auto known = routing::engine_names();
+  for (const auto& name : engine_chain_) {
+    bool ok = false;
+    for (auto k : known)
+      ok = ok || name == k;
+    if (!ok) {
+      std::string list;
+      for (auto k : known)
+        list += std::string(list.empty() ? "" : ", ") + std::string(k);
+      return fail(
+          kErrRoutingEngineUnknown,
+          "routing engine '" + name + "' is not available in ibsm (available: " + list + ")");
+    }
+  }
+  return {};
+}
+
+void SubnetManager::set_phase(SweepPhase p) {
+  if (p == phase_) return;
+  log_->debug("sweep phase {} -> {}", phase_name(phase_), phase_name(p));
+  phase_ = p;
+}
+
+void SubnetManager::set_state(mad::SmState s, std::string_view why) {
+  if (s == state_) return;
+  log_->info("SM state {} -> {} ({})", mad::sm_state_name(state_), mad::sm_state_name(s), why);
+  state_ = s;
+}
+
+void SubnetManager::drain(const std::atomic<bool>& stop) {
+  while (!client_.idle() && !stop.load())
+    client_.poll(std::chrono::milliseconds(100));
+}
+
+void SubnetManager::load_guid2lid() {
+  const std::string path = options_.cache_dir + "/guid2lid";
+  auto text = read_file(path);
+  if (!text.ok()) {
+    if (errno != ENOENT) {
+      log_->warn("{}: {}", format_error_id(kErrGuid2LidRead), text.error().message);
+    }
+    return;
+  }
+  auto parsed = parse_guid2lid(*text);
+  for (const auto& w : parsed.warnings)
+    log_->warn("{}: {}: {}", format_error_id(kErrGuid2LidRead), path, w);
+  guid2lid_ = std::move(parsed.db);
+  log_->info("loaded {} LID records from {}", guid2lid_.size(), path);
+}
+
+void SubnetManager::save_guid2lid() {
+  if (!guid2lid_dirty_) return;
+  ::mkdir(options_.cache_dir.c_str(), 0755);
+  const std::string path = options_.cache_dir + "/guid2lid";
+  if (auto st = write_file_atomically(path, format_guid2lid(guid2lid_)); !st.ok()) {
+    log_->error("{}: {}", format_error_id(kErrGuid2LidWrite), st.error().message);
+    return;
+  }
+  guid2lid_dirty_ = false;
+}
+
+void SubnetManager::on_request(const mad::Smp& req, const mad::IncomingMad& raw) {
+  switch (req.attr_id()) {
+    case mad::AttrId::kSmInfo: {
+      if (req.method() != mad::Method::kGet) {
+        log_->info("SMInfo {} from LID {} ignored (master/standby negotiation not enabled)",
+                   static_cast<unsigned>(req.method()), raw.slid);
+        return;
+      }
+      mad::SmInfo info;
+      info.guid = fabric_.sm_node != kNoNode
+                      ? fabric_.node(fabric_.sm_node).ports[fabric_.sm_port].guid
+                      : transport_.local_port().port_guid;
+      info.sm_key = options_.sm_key;
+      info.act_count = static_cast<std::uint32_t>(client_.counters().sent);
+      info.priority = options_.sm_priority;
+      info.state = state_;
+      std::array<std::uint8_t, mad::kSmpDataSize> data{};
+      mad::encode(info, mad::Payload(data));
+      client_.respond(req.response(mad::ConstPayload(data)), raw.slid);
+      return;
+    }
+    case mad::AttrId::kNotice: {
+      if (req.method() != mad::Method::kTrap) return;
+      auto notice = mad::decode<mad::Notice>(req.data());
+      // IBA 13.4.8.3: a trap is acknowledged with TrapRepress carrying the same notice.
+      mad::Smp repress = req.response(req.data());
+      auto bytes = repress.bytes();
+      bytes[3] = static_cast<std::uint8_t>(mad::Method::kTrapRepress);
+      auto parsed = mad::Smp::parse(bytes);
+      if (parsed.ok()) client_.respond(*parsed, raw.slid);
+      if (notice.ok()) {
+        log_->info("trap {} from LID {} (details LID {})", notice->trap_number, notice->issuer_lid,
+                   notice->details_lid());
+        // 128: link state change; 144: capability/description change; 145: system image GUID.
+        if (notice->trap_number == 128 || notice->trap_number == 144 ||
+            notice->trap_number == 145) {
+          heavy_reason_ = HeavyReason::kTrap;
+        }
+      }
+      return;
+    }
+    default:
+      log_->debug("unsolicited {} {} from LID {} ignored", static_cast<unsigned>(req.method()),
+                  mad::attr_name(req.attr_id()), raw.slid);
+  }
+}
+
+SweepResult SubnetManager::sweep(const std::atomic<bool>& stop) {
+  if (options_.force_heavy_sweep && heavy_reason_ == HeavyReason::kNone)
+    heavy_reason_ = HeavyReason::kForced;
+  if (heavy_reason_ == HeavyReason::kNone) {
+    SweepResult light = light_sweep(stop);
+    if (heavy_reason_ == HeavyReason::kNone || stop.load()) return light;
+  }
+  return heavy_sweep(stop);
+}
+
+int SubnetManager::run(ControlFlags& control) {
+  const std::atomic<bool>& stop = control.stop;
+  auto next_sweep = clock_.now();
+  while (!stop.load()) {
+    if (control.heavy_sweep.exchange(false)) heavy_reason_ = HeavyReason::kForced;
+    // Traps, SIGHUP and the first sweep do not wait for the interval; a retry
+    // after a failed sweep does (at most one second), so a dead fabric never spins.
+    const bool urgent =
+        heavy_reason_ != HeavyReason::kNone && heavy_reason_ != HeavyReason::kErrorsLastSweep;
+    if (urgent || clock_.now() >= next_sweep) {
+      SweepResult r = sweep(stop);
+      if (stop.load()) break;
+      if (options_.once && r.heavy) {
+        if (!r.subnet_up) {
+          log_->error("{}: subnet not up after one sweep ({} problems)",
+                      format_error_id(kErrSubnetNotUp), r.report.problems.size());
+        }
+        return r.subnet_up ? 0 : 1;
+      }
+      const Clock::Duration interval = std::chrono::seconds(options_.sweep_interval);
+      next_sweep = options_.sweep_interval == 0 ? Clock::TimePoint::max() : clock_.now() + interval;
+      if (!r.subnet_up && r.heavy) {
+        heavy_reason_ = HeavyReason::kErrorsLastSweep;
+        const Clock::Duration retry =
+            options_.sweep_interval == 0
+                ? std::chrono::seconds(1)
+                : std::min<Clock::Duration>(interval, std::chrono::seconds(1));
+        next_sweep = clock_.now() + retry;
+      }
+      continue;
+    }
+    // Between sweeps: answer SMInfo queries and traps.
+    client_.poll(std::chrono::milliseconds(100));
+  }
+  return 0;
+}
+
+}  // namespace ibsm::sm

@@ -1,0 +1,109 @@
+// SubnetManager: the daemon's core object. It owns the fabric model, the SMP
+// client and what has been programmed into the switches, and runs the sweep loop
+// on the caller's thread. Nothing here is global; main() builds one and runs it.
+#pragma once
+
+#include <atomic>
+#include <memory>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "common/clock.hpp"
+#include "common/log.hpp"
+#include "conf/options.hpp"
+#include "mad/smp_client.hpp"
+#include "mad/transport.hpp"
+#include "routing/engine.hpp"
+#include "sm/fabric.hpp"
+#include "sm/guid2lid.hpp"
+#include "sm/sweep_phase.hpp"
+#include "sm/sweep_report.hpp"
+
+namespace ibsm::sm {
+
+inline constexpr ErrorId kErrRoutingEngineUnknown{2001};
+inline constexpr ErrorId kErrSubnetNotUp{2002};
+
+// Requests from outside the SM's thread (signal handlers set these).
+struct ControlFlags {
+  std::atomic<bool> stop{false};         // SIGTERM/SIGINT
+  std::atomic<bool> heavy_sweep{false};  // SIGHUP
+};
+
+struct SweepResult {
+  bool subnet_up = false;
+  bool heavy = false;
+  std::size_t nodes = 0;
+  std::size_t switches = 0;
+  std::size_t end_ports = 0;
+  double seconds = 0;
+  mad::SmpCounters mads;  // this sweep only
+  SweepReport report;
+};
+
+class SubnetManager {
+ public:
+  SubnetManager(mad::MadTransport& transport, const Clock& clock, Logger log,
+                const conf::Options& options);
+
+  // Checks what can be checked before touching the fabric (routing engine names,
+  // cache directory). Called by main() so bad start-up input fails fast.
+  Status validate_start() const;
+
+  // Runs sweeps until control.stop becomes true. In once mode (-o) returns after
+  // the first heavy sweep: 0 on SUBNET UP, non-zero otherwise.
+  int run(ControlFlags& control);
+
+  // One sweep, heavy or light as needed. Exposed for tests.
+  SweepResult sweep(const std::atomic<bool>& stop);
+  void request_heavy_sweep(HeavyReason why) { heavy_reason_ = why; }
+
+  const Fabric& fabric() const { return fabric_; }
+  mad::SmState state() const { return state_; }
+  const mad::SmpCounters& counters() const { return client_.counters(); }
+
+ private:
+  SweepResult heavy_sweep(const std::atomic<bool>& stop);
+  SweepResult light_sweep(const std::atomic<bool>& stop);
+  void drain(const std::atomic<bool>& stop);
+  void set_phase(SweepPhase p);
+  void set_state(mad::SmState s, std::string_view why);
+
+  bool assign_lids(Fabric& f, SweepReport& report);
+  bool compute_routes(const Fabric& f, SweepReport& report);
+  void program(Fabric& f, SweepReport& report, mad::PortState target);
+  void program_switches(Fabric& f, SweepReport& report);
+  void forget_reset_switches(const Fabric& f);
+
+  void on_request(const mad::Smp& req, const mad::IncomingMad& raw);
+  void load_guid2lid();
+  void save_guid2lid();
+
+  mad::MadTransport& transport_;
+  const Clock& clock_;
+  Logger log_;
+  conf::Options options_;
+  mad::SmpClient client_;
+
+  mad::SmState state_ = mad::SmState::kDiscovering;
+  SweepPhase phase_ = SweepPhase::kIdle;
+  HeavyReason heavy_reason_ = HeavyReason::kFirstSweep;
+  bool first_master_sweep_done_ = false;
+
+  Fabric fabric_;  // the result of the last heavy sweep
+  Guid2Lid guid2lid_;
+  bool guid2lid_dirty_ = false;
+  Lid sm_lid_ = 0;
+
+  std::vector<std::string> engine_chain_;  // tried in order
+  bool fallback_to_minhop_ = true;
+  routing::Routes routes_;
+  std::vector<NodeIndex> routed_switches_;  // routes_.lfts[i] belongs to this fabric node
+  // What each switch holds (by GUID), as far as we programmed and confirmed it.
+  std::unordered_map<Guid, std::vector<PortNum>> programmed_lft_;
+  std::unordered_map<Guid, Lid> programmed_top_;
+};
+
+}  // namespace ibsm::sm
