@@ -1,14 +1,100 @@
 #include "conf/invocation.hpp"
 
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 
+#include "conf/command_line.hpp"
+#include "conf/config_file.hpp"
 #include "conf/errors.hpp"
-
-extern char** environ;
+#include "conf/opensm_conf_writer.hpp"
+#include "conf/option_value.hpp"
+#include "conf/toml_writer.hpp"
+#include "conf/usage.hpp"
 
 namespace ibsm::conf {
+namespace {
+
+std::string warnings_text(const std::vector<Warning>& ws) {
+  std::string out;
+  for (const auto& w : ws)
+    out += "ibsm: warning: " + to_string(Error{w.id, w.message}) + "\n";
+  return out;
+}
+
+Status append(std::vector<Warning>& into, Result<std::vector<Warning>> r) {
+  if (!r) return fail(r.error());
+  into.insert(into.end(), r->begin(), r->end());
+  return {};
+}
+
+Result<std::string> refuse(const FlagUse& use, const std::string& what) {
+  return fail(kUnimplementedFlag, "flag " + use.spelled + " (" + flag_display(*use.flag) +
+                                      "): " + what + " is not implemented by ibsm yet");
+}
+
+// Applies one flag that sets an option-table row.
+Status apply_option_flag(const FlagUse& use, Options& o) {
+  const OptionRow& row = *use.flag->row;
+  if (row.impl == Impl::kNo) {
+    auto r = refuse(use, std::string(row.key));
+    return fail(r.error());
+  }
+  switch (row.cli.kind) {
+    case CliKind::kSet:
+      o.*std::get<bool Options::*>(row.field) = true;
+      return {};
+    case CliKind::kClear:
+      o.*std::get<bool Options::*>(row.field) = false;
+      return {};
+    default:
+      break;
+  }
+  const IntBase base = row.cli.kind == CliKind::kHexArg ? IntBase::kHex : IntBase::kAuto;
+  auto r = set_value(row, o, use.value, base);
+  if (!r) return fail(kBadValue, "flag " + use.spelled + ": " + r.error().message);
+  return {};
+}
+
+const OptionRow& log_flags_row() {
+  return *find_option("log_flags");
+}
+
+Status apply_special(const FlagUse& use, Options& o) {
+  switch (use.flag->special) {
+    case Special::kOnce:
+      o.once = true;
+      return {};
+    case Special::kPidfile:
+      o.pidfile = use.value;
+      return {};
+    case Special::kVerbose:
+      o.log_flags = static_cast<std::uint8_t>((o.log_flags << 1) | 1);
+      return {};
+    case Special::kAllLogFlags:
+      o.log_flags = 0xFF;
+      o.force_log_flush = true;
+      return {};
+    case Special::kLogFlags: {
+      auto r = set_value(log_flags_row(), o, use.value);
+      if (!r) return fail(kBadValue, "flag " + use.spelled + ": " + r.error().message);
+      return {};
+    }
+    case Special::kDebug: {
+      if (use.value == "2") {
+        o.force_log_flush = true;
+        return {};
+      }
+      auto r = refuse(use, "debug mode " + use.value + " (only -d 2 is supported)");
+      return fail(r.error());
+    }
+    default:
+      return {};  // handled before
+  }
+}
+
+}  // namespace
 
 Environment Environment::from_process() {
   Environment env;
@@ -19,14 +105,75 @@ Environment Environment::from_process() {
 }
 
 Result<Invocation> parse_invocation(int argc, const char* const* argv, const Environment& env) {
-  (void)argc;
-  (void)argv;
-  Run run;
-  if (auto it = env.vars.find("OSM_CACHE_DIR"); it != env.vars.end())
-    run.options.cache_dir = it->second;
-  if (auto it = env.vars.find("OSM_TMP_DIR"); it != env.vars.end())
-    run.options.tmp_dir = it->second;
-  return Invocation{std::move(run)};
+  auto uses = split_command_line(argc, argv);
+  if (!uses) return fail(uses.error());
+
+  std::string config_file, create_config, convert;
+  bool strict = false;
+  for (const FlagUse& use : *uses) {
+    switch (use.flag->special) {
+      case Special::kHelp:
+        return Invocation{ExitNow{0, usage_text(), "", std::nullopt}};
+      case Special::kVersion:
+        return Invocation{ExitNow{0, version_text(), "", std::nullopt}};
+      case Special::kConfig:
+        config_file = use.value;
+        break;
+      case Special::kCreateConfig:
+        create_config = use.value;
+        break;
+      case Special::kStrict:
+        strict = true;
+        break;
+      case Special::kConvert:
+        convert = use.value;
+        break;
+      default:
+        break;
+    }
+  }
+
+  if (!convert.empty()) {
+    Options from_file;
+    auto ws = load_config_file(convert, from_file, strict);
+    if (!ws) return fail(ws.error());
+    return Invocation{ExitNow{0, write_toml(from_file), warnings_text(*ws), std::nullopt}};
+  }
+
+  Options o;
+  o.strict = strict;
+  if (auto it = env.vars.find("OSM_CACHE_DIR"); it != env.vars.end()) o.cache_dir = it->second;
+  if (auto it = env.vars.find("OSM_TMP_DIR"); it != env.vars.end()) o.tmp_dir = it->second;
+
+  std::vector<Warning> warnings;
+  std::error_code ec;
+  if (!env.default_config_file.empty() && env.default_config_file != config_file &&
+      std::filesystem::exists(env.default_config_file, ec)) {
+    if (auto s = append(warnings, load_config_file(env.default_config_file, o, strict)); !s) {
+      return fail(s.error());
+    }
+    o.config_file = env.default_config_file;
+  }
+  if (!config_file.empty()) {
+    if (auto s = append(warnings, load_config_file(config_file, o, strict)); !s) {
+      return fail(s.error());
+    }
+    o.config_file = config_file;
+  }
+
+  for (const FlagUse& use : *uses) {
+    const Status s =
+        use.flag->special == Special::kOption ? apply_option_flag(use, o) : apply_special(use, o);
+    if (!s) return fail(s.error());
+  }
+
+  if (auto w = unimplemented_options_warning(o)) warnings.push_back(*w);
+
+  if (!create_config.empty()) {
+    return Invocation{ExitNow{0, "", warnings_text(warnings),
+                              ExitNow::File{create_config, write_opensm_conf(o)}}};
+  }
+  return Invocation{Run{std::move(o), std::move(warnings)}};
 }
 
 int perform(const ExitNow& e) {
