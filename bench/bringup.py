@@ -4,7 +4,7 @@
 For every fabric and run, a fresh ibsim is started (all ports cold: LID 0,
 state Init), the SM runs once (-o) on the first Hca with an empty cache dir,
 and we record:
-  up      seconds from spawn to "SUBNET UP" in the SM's log (log polled every 5 ms)
+  up      seconds from spawn to "SUBNET UP" in the SM's log (log polled every 20 ms)
   exit    seconds from spawn to process exit
   wire    SMPs the SM put on the wire = PortXmitPkts (extended) of the SM's port,
           read with perfquery from the SM node after the SM exited; ibsim counts
@@ -13,6 +13,8 @@ and we record:
   logged  the SM's own count: ibsm logs "MADs sent N"; OpenSM logs none at the
           default verbosity (-V would distort the timing), shown as "-"
   rss     ru_maxrss of the SM process (wait4)
+  cpu     user+system CPU seconds of the SM process (less sensitive to machine load
+          than wall time; ibsim's own CPU is not included)
 and the lower bound of SMPs a cold bring-up cannot avoid (docs/benchmarks.md).
 The SMs alternate run by run so both see the same machine load.
 
@@ -42,6 +44,7 @@ from ibsimlib import (HarnessError, Ibsm, NetModel, OpenSM, SMProcess, Simulator
                       _wait4, run_tool)
 
 TOPOS = Path("/work/shared/topologies")
+POLL_S = 0.02
 DEFAULT_FABRICS = [TOPOS / "fattree-648.net", TOPOS / "fattree-2048.net",
                    TOPOS / "kary-18-3-5832.net"]
 
@@ -80,16 +83,18 @@ def one_run(sm, fabric: Path, model: NetModel, sm_node: str, workdir: Path, time
         while True:
             if up is None:
                 try:
-                    with open(proc.logfile, "rb") as fh:
-                        fh.seek(pos)
-                        chunk = fh.read()
-                    if b"SUBNET UP" in chunk:
-                        up = time.monotonic() - proc.t_start
-                    pos += max(0, len(chunk) - 16)
+                    if os.stat(proc.logfile).st_size > pos:
+                        with open(proc.logfile, "rb") as fh:
+                            fh.seek(pos)
+                            chunk = fh.read()
+                        if b"SUBNET UP" in chunk:
+                            up = time.monotonic() - proc.t_start
+                        pos += max(0, len(chunk) - 16)
                 except FileNotFoundError:
                     pass
             try:
-                _, _, proc.rusage = _wait4(proc.proc, 0.005)
+                # 20 ms polling: cheap enough not to steal CPU from ibsim and the SM
+                _, _, proc.rusage = _wait4(proc.proc, POLL_S)
                 break
             except subprocess.TimeoutExpired:
                 if time.monotonic() > deadline:
@@ -105,7 +110,8 @@ def one_run(sm, fabric: Path, model: NetModel, sm_node: str, workdir: Path, time
         m = re.search(r"MADs sent (\d+)", log)
         return {"sm": sm.name, "rc": rc, "up": up, "exit": exit_t, "wire": wire,
                 "logged": int(m.group(1)) if m else None,
-                "rss_mb": proc.rusage.ru_maxrss / 1024 if proc.rusage else None}
+                "rss_mb": proc.rusage.ru_maxrss / 1024 if proc.rusage else None,
+                "cpu": proc.rusage.ru_utime + proc.rusage.ru_stime if proc.rusage else None}
     finally:
         proc.kill()
         sim.stop()
@@ -155,11 +161,16 @@ def main(argv=None) -> int:
             for run in range(args.runs):
                 for sm in (sms if run % 2 == 0 else list(reversed(sms))):
                     wd = base / f"{fabric.stem}-{sm.name}-{run}"
-                    r = one_run(sm, fabric, model, sm_node, wd, args.timeout)
+                    try:
+                        r = one_run(sm, fabric, model, sm_node, wd, args.timeout)
+                    except HarnessError as e:  # hung or broken run: record it, go on
+                        print(f"#   run {run} {sm.name}: FAILED: {str(e)[:500]}", file=sys.stderr)
+                        r = {"sm": sm.name, "rc": None, "up": None, "exit": None, "cpu": None,
+                             "wire": None, "logged": None, "rss_mb": None}
                     r.update(fabric=fabric.name, run=run, bound=lb)
                     results.append(r)
                     print(f"#   run {run} {sm.name}: rc {r['rc']} up {fmt(r['up'])}s exit "
-                          f"{fmt(r['exit'])}s wire {r['wire']} logged {r['logged']} "
+                          f"{fmt(r['exit'])}s cpu {fmt(r['cpu'])}s wire {r['wire']} logged {r['logged']} "
                           f"rss {fmt(r['rss_mb'], '.0f')} MB", file=sys.stderr)
                     if not args.keep:
                         shutil.rmtree(wd, ignore_errors=True)
@@ -168,30 +179,30 @@ def main(argv=None) -> int:
             shutil.rmtree(base, ignore_errors=True)
 
     print(f"\nCold bring-up, median of {args.runs} run(s); {os.cpu_count()} CPUs; "
-          f"{time.strftime('%Y-%m-%d %H:%M')}\n")
-    print("| fabric | SM | runs ok | SUBNET UP s | exit s | SMPs on wire | SMPs logged | "
+          f"{time.strftime('%Y-%m-%d %H:%M')}; load average {os.getloadavg()[0]:.1f}\n")
+    print("| fabric | SM | runs ok | SUBNET UP s | exit s | SM CPU s | SMPs on wire | SMPs logged | "
           "lower bound (wire) | peak RSS MB |")
-    print("|---|---|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|---|---|")
     table = {}
     for fabric in dict.fromkeys(r["fabric"] for r in results):
         for sm in sms:
             rs = [r for r in results if r["fabric"] == fabric and r["sm"] == sm.name]
             ok = [r for r in rs if r["rc"] == 0 and r["up"] is not None]
-            row = {k: median([r[k] for r in ok]) for k in ("up", "exit", "wire", "logged", "rss_mb")}
+            row = {k: median([r[k] for r in ok]) for k in ("up", "exit", "cpu", "wire", "logged", "rss_mb")}
             table[(fabric, sm.name)] = row
             lb = rs[0]["bound"]
             print(f"| {fabric} | {sm.name} | {len(ok)}/{len(rs)} | {fmt(row['up'])} | "
-                  f"{fmt(row['exit'])} | {fmt(row['wire'], '.0f')} | {fmt(row['logged'], '.0f')} | "
+                  f"{fmt(row['exit'])} | {fmt(row['cpu'])} | {fmt(row['wire'], '.0f')} | {fmt(row['logged'], '.0f')} | "
                   f"{lb['total']} ({lb['wire']}) | {fmt(row['rss_mb'], '.0f')} |")
     if len(sms) == 2:
-        print("\n| fabric | ibsm/OpenSM time to SUBNET UP | SMPs on wire | peak RSS |")
-        print("|---|---|---|---|")
+        print("\n| fabric | ibsm/OpenSM time to SUBNET UP | SM CPU | SMPs on wire | peak RSS |")
+        print("|---|---|---|---|---|")
         for fabric in dict.fromkeys(r["fabric"] for r in results):
             o, i = table[(fabric, "opensm")], table[(fabric, "ibsm")]
 
             def ratio(k):
                 return "-" if not o[k] or i[k] is None else f"{i[k] / o[k]:.2f}"
-            print(f"| {fabric} | {ratio('up')} | {ratio('wire')} | {ratio('rss_mb')} |")
+            print(f"| {fabric} | {ratio('up')} | {ratio('cpu')} | {ratio('wire')} | {ratio('rss_mb')} |")
     if args.json:
         args.json.write_text(json.dumps(results, indent=1))
     return 0

@@ -559,4 +559,4 @@ def _wait4(proc: subprocess.Popen, timeout: float):
             return pid, status, ru
         if time.monotonic() >= deadline:
             raise subprocess.TimeoutExpired(proc.args, timeout)
-        time.sleep(0.005)
+        time.sleep(min(0.005, timeout))
