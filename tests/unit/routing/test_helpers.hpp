@@ -1,0 +1,46 @@
+// Small helpers shared by the routing tests.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <string>
+
+#include "routing/engine.hpp"
+#include "tests/support/fabric.hpp"
+#include "tests/support/net_file.hpp"
+#include "tests/support/to_routing.hpp"
+
+namespace ibsm::routing::test {
+
+// Directory of the shared benchmark fabrics (IBSM_TOPOLOGIES_DIR overrides the default).
+inline std::string topologies_dir() {
+  const char* env = std::getenv("IBSM_TOPOLOGIES_DIR");
+  return env != nullptr ? env : IBSM_TOPOLOGIES_DIR;
+}
+
+inline std::string shared_net(const std::string& name) {
+  return topologies_dir() + "/" + name;
+}
+
+inline bool have_file(const std::string& path) {
+  return std::filesystem::exists(path);
+}
+
+inline Routes route_with(const Topology& topo, std::string_view engine = "minhop") {
+  auto e = make_engine(engine);
+  EXPECT_NE(e, nullptr);
+  if (!e) return {};
+  auto r = e->route(topo);
+  EXPECT_TRUE(r.ok()) << (r.ok() ? "" : to_string(r.error()));
+  return r.ok() ? std::move(r).value() : Routes{};
+}
+
+inline testsupport::Fabric parse_or_fail(std::string_view net) {
+  auto f = testsupport::parse_net(net, "inline.net");
+  EXPECT_TRUE(f.ok()) << (f.ok() ? "" : to_string(f.error()));
+  return f.ok() ? std::move(f).value() : testsupport::Fabric{};
+}
+
+}  // namespace ibsm::routing::test
