@@ -6,7 +6,7 @@ node and port.  Tests add the fabric and the SM to the assertion message.
 
 from __future__ import annotations
 
-from ibsimlib import (NetModel, Simulator, Topology, parse_iblinkinfo, parse_ibroute,
+from ibsimlib import (HarnessError, NetModel, Simulator, Topology, parse_iblinkinfo, parse_ibroute,
                       parse_ibtracert, parse_sminfo, run_tool)
 
 MAX_HOPS = 64
@@ -199,6 +199,14 @@ def full_check(sim: Simulator, judge: str, model: NetModel, sm_node: str, *,
     if tracert and not problems:
         problems += check_tracert(sim, judge, topo)
     return topo, problems
+
+
+def guarded_full_check(*args, **kw) -> tuple[Topology | None, list[str]]:
+    """full_check, with a failing judge reported as a problem instead of raised."""
+    try:
+        return full_check(*args, **kw)
+    except HarnessError as e:
+        return None, [f"judge failed: {e}"]
 
 
 def lid_map(topo: Topology) -> dict[str, int]:

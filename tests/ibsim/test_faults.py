@@ -11,7 +11,7 @@ import pytest
 
 import checks
 from conftest import FAULT_FABRICS
-from ibsimlib import HarnessError, SMProcess
+from ibsimlib import SMProcess
 
 UP_TIMEOUT = float(os.environ.get("IBSIM_UP_TIMEOUT", "60"))
 SETTLE_TIMEOUT = float(os.environ.get("IBSIM_SETTLE_TIMEOUT", "60"))
@@ -35,12 +35,9 @@ def settle(proc: SMProcess, sim, fabric, model, timeout: float, what: str):
     while True:
         attempt += 1
         assert proc.alive(), f"{_where(fabric, proc.sm, what)} SM exited\n{proc.tail()}"
-        try:
-            # ibtracert is left to test_bringup; the LFT walk covers every route here
-            _, problems = checks.full_check(sim, fabric.judge, model, fabric.sm_node, sminfo=True,
-                                            tracert=False)
-        except HarnessError as e:  # e.g. ibroute cannot reach a switch yet
-            problems = [str(e)]
+        # ibtracert is left to test_bringup; the LFT walk covers every route here
+        _, problems = checks.guarded_full_check(sim, fabric.judge, model, fabric.sm_node,
+                                                sminfo=True, tracert=False)
         if not problems:
             if os.environ.get("IBSIM_VERBOSE"):
                 print(f"{_where(fabric, proc.sm, what)} settled after {attempt} judgement(s)")
