@@ -1,0 +1,728 @@
+#include "tests/fake/fake_fabric.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+#include "mad/attr/forwarding_table.hpp"
+#include "mad/attr/node_description.hpp"
+#include "mad/attr/pkey_table.hpp"
+
+namespace ibsm::fake {
+
+namespace {
+
+constexpr std::uint16_t kStatusD = 0x8000;  // DR SMP direction bit in the status word
+
+void put16(std::uint8_t* p, std::uint16_t v) {
+  p[0] = static_cast<std::uint8_t>(v >> 8);
+  p[1] = static_cast<std::uint8_t>(v);
+}
+
+std::uint16_t get16(const std::uint8_t* p) {
+  return static_cast<std::uint16_t>((p[0] << 8) | p[1]);
+}
+
+std::string where(const FakeNode& n, PortNum p) {
+  return n.id + "/" + std::to_string(p);
+}
+
+}  // namespace
+
+mad::PortInfo decode_port_info_unchecked(mad::ConstPayload p) {
+  mad::PortInfo pi;
+  mad::PortInfo::fields(pi,
+                        [&](MAD_FIELDS f, auto& member) { mad::detail::get_field(p, f, member); });
+  return pi;
+}
+
+std::optional<mad::PortInfo> apply_port_info_set(const mad::PortInfo& cur, const mad::PortInfo& req,
+                                                 bool lid_holder, bool physical) {
+  using mad::PortState;
+  mad::PortInfo next = cur;
+  // PortState (IBA 14.2.5.6, table 155; 7.2 link state machine): the SM may ask for
+  // Down (link retrains: back to Init), Armed from Init, Active from Armed. X -> X and
+  // any other change is invalid. Port 0 of a switch has no link state to set.
+  if (req.port_state != PortState::kNoChange) {
+    if (!physical) return std::nullopt;
+    switch (req.port_state) {
+      case PortState::kDown:
+        if (cur.port_state == PortState::kDown) return std::nullopt;
+        next.port_state = PortState::kInit;
+        break;
+      case PortState::kArmed:
+        if (cur.port_state != PortState::kInit) return std::nullopt;
+        next.port_state = PortState::kArmed;
+        break;
+      case PortState::kActive:
+        if (cur.port_state != PortState::kArmed) return std::nullopt;
+        next.port_state = PortState::kActive;
+        break;
+      default:
+        return std::nullopt;
+    }
+  }
+  if (lid_holder) {
+    // Unicast LIDs only (IBA 4.1.3); 0 means "not assigned".
+    if (req.lid >= mad::kFirstMulticastLid || req.master_sm_lid >= mad::kFirstMulticastLid)
+      return std::nullopt;
+    next.lid = req.lid;
+    next.lmc = req.lmc;
+    next.master_sm_lid = req.master_sm_lid;
+    next.master_sm_sl = req.master_sm_sl;
+    next.m_key = req.m_key;
+    next.gid_prefix = req.gid_prefix;
+    next.m_key_lease_period = req.m_key_lease_period;
+    next.m_key_protect_bits = req.m_key_protect_bits;
+    next.subnet_timeout = req.subnet_timeout;
+  }
+  if (physical) {
+    // NeighborMTU 1..MTUCap; OperationalVLs 0 = no change, else at most VLCap.
+    if (req.neighbor_mtu == 0 || req.neighbor_mtu > cur.mtu_cap) return std::nullopt;
+    if (req.operational_vls > cur.vl_cap) return std::nullopt;
+    next.neighbor_mtu = req.neighbor_mtu;
+    if (req.operational_vls != 0) next.operational_vls = req.operational_vls;
+    next.hoq_life = req.hoq_life;
+    next.vl_stall_count = req.vl_stall_count;
+    next.vl_high_limit = req.vl_high_limit;
+    // 0 = no change; 255 (width) and 15 (speed) = everything supported.
+    if (req.link_width_enabled == 255) {
+      next.link_width_enabled = cur.link_width_supported;
+    } else if (req.link_width_enabled != 0) {
+      next.link_width_enabled = req.link_width_enabled;
+    }
+    if (req.link_speed_enabled == 15) {
+      next.link_speed_enabled = cur.link_speed_supported;
+    } else if (req.link_speed_enabled != 0) {
+      next.link_speed_enabled = req.link_speed_enabled;
+    }
+  }
+  next.client_reregister = false;  // an event, not state: always reads 0
+  return next;
+}
+
+FakeFabric::FakeFabric(const testsupport::Fabric& description, FakeClock& clock,
+                       FakeOptions options)
+    : clock_(clock), options_(std::move(options)), rng_(options_.seed) {
+  nodes_.reserve(description.nodes.size());
+  for (const auto& d : description.nodes) {
+    FakeNode n;
+    n.id = d.id;
+    n.description = d.description;
+    n.info.base_version = 1;
+    n.info.class_version = 1;
+    n.info.node_type = d.type == testsupport::NodeType::kSwitch   ? mad::NodeType::kSwitch
+                       : d.type == testsupport::NodeType::kRouter ? mad::NodeType::kRouter
+                                                                  : mad::NodeType::kCa;
+    n.info.num_ports = d.num_ports;
+    n.info.system_image_guid = d.system_guid != 0 ? d.system_guid : d.node_guid;
+    n.info.node_guid = d.node_guid;
+    n.info.port_guid = d.node_guid;
+    n.info.partition_cap = options_.partition_cap;
+    n.info.device_id = n.is_switch() ? 0xb924 : 0x1003;
+    n.info.vendor_id = 0x0002c9;
+    n.ports.resize(static_cast<std::size_t>(d.num_ports) + 1);
+    nodes_.push_back(std::move(n));
+  }
+  for (const auto& c : description.cables) {
+    nodes_[c.a.node].ports[c.a.port].cable = PortRef{c.b.node, c.b.port};
+    nodes_[c.b.node].ports[c.b.port].cable = PortRef{c.a.node, c.a.port};
+  }
+  sm_port_ = options_.sm_port;
+  bool found = false;
+  for (std::uint32_t i = 0; i < nodes_.size() && !found; ++i) {
+    if (options_.sm_node.empty() ? !nodes_[i].is_switch() : nodes_[i].id == options_.sm_node) {
+      sm_node_ = i;
+      found = true;
+    }
+  }
+  if (!found) {
+    std::fprintf(stderr, "FakeFabric: no node for the SM ('%s')\n", options_.sm_node.c_str());
+    std::abort();
+  }
+  if (nodes_[sm_node_].is_switch()) sm_port_ = 0;
+  reset_cold();
+}
+
+std::uint32_t FakeFabric::index(const std::string& id) const {
+  for (std::uint32_t i = 0; i < nodes_.size(); ++i)
+    if (nodes_[i].id == id) return i;
+  std::fprintf(stderr, "FakeFabric: unknown node '%s'\n", id.c_str());
+  std::abort();
+}
+
+void FakeFabric::cold_port(FakeNode& n, PortNum p) {
+  FakePort& port = n.ports[p];
+  mad::PortInfo& pi = port.info;
+  pi = mad::PortInfo{};
+  pi.gid_prefix = 0xfe80000000000000ULL;
+  pi.local_port_num = p;
+  pi.link_width_enabled = 3;
+  pi.link_width_supported = 3;
+  pi.link_width_active = 2;
+  pi.link_speed_supported = 1;
+  pi.link_speed_active = 1;
+  pi.link_speed_enabled = 1;
+  pi.mtu_cap = n.is_switch() ? options_.switch_mtu_cap : options_.ca_mtu_cap;
+  pi.vl_cap = n.is_switch() ? options_.switch_vl_cap : options_.ca_vl_cap;
+  pi.neighbor_mtu = 1;
+  pi.operational_vls = 1;
+  pi.guid_cap = 1;
+  pi.vl_arbitration_high_cap = 8;
+  pi.vl_arbitration_low_cap = 8;
+  if (!n.is_switch() && p != 0) pi.capability_mask = mad::kCapIsClientReregSupported;
+  const bool connected =
+      port.cable.has_value() && port.link_ok && !n.gone && !nodes_[port.cable->node].gone;
+  if (n.is_switch() && p == 0) {
+    pi.port_state = mad::PortState::kActive;  // the management port is always usable
+    pi.phys_state = mad::PhysState::kLinkUp;
+  } else if (connected) {
+    pi.port_state = mad::PortState::kInit;
+    pi.phys_state = mad::PhysState::kLinkUp;
+  } else {
+    pi.port_state = mad::PortState::kDown;
+    pi.phys_state = mad::PhysState::kPolling;
+  }
+  port.pkeys.assign(options_.partition_cap, 0);
+  if (!port.pkeys.empty()) port.pkeys[0] = 0xffff;
+}
+
+void FakeFabric::reset_cold() {
+  for (FakeNode& n : nodes_) {
+    for (PortNum p = 0; p <= n.num_ports(); ++p) {
+      if (!n.is_switch() && p == 0) continue;
+      cold_port(n, p);
+    }
+    if (n.is_switch()) {
+      mad::SwitchInfo si;
+      si.linear_fdb_cap = options_.linear_fdb_cap;
+      si.multicast_fdb_cap = 256;
+      si.linear_fdb_top = 0;
+      si.life_time_value = 0x12;
+      si.port_state_change = true;  // ports came up from Down
+      si.partition_enforcement_cap = options_.partition_cap;
+      si.inbound_enforcement_cap = true;
+      si.outbound_enforcement_cap = true;
+      n.switch_info = si;
+      n.lft.assign(options_.linear_fdb_cap, 0xFF);
+    }
+  }
+  if (!nodes_[sm_node_].is_switch()) {
+    nodes_[sm_node_].ports[sm_port_].info.capability_mask |= mad::kCapIsSm;
+  }
+}
+
+std::optional<PortRef> FakeFabric::peer(std::uint32_t node, PortNum port) const {
+  const FakeNode& n = nodes_[node];
+  if (port == 0 || port > n.num_ports()) return std::nullopt;
+  return n.ports[port].cable;
+}
+
+bool FakeFabric::link_usable(std::uint32_t node, PortNum port) const {
+  const FakeNode& n = nodes_[node];
+  if (port == 0 || port > n.num_ports() || n.gone) return false;
+  const FakePort& p = n.ports[port];
+  return p.cable && p.link_ok && !nodes_[p.cable->node].gone &&
+         p.info.port_state != mad::PortState::kDown;
+}
+
+void FakeFabric::flag_port_state_change(std::uint32_t node) {
+  if (nodes_[node].switch_info) nodes_[node].switch_info->port_state_change = true;
+}
+
+void FakeFabric::port_went_down(std::uint32_t node, PortNum port) {
+  mad::PortInfo& pi = nodes_[node].ports[port].info;
+  pi.port_state = mad::PortState::kDown;
+  pi.phys_state = mad::PhysState::kPolling;
+  flag_port_state_change(node);
+}
+
+void FakeFabric::set_link(std::uint32_t node, PortNum port, bool up) {
+  FakePort& p = nodes_[node].ports[port];
+  if (!p.cable) return;
+  const PortRef other = *p.cable;
+  p.link_ok = up;
+  nodes_[other.node].ports[other.port].link_ok = up;
+  for (PortRef end : {PortRef{node, port}, other}) {
+    if (up) {
+      if (nodes_[end.node].gone) continue;
+      mad::PortInfo& pi = nodes_[end.node].ports[end.port].info;
+      pi.port_state = mad::PortState::kInit;
+      pi.phys_state = mad::PhysState::kLinkUp;
+      pi.neighbor_mtu = 1;
+      pi.operational_vls = 1;
+      flag_port_state_change(end.node);
+    } else {
+      port_went_down(end.node, end.port);
+    }
+  }
+}
+
+void FakeFabric::vanish(std::uint32_t node) {
+  FakeNode& n = nodes_[node];
+  n.gone = true;
+  for (PortNum p = 1; p <= n.num_ports(); ++p) {
+    if (!n.ports[p].cable) continue;
+    port_went_down(node, p);
+    port_went_down(n.ports[p].cable->node, n.ports[p].cable->port);
+  }
+}
+
+void FakeFabric::link_down_after(std::uint32_t node, PortNum port, std::uint64_t requests) {
+  link_events_.push_back({node, port, stats_.requests + requests});
+}
+
+void FakeFabric::clear_faults() {
+  for (FakeNode& n : nodes_)
+    n.faults = NodeFaults{};
+  loss_rate_ = 0;
+  lose_nth_.clear();
+  link_events_.clear();
+}
+
+mad::PortInfo FakeFabric::port_info(std::uint32_t node, PortNum port) const {
+  const FakeNode& n = nodes_[node];
+  mad::PortInfo pi = n.ports[port].info;
+  if (n.is_switch() && port != 0) {
+    const mad::PortInfo& p0 = n.ports[0].info;
+    pi.lid = p0.lid;
+    pi.lmc = p0.lmc;
+    pi.master_sm_lid = p0.master_sm_lid;
+    pi.m_key = p0.m_key;
+    pi.gid_prefix = p0.gid_prefix;
+    pi.subnet_timeout = p0.subnet_timeout;
+  }
+  return pi;
+}
+
+mad::LocalPort FakeFabric::local_port() const {
+  const FakeNode& n = nodes_[sm_node_];
+  const mad::PortInfo pi = port_info(sm_node_, sm_port_);
+  mad::LocalPort lp;
+  lp.ca_name = "fake0";
+  lp.port_num = sm_port_;
+  lp.node_guid = n.info.node_guid;
+  lp.port_guid = n.is_switch() ? n.info.node_guid : n.info.node_guid + sm_port_;
+  lp.lid = pi.lid;
+  lp.sm_lid = pi.master_sm_lid;
+  lp.lmc = pi.lmc;
+  lp.state = pi.port_state;
+  lp.phys_state = static_cast<std::uint8_t>(pi.phys_state);
+  return lp;
+}
+
+bool FakeFabric::holds_lid(std::uint32_t node, PortNum port, Lid lid) const {
+  const FakeNode& n = nodes_[node];
+  if (n.is_switch() && port != 0) return false;
+  const mad::PortInfo& pi = n.ports[port].info;
+  return pi.lid != 0 && lid >= pi.lid && lid < pi.lid + (1u << pi.lmc);
+}
+
+// IBA 14.2.2.2 / C14-9: the outgoing part of a directed route. The SM's node sends
+// out of InitialPath[1] (for a CA that must be the SM's own port); every node reached
+// with HopPointer < HopCount forwards out of InitialPath[HopPointer + 1] and only
+// switches do; the node reached at HopPointer == HopCount processes the SMP.
+std::optional<FakeFabric::Arrival> FakeFabric::route_directed(const mad::Smp& smp) const {
+  const auto& b = smp.bytes();
+  if (get16(b.data() + 32) != mad::kPermissiveLid || get16(b.data() + 34) != mad::kPermissiveLid)
+    return std::nullopt;  // LID-routed parts of a DR SMP are not modelled
+  const unsigned hop_count = smp.hop_count();
+  const std::uint8_t* path = b.data() + 128;
+  Arrival a;
+  a.node = sm_node_;
+  a.port = sm_port_;
+  if (hop_count == 0) return a;
+  if (!nodes_[sm_node_].is_switch() && path[1] != sm_port_) return std::nullopt;
+  for (unsigned hop = 1; hop <= hop_count; ++hop) {
+    const FakeNode& here = nodes_[a.node];
+    if (hop > 1 && (!here.is_switch() || here.faults.silent)) return std::nullopt;
+    const PortNum out = path[hop];
+    if (!link_usable(a.node, out)) return std::nullopt;
+    const PortRef next = *here.ports[out].cable;
+    if (!link_usable(next.node, next.port)) return std::nullopt;
+    a.node = next.node;
+    a.port = next.port;
+    a.return_path[hop] = next.port;
+  }
+  return a;
+}
+
+LidRoute FakeFabric::follow_lid(std::uint32_t from, Lid dlid) const {
+  LidRoute r;
+  std::uint32_t cur = from;
+  for (; r.hops <= 64; ++r.hops) {
+    const FakeNode& n = nodes_[cur];
+    if (n.gone) {
+      r.error = "reached vanished node " + n.id;
+      return r;
+    }
+    if (!n.is_switch()) {
+      r.error = "reached CA " + n.id + " which does not hold LID " + std::to_string(dlid);
+      return r;
+    }
+    if (holds_lid(cur, 0, dlid)) {
+      r.reached = PortRef{cur, 0};
+      return r;
+    }
+    const PortNum out = dlid < n.lft.size() ? n.lft[dlid] : PortNum{0xFF};
+    if (out == 0 || out > n.num_ports()) {
+      r.error = "switch " + n.id + " has no route (entry " + std::to_string(out) + ")";
+      return r;
+    }
+    if (!link_usable(cur, out)) {
+      r.error = "switch " + n.id + " routes to port " + std::to_string(out) + " whose link is down";
+      return r;
+    }
+    const PortRef next = *n.ports[out].cable;
+    if (!nodes_[next.node].is_switch()) {
+      if (holds_lid(next.node, next.port, dlid)) {
+        r.reached = next;
+        ++r.hops;
+        return r;
+      }
+      r.error = "switch " + n.id + " port " + std::to_string(out) + " leads to " +
+                where(nodes_[next.node], next.port) + " which does not hold LID " +
+                std::to_string(dlid);
+      return r;
+    }
+    cur = next.node;
+  }
+  r.error = "loop: more than 64 hops";
+  return r;
+}
+
+std::optional<FakeFabric::Arrival> FakeFabric::route_lid(Lid dlid) const {
+  Arrival a;
+  a.node = sm_node_;
+  a.port = sm_port_;
+  if (holds_lid(sm_node_, sm_port_, dlid)) return a;
+  std::uint32_t first_switch = sm_node_;
+  if (!nodes_[sm_node_].is_switch()) {
+    if (!link_usable(sm_node_, sm_port_)) return std::nullopt;
+    const PortRef next = *nodes_[sm_node_].ports[sm_port_].cable;
+    if (!nodes_[next.node].is_switch()) {
+      if (!holds_lid(next.node, next.port, dlid)) return std::nullopt;
+      a.node = next.node;
+      a.port = next.port;
+      return a;
+    }
+    first_switch = next.node;
+  }
+  const LidRoute r = follow_lid(first_switch, dlid);
+  if (!r.reached) return std::nullopt;
+  a.node = r.reached->node;
+  a.port = r.reached->port;
+  return a;
+}
+
+std::vector<std::string> FakeFabric::check_routes(std::size_t* routes) const {
+  std::vector<std::string> problems;
+  std::size_t checked = 0;
+  for (std::uint32_t s = 0; s < nodes_.size(); ++s) {
+    if (!nodes_[s].is_switch() || nodes_[s].gone) continue;
+    for (std::uint32_t t = 0; t < nodes_.size(); ++t) {
+      const FakeNode& target = nodes_[t];
+      if (target.gone) continue;
+      for (PortNum p = 0; p <= target.num_ports(); ++p) {
+        const bool lid_holder = target.is_switch() ? p == 0 : p != 0;
+        if (!lid_holder) continue;
+        if (!target.is_switch() && !link_usable(t, p)) continue;
+        const mad::PortInfo& pi = target.ports[p].info;
+        if (pi.lid == 0) {
+          problems.push_back(where(target, p) + " has no LID");
+          continue;
+        }
+        for (unsigned l = pi.lid; l < pi.lid + (1u << pi.lmc); ++l) {
+          ++checked;
+          const LidRoute r = follow_lid(s, static_cast<Lid>(l));
+          if (!r.reached || !(*r.reached == PortRef{t, p})) {
+            problems.push_back(
+                nodes_[s].id + " -> LID " + std::to_string(l) + " (" + where(target, p) + "): " +
+                (r.reached ? "reached " + where(nodes_[r.reached->node], r.reached->port)
+                           : r.error));
+          }
+        }
+      }
+    }
+  }
+  if (routes != nullptr) *routes = checked;
+  return problems;
+}
+
+std::vector<std::string> FakeFabric::inactive_ports() const {
+  std::vector<std::string> out;
+  for (std::uint32_t i = 0; i < nodes_.size(); ++i) {
+    const FakeNode& n = nodes_[i];
+    if (n.gone) continue;
+    for (PortNum p = 1; p <= n.num_ports(); ++p) {
+      if (!link_usable(i, p)) continue;
+      if (n.ports[p].info.port_state != mad::PortState::kActive) {
+        out.push_back(where(n, p) + " is " +
+                      std::string(mad::port_state_name(n.ports[p].info.port_state)));
+      }
+    }
+  }
+  return out;
+}
+
+FakeFabric::Answer FakeFabric::port_info_request(FakeNode& n, PortNum in_port,
+                                                 const mad::Smp& req) {
+  Answer a;
+  std::copy(req.data().begin(), req.data().end(), a.data.begin());
+  const std::uint32_t mod = req.attr_mod();
+  PortNum port = 0;
+  if (n.is_switch()) {
+    if (mod > n.num_ports()) {
+      a.status = mad::kStatusInvalidValue;
+      return a;
+    }
+    port = static_cast<PortNum>(mod);
+  } else {
+    // A CA answers for the port the SMP arrived on (modifier 0) or the port named.
+    if (mod > n.num_ports()) {
+      a.status = mad::kStatusInvalidValue;
+      return a;
+    }
+    port = mod == 0 ? in_port : static_cast<PortNum>(mod);
+  }
+  const auto idx = static_cast<std::uint32_t>(&n - nodes_.data());
+  if (req.method() == mad::Method::kSet) {
+    const mad::PortInfo want = decode_port_info_unchecked(req.data());
+    const bool lid_holder = n.is_switch() ? port == 0 : true;
+    auto next = apply_port_info_set(n.ports[port].info, want, lid_holder, port != 0);
+    if (!next) {
+      a.status = mad::kStatusInvalidValue;
+    } else {
+      if (want.port_state == mad::PortState::kDown) flag_port_state_change(idx);
+      n.ports[port].info = *next;
+    }
+  }
+  mad::PortInfo out = port_info(idx, port);
+  out.local_port_num = in_port;
+  mad::encode(out, mad::Payload(a.data));
+  return a;
+}
+
+FakeFabric::Answer FakeFabric::answer(FakeNode& n, PortNum in_port, const mad::Smp& req) {
+  Answer a;
+  std::copy(req.data().begin(), req.data().end(), a.data.begin());
+  const bool get = req.method() == mad::Method::kGet;
+  const bool set = req.method() == mad::Method::kSet;
+  if (!get && !set) {
+    a.status = mad::kStatusMethodUnsupported;
+    return a;
+  }
+  const std::uint32_t mod = req.attr_mod();
+  switch (req.attr_id()) {
+    case mad::AttrId::kNodeInfo: {
+      if (!get) break;
+      mad::NodeInfo info = n.info;
+      info.local_port_num = in_port;
+      info.port_guid = n.is_switch() ? n.info.node_guid : n.info.node_guid + in_port;
+      mad::encode(info, mad::Payload(a.data));
+      return a;
+    }
+    case mad::AttrId::kNodeDescription: {
+      if (!get) break;
+      mad::encode(mad::NodeDescription{n.description}, mad::Payload(a.data));
+      return a;
+    }
+    case mad::AttrId::kPortInfo:
+      return port_info_request(n, in_port, req);
+    case mad::AttrId::kSwitchInfo: {
+      if (!n.switch_info) break;
+      if (set) {
+        // IBA 14.2.5.4: LinearFDBTop and LifeTimeValue are writable; PortStateChange is
+        // cleared by writing 1; the rest is read-only.
+        mad::SwitchInfo want;
+        mad::SwitchInfo::fields(want, [&](MAD_FIELDS f, auto& member) {
+          mad::detail::get_field(req.data(), f, member);
+        });
+        if (want.linear_fdb_top >= n.switch_info->linear_fdb_cap) {
+          a.status = mad::kStatusInvalidValue;
+        } else {
+          n.switch_info->linear_fdb_top = want.linear_fdb_top;
+          n.switch_info->life_time_value = want.life_time_value;
+          if (want.port_state_change) n.switch_info->port_state_change = false;
+        }
+      }
+      mad::encode(*n.switch_info, mad::Payload(a.data));
+      return a;
+    }
+    case mad::AttrId::kLinearForwardingTable: {
+      if (!n.switch_info) break;
+      const std::size_t first = static_cast<std::size_t>(mod) * mad::LftBlock::kEntries;
+      if (mod > 0xffff || first >= n.lft.size()) {
+        a.status = mad::kStatusInvalidValue;
+        return a;
+      }
+      if (set) {
+        for (std::size_t e = 0; e < mad::LftBlock::kEntries && first + e < n.lft.size(); ++e)
+          n.lft[first + e] = req.data()[e];
+      }
+      mad::LftBlock b;
+      for (std::size_t e = 0; e < mad::LftBlock::kEntries; ++e)
+        b.ports[e] = first + e < n.lft.size() ? n.lft[first + e] : PortNum{0xFF};
+      mad::encode(b, mad::Payload(a.data));
+      return a;
+    }
+    case mad::AttrId::kPKeyTable: {
+      const PortNum port = n.is_switch() ? static_cast<PortNum>(mod >> 16) : in_port;
+      const std::size_t block = mod & 0xffff;
+      if (port > n.num_ports() || (!n.is_switch() && port == 0)) {
+        a.status = mad::kStatusInvalidValue;
+        return a;
+      }
+      auto& table = n.ports[port].pkeys;
+      const std::size_t first = block * mad::PKeyBlock::kEntries;
+      if (first >= table.size()) {
+        a.status = mad::kStatusInvalidValue;
+        return a;
+      }
+      if (set) {
+        const auto b = mad::PKeyBlock::decode_payload(req.data());
+        for (std::size_t e = 0; e < mad::PKeyBlock::kEntries && first + e < table.size(); ++e)
+          table[first + e] = b.pkeys[e];
+      }
+      mad::PKeyBlock b;
+      for (std::size_t e = 0; e < mad::PKeyBlock::kEntries && first + e < table.size(); ++e)
+        b.pkeys[e] = table[first + e];
+      mad::encode(b, mad::Payload(a.data));
+      return a;
+    }
+    default:
+      break;
+  }
+  a.status = mad::kStatusAttrUnsupported;
+  return a;
+}
+
+void FakeFabric::spoil(const FakeNode& n, mad::IncomingMad& in) {
+  auto& b = in.bytes;
+  switch (n.faults.garbage) {
+    case Garbage::kNone:
+      return;
+    case Garbage::kBadNodeInfo:
+      if (get16(b.data() + 16) == static_cast<std::uint16_t>(mad::AttrId::kNodeInfo)) {
+        b[64 + 3] = 0;                                           // NumPorts
+        std::fill(b.begin() + 64 + 12, b.begin() + 64 + 28, 0);  // NodeGUID, PortGUID
+      }
+      return;
+    case Garbage::kWrongAttribute:
+      put16(b.data() + 16, get16(b.data() + 16) == 0x0020 ? 0x0011 : 0x0020);
+      return;
+    case Garbage::kShortMad:
+      in.length = 40;
+      std::fill(b.begin() + 40, b.end(), 0);
+      return;
+    case Garbage::kNotAnSmp:
+      b[2] = 2;
+      return;
+    case Garbage::kRandomPayload:
+      for (std::size_t i = 64; i < 128; ++i)
+        b[i] = static_cast<std::uint8_t>(rng_());
+      return;
+    case Garbage::kErrorStatus: {
+      const std::uint16_t d = b[1] == mad::kClassSmiDirected ? kStatusD : 0;
+      put16(b.data() + 4, static_cast<std::uint16_t>(d | mad::kStatusInvalidValue));
+      return;
+    }
+  }
+}
+
+void FakeFabric::deliver(mad::IncomingMad in, std::chrono::milliseconds latency) {
+  inbox_.emplace(clock_.now() + latency, std::move(in));
+}
+
+Status FakeFabric::send(const mad::OutgoingMad& out) {
+  auto parsed = mad::Smp::parse(out.bytes);
+  if (!parsed.ok()) return {};  // the wire eats it
+  const mad::Smp& req = *parsed;
+  const auto method = req.method();
+  if (method != mad::Method::kGet && method != mad::Method::kSet) {
+    sm_responses_.push_back(req);  // GetResp, TrapRepress, ... from the SM
+    return {};
+  }
+  ++stats_.requests;
+  ++stats_.by_kind[{method, req.attr_id()}];
+
+  for (auto it = link_events_.begin(); it != link_events_.end();) {
+    if (stats_.requests > it->after) {
+      set_link(it->node, it->port, false);
+      it = link_events_.erase(it);
+    } else {
+      ++it;
+    }
+  }
+  if (std::find(lose_nth_.begin(), lose_nth_.end(), stats_.requests) != lose_nth_.end()) {
+    ++stats_.dropped;
+    return {};
+  }
+
+  const auto arrival = req.directed() ? route_directed(req) : route_lid(out.dlid);
+  if (!arrival) {
+    ++stats_.lost;
+    return {};
+  }
+  FakeNode& n = nodes_[arrival->node];
+  if (n.gone || n.faults.silent) {
+    ++stats_.lost;
+    return {};
+  }
+  const Answer ans = answer(n, arrival->port, req);
+
+  mad::Smp resp = req.response(mad::ConstPayload(ans.data));
+  mad::IncomingMad in;
+  in.bytes = resp.bytes();
+  in.length = mad::kMadSize;
+  if (req.directed()) {
+    put16(in.bytes.data() + 4, static_cast<std::uint16_t>(kStatusD | ans.status));
+    std::copy(arrival->return_path.begin(), arrival->return_path.end(), in.bytes.begin() + 192);
+    in.slid = mad::kPermissiveLid;
+  } else {
+    put16(in.bytes.data() + 4, ans.status);
+    const mad::PortInfo pi = port_info(arrival->node, arrival->port);
+    in.slid = pi.lid;
+  }
+  // The kernel owns TID bits 32-63 (hi_tid) and hands them back in the response.
+  put16(in.bytes.data() + 8, static_cast<std::uint16_t>(options_.hi_tid >> 16));
+  put16(in.bytes.data() + 10, static_cast<std::uint16_t>(options_.hi_tid));
+  spoil(n, in);
+
+  ++n.answered;
+  if (n.faults.vanish_after && n.answered >= *n.faults.vanish_after) vanish(arrival->node);
+
+  if (loss_rate_ > 0 && std::uniform_real_distribution<double>(0, 1)(rng_) < loss_rate_) {
+    ++stats_.dropped;
+    return {};
+  }
+  ++stats_.answered;
+  deliver(std::move(in), n.faults.latency);
+  return {};
+}
+
+std::optional<mad::IncomingMad> FakeFabric::receive(std::chrono::milliseconds max_wait) {
+  const auto now = clock_.now();
+  if (!inbox_.empty()) {
+    auto first = inbox_.begin();
+    if (first->first <= now + max_wait) {
+      if (first->first > now) clock_.set(first->first);
+      mad::IncomingMad in = std::move(first->second);
+      inbox_.erase(first);
+      return in;
+    }
+  }
+  clock_.advance(max_wait);
+  return std::nullopt;
+}
+
+void FakeFabric::inject(const mad::Smp& smp, Lid slid) {
+  mad::IncomingMad in;
+  in.bytes = smp.bytes();
+  in.length = mad::kMadSize;
+  in.slid = slid;
+  deliver(std::move(in), std::chrono::milliseconds(0));
+}
+
+}  // namespace ibsm::fake

@@ -1,0 +1,240 @@
+// FakeFabric: the subnet management agents of a whole fabric, simulated in-process
+// behind the MadTransport seam, so SubnetManager and SmpClient run against a fabric
+// in unit tests without ibsim, threads or sleeps.
+//
+// What it models (IBA vol. 1 chapter 14):
+//  - Directed-route SMPs (14.2.2): hop by hop out of InitialPath from the SM's node;
+//    only switches forward; a missing or down link, a CA in the middle of the path or a
+//    dead node means the SMP is lost (no answer). Responses carry D=1 and the return
+//    path. Only fully directed SMPs (permissive DrSLID/DrDLID) are modelled.
+//  - LID-routed SMPs, forwarded by the switches' linear forwarding tables.
+//  - Get/Set of NodeInfo, NodeDescription, PortInfo, SwitchInfo, LinearForwardingTable
+//    and P_KeyTable with the IBA rules the SM depends on (see apply_port_info_set()).
+//    Anything else is answered with status "attribute not supported" (0x0C).
+//  - Time: responses are due `latency` after the request; receive(max_wait) with
+//    nothing due advances the FakeClock, so timeouts happen without sleeping.
+//  - The kernel: response TIDs get `hi_tid` in bits 32-63, as ib_umad does.
+//
+// Faults: lost requests (rate or n-th), silent nodes, garbage answers, slow nodes,
+// nodes that vanish after K answers, links that go down after N requests. Duplicate
+// GUIDs are made in the neutral description before building the fake.
+//
+// Everything is deterministic: ordered containers and a seeded PRNG.
+#pragma once
+
+#include <array>
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <random>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "common/clock.hpp"
+#include "mad/attr/node_info.hpp"
+#include "mad/attr/port_info.hpp"
+#include "mad/attr/switch_info.hpp"
+#include "mad/smp.hpp"
+#include "mad/transport.hpp"
+#include "tests/support/fabric.hpp"
+
+namespace ibsm::fake {
+
+using mad::Guid;
+using mad::Lid;
+using mad::PortNum;
+
+struct PortRef {
+  std::uint32_t node = 0;
+  PortNum port = 0;
+  bool operator==(const PortRef&) const = default;
+  auto operator<=>(const PortRef&) const = default;
+};
+
+struct FakePort {
+  mad::PortInfo info;            // as the port would answer (switch ports > 0: see port_info())
+  std::optional<PortRef> cable;  // what is plugged in, whether the link works or not
+  bool link_ok = true;           // false: the cable failed (set_link)
+  std::vector<std::uint16_t> pkeys;
+};
+
+// How a node spoils its answers.
+enum class Garbage : std::uint8_t {
+  kNone,
+  kBadNodeInfo,     // NodeInfo with NumPorts 0 and GUIDs 0 (other attributes answered fine)
+  kWrongAttribute,  // response carries another AttributeID
+  kShortMad,        // only the first 40 bytes arrive
+  kNotAnSmp,        // class version 2
+  kRandomPayload,   // 64 random data bytes
+  kErrorStatus,     // status 0x1C (invalid value) on every answer
+};
+
+struct NodeFaults {
+  bool silent = false;  // the SMA is dead: it neither answers nor forwards
+  Garbage garbage = Garbage::kNone;
+  std::optional<std::uint64_t> vanish_after;  // answers given before the node disappears
+  std::chrono::milliseconds latency{0};       // extra delay of this node's answers
+};
+
+struct FakeNode {
+  std::string id;
+  mad::NodeInfo info;
+  std::string description;
+  std::vector<FakePort> ports;  // index = port number; a CA's port 0 is unused
+  std::optional<mad::SwitchInfo> switch_info;
+  std::vector<PortNum> lft;  // switches: LinearFDBCap entries, 0xFF = no path
+  NodeFaults faults;
+  std::uint64_t answered = 0;
+  bool gone = false;  // vanished: no answers, links down
+
+  bool is_switch() const { return info.node_type == mad::NodeType::kSwitch; }
+  PortNum num_ports() const { return info.num_ports; }
+};
+
+struct FakeOptions {
+  std::string sm_node;  // id of the node the SM runs on; empty = the first CA
+  PortNum sm_port = 1;
+  std::uint16_t linear_fdb_cap = 0xC000;
+  std::uint8_t switch_mtu_cap = 5;  // 4096
+  std::uint8_t ca_mtu_cap = 4;      // 2048
+  std::uint8_t switch_vl_cap = 4;   // VL0-7
+  std::uint8_t ca_vl_cap = 3;       // VL0-3
+  std::uint16_t partition_cap = 64;
+  std::uint32_t hi_tid = 0x2a;  // the kernel's agent bits in responses
+  std::uint32_t seed = 1;
+};
+
+struct FakeStats {
+  std::uint64_t requests = 0;  // Get/Set SMPs the SM sent
+  std::uint64_t answered = 0;  // responses queued for the SM
+  std::uint64_t lost = 0;      // discarded: DR rules, down links, silent or vanished nodes
+  std::uint64_t dropped = 0;   // dropped by an injected loss fault
+  std::map<std::pair<mad::Method, mad::AttrId>, std::uint64_t> by_kind;  // requests received
+
+  std::uint64_t count(mad::Method m, mad::AttrId a) const {
+    auto it = by_kind.find({m, a});
+    return it == by_kind.end() ? 0 : it->second;
+  }
+  std::uint64_t count(mad::Method m) const {
+    std::uint64_t n = 0;
+    for (const auto& [k, v] : by_kind)
+      n += k.first == m ? v : 0;
+    return n;
+  }
+};
+
+// What a route through the LFTs reached.
+struct LidRoute {
+  std::optional<PortRef> reached;  // the end port or switch port 0 holding the LID
+  std::string error;               // why not, when !reached
+  unsigned hops = 0;
+};
+
+class FakeFabric final : public mad::MadTransport {
+ public:
+  FakeFabric(const testsupport::Fabric& description, FakeClock& clock, FakeOptions options = {});
+
+  // MadTransport.
+  Status send(const mad::OutgoingMad& mad) override;
+  std::optional<mad::IncomingMad> receive(std::chrono::milliseconds max_wait) override;
+  mad::LocalPort local_port() const override;
+
+  // Nodes, in the order of the description.
+  std::size_t size() const { return nodes_.size(); }
+  const FakeNode& node(std::uint32_t i) const { return nodes_[i]; }
+  FakeNode& node(std::uint32_t i) { return nodes_[i]; }
+  std::uint32_t index(const std::string& id) const;  // aborts the test on an unknown id
+  PortRef sm_port() const { return {sm_node_, sm_port_}; }
+  // PortInfo as a Get would return it (switch ports > 0 carry port 0's LID fields).
+  mad::PortInfo port_info(std::uint32_t node, PortNum port) const;
+
+  // Power-cycles every node: LIDs 0, tables empty, working links back to Init.
+  // Faults and statistics are kept.
+  void reset_cold();
+  // A cable fails (both ends Down) or works again (both ends Init). Sets the
+  // switches' PortStateChange.
+  void set_link(std::uint32_t node, PortNum port, bool up);
+
+  // Faults.
+  NodeFaults& faults(std::uint32_t node) { return nodes_[node].faults; }
+  void set_loss_rate(double p) { loss_rate_ = p; }
+  void lose_request(std::uint64_t n) { lose_nth_.push_back(n); }  // n-th request, 1-based
+  void link_down_after(std::uint32_t node, PortNum port, std::uint64_t requests);
+  void clear_faults();
+
+  // Unsolicited MADs to the SM (another SM's Get(SMInfo), traps), and what the SM
+  // sent that was not a request (GetResp, TrapRepress).
+  void inject(const mad::Smp& smp, Lid slid);
+  const std::vector<mad::Smp>& sm_responses() const { return sm_responses_; }
+
+  // Follows the LFTs from switch `from` towards `dlid`.
+  LidRoute follow_lid(std::uint32_t from, Lid dlid) const;
+  // Every switch to every LID of every LID holder: each must arrive, loop-free.
+  // Returns one line per problem; `routes` counts the routes checked.
+  std::vector<std::string> check_routes(std::size_t* routes = nullptr) const;
+  // Linked physical ports that are not Active.
+  std::vector<std::string> inactive_ports() const;
+
+  const FakeStats& stats() const { return stats_; }
+  void reset_stats() { stats_ = {}; }
+
+ private:
+  struct Arrival {
+    std::uint32_t node = 0;
+    PortNum port = 0;  // port the SMP arrived on
+    std::array<std::uint8_t, 64> return_path{};
+  };
+  struct Answer {
+    std::uint16_t status = 0;
+    std::array<std::uint8_t, mad::kSmpDataSize> data{};
+  };
+
+  void cold_port(FakeNode& n, PortNum p);
+  bool link_usable(std::uint32_t node, PortNum port) const;
+  std::optional<PortRef> peer(std::uint32_t node, PortNum port) const;
+  bool holds_lid(std::uint32_t node, PortNum port, Lid lid) const;
+  void port_went_down(std::uint32_t node, PortNum port);
+  void vanish(std::uint32_t node);
+  void flag_port_state_change(std::uint32_t node);
+
+  std::optional<Arrival> route_directed(const mad::Smp& smp) const;
+  std::optional<Arrival> route_lid(Lid dlid) const;
+  Answer answer(FakeNode& n, PortNum in_port, const mad::Smp& req);
+  Answer port_info_request(FakeNode& n, PortNum in_port, const mad::Smp& req);
+  void spoil(const FakeNode& n, mad::IncomingMad& in);
+  void deliver(mad::IncomingMad in, std::chrono::milliseconds latency);
+
+  FakeClock& clock_;
+  FakeOptions options_;
+  std::vector<FakeNode> nodes_;
+  std::uint32_t sm_node_ = 0;
+  PortNum sm_port_ = 1;
+
+  std::multimap<Clock::TimePoint, mad::IncomingMad> inbox_;  // equal times keep send order
+  std::vector<mad::Smp> sm_responses_;
+  FakeStats stats_;
+
+  double loss_rate_ = 0;
+  std::vector<std::uint64_t> lose_nth_;
+  struct LinkEvent {
+    std::uint32_t node;
+    PortNum port;
+    std::uint64_t after;
+  };
+  std::vector<LinkEvent> link_events_;
+  std::mt19937 rng_;
+};
+
+// IBA 14.2.5.6 rules for a Set(PortInfo) on a port, as a pure function: returns the
+// port's new PortInfo, or nullopt when the Set is invalid as a whole (status 0x1C, no
+// field applied). `lid_holder`: CA port or switch port 0; `physical`: port != 0.
+std::optional<mad::PortInfo> apply_port_info_set(const mad::PortInfo& current,
+                                                 const mad::PortInfo& request, bool lid_holder,
+                                                 bool physical);
+
+// Decodes a PortInfo payload without validation (a Set may carry PortState 0).
+mad::PortInfo decode_port_info_unchecked(mad::ConstPayload p);
+
+}  // namespace ibsm::fake
