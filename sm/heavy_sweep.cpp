@@ -1,12 +1,15 @@
 // The heavy sweep: discover, assign LIDs, route, program, activate.
 // Each phase is a barrier (all its SMPs answered) like OpenSM's, but inside a
 // phase every request is queued at once so the SMP window never runs dry.
+#include <sys/stat.h>
 #include <algorithm>
 #include <chrono>
+#include <fstream>
 
 #include "mad/attr/forwarding_table.hpp"
 #include "mad/attr/port_info.hpp"
 #include "mad/attr/switch_info.hpp"
+#include "routing/lft_dump.hpp"
 #include "sm/discovery.hpp"
 #include "sm/lid_manager.hpp"
 #include "sm/port_config.hpp"
@@ -87,6 +90,7 @@ bool SubnetManager::assign_lids(Fabric& f, SweepReport& report) {
 bool SubnetManager::compute_routes(const Fabric& f, SweepReport& report) {
   RoutingInput in = make_routing_input(f);
   routed_switches_ = in.switch_nodes;
+  routed_topology_ = in.topology;
   std::vector<std::string> chain = engine_chain_;
   if (fallback_to_minhop_ && std::find(chain.begin(), chain.end(), "minhop") == chain.end())
     chain.push_back("minhop");
@@ -289,17 +293,36 @@ SweepResult SubnetManager::heavy_sweep(const std::atomic<bool>& stop) {
   auto r = finish(up);
   fabric_ = std::move(f);
   if (up) {
+    Lid max_lid = 0;
+    for (const auto& h : fabric_.lid_holders()) {
+      const Port& p = fabric_.node(h.node).ports[h.port];
+      max_lid = std::max<Lid>(max_lid, static_cast<Lid>(p.lid + (1u << p.lmc) - 1));
+    }
     log_->info(
-        "SUBNET UP: heavy sweep {:.3f} s, {} nodes ({} switches, {} end ports), MADs sent {}, "
-        "received {}, retries {}, timeouts {}",
-        r.seconds, r.nodes, r.switches, r.end_ports, r.mads.sent, r.mads.received, r.mads.retries,
-        r.mads.timeouts);
+        "SUBNET UP: heavy sweep {:.3f} s, {} nodes ({} switches, {} end ports), LIDs 1-{}, "
+        "MADs sent {}, received {}, retries {}, timeouts {}",
+        r.seconds, r.nodes, r.switches, r.end_ports, max_lid, r.mads.sent, r.mads.received,
+        r.mads.retries, r.mads.timeouts);
+    write_dumps();
     log_->flush();
   } else {
     log_->error("ERRORS DURING INITIALIZATION: {} problems in {:.3f} s; next sweep is heavy",
                 r.report.problems.size(), r.seconds);
   }
   return r;
+}
+
+// OpenSM writes opensm-lfts.dump (ibroute's format) when routing logging (0x40)
+// is on; so does ibsm, so both SMs' tables can be diffed.
+void SubnetManager::write_dumps() {
+  if ((options_.log_flags & 0x40) == 0 || options_.dump_files_dir.empty()) return;
+  ::mkdir(options_.dump_files_dir.c_str(), 0755);
+  std::string path = options_.dump_files_dir;
+  if (path.back() != '/') path += '/';
+  path += "opensm-lfts.dump";
+  std::ofstream out(path, std::ios::trunc);
+  routing::dump_lfts(out, routed_topology_, routes_);
+  if (!out) log_->warn("cannot write {}", path);
 }
 
 SweepResult SubnetManager::light_sweep(const std::atomic<bool>& stop) {

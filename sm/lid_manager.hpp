@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "common/result.hpp"
+#include "sm/errors.hpp"
 #include "sm/guid2lid.hpp"
 
 namespace ibsm::sm {
@@ -25,8 +26,6 @@ struct LidPolicy {
   bool reassign = false;                   // -r: ignore current LIDs and guid2lid
   mad::Lid max_lid = mad::kMaxUnicastLid;  // further limited by switches' LinearFDBCap
 };
-
-inline constexpr ErrorId kErrLidSpaceExhausted{2101};
 
 // IBA 7.11.1: with LMC n a port answers to 2^n LIDs whose low n bits of the base are 0.
 constexpr bool lid_range_valid(mad::Lid base, std::uint8_t lmc, mad::Lid max_lid) {

@@ -23,9 +23,6 @@
 
 namespace ibsm::sm {
 
-inline constexpr ErrorId kErrRoutingEngineUnknown{2001};
-inline constexpr ErrorId kErrSubnetNotUp{2002};
-
 // Requests from outside the SM's thread (signal handlers set these).
 struct ControlFlags {
   std::atomic<bool> stop{false};         // SIGTERM/SIGINT
@@ -77,6 +74,7 @@ class SubnetManager {
   void program_switches(Fabric& f, SweepReport& report);
   void forget_reset_switches(const Fabric& f);
 
+  void write_dumps();
   void on_request(const mad::Smp& req, const mad::IncomingMad& raw);
   void load_guid2lid();
   void save_guid2lid();
@@ -100,6 +98,7 @@ class SubnetManager {
   std::vector<std::string> engine_chain_;  // tried in order
   bool fallback_to_minhop_ = true;
   routing::Routes routes_;
+  routing::Topology routed_topology_;
   std::vector<NodeIndex> routed_switches_;  // routes_.lfts[i] belongs to this fabric node
   // What each switch holds (by GUID), as far as we programmed and confirmed it.
   std::unordered_map<Guid, std::vector<PortNum>> programmed_lft_;

@@ -1,0 +1,42 @@
+#!/bin/sh
+# Quick start: runs ibsm as the master SM of a simulated 2-level fat tree
+# (fabrics/ft2-324.net: 36 switches, 324 hosts) under ibsim, prints what it
+# brought up, and keeps sweeping until Ctrl-C, like the real service.
+#   scripts/demo.sh [NETFILE] [extra ibsm flags...]
+set -eu
+top=$(cd "$(dirname "$0")/.." && pwd)
+"$top/scripts/install-deps.sh"
+"$top/scripts/build.sh"
+net=${1:-$top/fabrics/ft2-324.net}
+[ $# -gt 0 ] && shift
+work=$(mktemp -d /tmp/ibsm-demo.XXXXXX)
+export IBSIM_SOCKNAME="ibsm-demo-$$"
+cleanup() {
+  [ -n "${sm_pid:-}" ] && kill "$sm_pid" 2>/dev/null && wait "$sm_pid" 2>/dev/null
+  [ -n "${sim_pid:-}" ] && kill "$sim_pid" 2>/dev/null
+  rm -rf "$work"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+cd "$work"
+# ibsim reads console commands from stdin; keep it open and quiet.
+mkfifo console
+ibsim -s -n -N 20000 -S 4000 -P 200000 "$net" <console >ibsim.log 2>&1 &
+sim_pid=$!
+exec 9>console
+# Ready when it says so and its (abstract) control socket is bound.
+i=0
+until grep -q "Network simulator ready." ibsim.log 2>/dev/null &&
+  grep -q "@$IBSIM_SOCKNAME:ctl" /proc/net/unix; do
+  i=$((i + 1))
+  if [ $i -gt 600 ] || ! kill -0 "$sim_pid" 2>/dev/null; then
+    echo "ibsim did not start:" >&2; cat ibsim.log >&2; exit 1
+  fi
+  sleep 0.1
+done
+echo "ibsim: simulating $(grep -c '^Switch' "$net") switches and $(grep -c '^Hca\|^Ca' "$net") hosts from $net"
+echo "ibsm: starting as SM on the first host; sweeping every 5 s; Ctrl-C to stop"
+LD_PRELOAD=/usr/lib/x86_64-linux-gnu/umad2sim/libumad2sim.so OSM_CACHE_DIR="$work" \
+  "$top/build/sm/ibsm" -f stdout -s 5 --dump_files_dir "$work" "$@" &
+sm_pid=$!
+wait "$sm_pid"

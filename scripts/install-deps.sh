@@ -1,0 +1,25 @@
+#!/bin/sh
+# Installs what building, running and testing ibsm need on Debian 12, from
+# Debian's packages only. Idempotent: does nothing when everything is there.
+set -eu
+packages="
+  build-essential pkg-config meson ninja-build clang-format
+  libibumad-dev libibmad-dev libboost-program-options-dev libspdlog-dev libtomlplusplus-dev
+  libgtest-dev libgmock-dev
+  ibsim-utils libumad2sim0 infiniband-diags opensm rdma-core
+  python3 python3-pytest
+"
+missing=""
+for p in $packages; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
+done
+[ -z "$missing" ] && exit 0
+if [ "$(id -u)" -ne 0 ]; then
+  echo "install-deps: missing Debian packages:$missing (run as root to install them)" >&2
+  exit 1
+fi
+echo "install-deps: installing$missing"
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+# shellcheck disable=SC2086
+apt-get install -y -qq --no-install-recommends $missing >/dev/null

@@ -1,0 +1,64 @@
+// Error IDs of the SM core (range 2xxx). Catalog rows feed docs/errors.md.
+#pragma once
+
+#include "common/error.hpp"
+
+namespace ibsm::sm {
+
+inline constexpr ErrorId kErrRoutingEngineUnknown{2001};
+inline constexpr ErrorId kErrSubnetNotUp{2002};
+inline constexpr ErrorId kErrLidSpaceExhausted{2101};
+inline constexpr ErrorId kErrNodeUnreachable{2201};
+inline constexpr ErrorId kErrNodeBadAnswer{2202};
+inline constexpr ErrorId kErrProgrammingFailed{2203};
+inline constexpr ErrorId kErrRoutingFailed{2204};
+inline constexpr ErrorId kErrDuplicateGuid{2205};
+inline constexpr ErrorId kErrGuid2LidRead{2206};
+inline constexpr ErrorId kErrGuid2LidWrite{2207};
+inline constexpr ErrorId kErrSmPortDown{2208};
+inline constexpr ErrorId kErrHopLimit{2209};
+
+inline constexpr ErrorInfo kSmErrors[] = {
+    {kErrRoutingEngineUnknown, "Unknown routing engine",
+     "-R/routing_engine names an engine ibsm does not have.",
+     "Use one of the engines ibsm lists in the message, or remove the option (minhop is the "
+     "default). ibsm refuses to start rather than silently route differently."},
+    {kErrSubnetNotUp, "Subnet not up after -o sweep",
+     "In once mode (-o) the single heavy sweep had errors, so ibsm exits non-zero.",
+     "Read the preceding warnings (they name the nodes and DR paths) and run again."},
+    {kErrLidSpaceExhausted, "No free LID range",
+     "The unicast LID space (up to 0xBFFF, or the smallest switch LinearFDBCap) cannot hold "
+     "every port with the configured LMC.",
+     "Lower lmc, or remove stale entries from guid2lid (ibsm keeps LIDs of absent ports free "
+     "while space allows)."},
+    {kErrNodeUnreachable, "Node did not answer",
+     "A node on the DR path named in the message did not answer an SMP after all retries.",
+     "The node or link may be down or overloaded. The rest of the fabric is configured; the next "
+     "sweep retries. Check the link with iblinkinfo and the node's management CPU."},
+    {kErrNodeBadAnswer, "Node answered garbage",
+     "A node answered with an attribute that breaks the IBA rules (e.g. NodeInfo with GUID 0).",
+     "The node is left out of this sweep. Check its firmware."},
+    {kErrProgrammingFailed, "Programming a device failed",
+     "A Set (PortInfo, LFT block, SwitchInfo) was not answered or was answered with an error.",
+     "The next sweep is heavy and retries. Repeated failures on one node point at that node."},
+    {kErrRoutingFailed, "Routing failed",
+     "The routing engine(s) could not route the fabric, or a fallback engine was used.",
+     "Read the engine's message; check the topology (ibnetdiscover) or choose another engine."},
+    {kErrDuplicateGuid, "Duplicate GUID", "Two different nodes answer with the same GUID.",
+     "The second node is left out. Find it with the DR path in the message and fix its GUID."},
+    {kErrGuid2LidRead, "guid2lid unreadable",
+     "The guid2lid cache file could not be read or has malformed lines (they are skipped).",
+     "Check the file in OSM_CACHE_DIR (default /var/cache/opensm); ibsm rewrites it after the "
+     "next sweep."},
+    {kErrGuid2LidWrite, "guid2lid not written",
+     "The guid2lid cache file could not be written, so LIDs may change after a restart.",
+     "Check that OSM_CACHE_DIR exists and is writable by ibsm, and that the disk is not full."},
+    {kErrSmPortDown, "SM port unusable",
+     "The SM could not read its own port (it is down or the local node does not answer).",
+     "Check the cable and the local HCA (ibstat). ibsm retries every second."},
+    {kErrHopLimit, "Directed route too long",
+     "A node is more than 63 hops from the SM, beyond what directed-route SMPs can reach.",
+     "Run the SM nearer the fabric's centre."},
+};
+
+}  // namespace ibsm::sm
