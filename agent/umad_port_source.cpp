@@ -37,14 +37,18 @@ static std::string gid_text(std::uint64_t prefix, std::uint64_t guid) {
 }
 
 Result<std::vector<RdmaDevice>> UmadPortSource::devices() const {
-  char names[UMAD_MAX_DEVICES][UMAD_CA_NAME_LEN];
-  int n = umad_get_cas_names(names, UMAD_MAX_DEVICES);
-  if (n < 0) return fail(kPortQueryFailed, "umad_get_cas_names failed");
+  // umad_get_ca_device_list lists what sysfs has; umad_get_cas_names invents a
+  // default name when there is no device at all.
+  std::vector<std::string> names;
+  umad_device_node* head = umad_get_ca_device_list();
+  for (umad_device_node* n = head; n; n = n->next)
+    names.emplace_back(n->ca_name);
+  umad_free_ca_device_list(head);
   std::vector<RdmaDevice> out;
-  for (int i = 0; i < n; ++i) {
+  for (const auto& name : names) {
     umad_ca_t ca{};
-    if (umad_get_ca(names[i], &ca) < 0)
-      return fail(kPortQueryFailed, std::string("umad_get_ca ") + names[i] + " failed");
+    if (umad_get_ca(name.c_str(), &ca) < 0)
+      return fail(kPortQueryFailed, "umad_get_ca " + name + " failed");
     RdmaDevice d;
     d.name = ca.ca_name;
     d.node_type = ca.node_type == 1 ? "CA" : ca.node_type == 2 ? "SWITCH" : "ROUTER";

@@ -1,0 +1,49 @@
+// A typed plan action: one change the agent would make, what it is for and
+// whether it interrupts traffic. The planner creates them, apply runs them in
+// order, and both print them.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace ibsm::agent {
+
+enum class ActionKind {
+  kWriteFile,       // path, content, file_mode; backup = keep a copy of the foreign original
+  kRemoveFile,      // path (owned files only, --prune)
+  kWriteAttribute,  // sysfs/configfs attribute: path, value
+  kConfigfsMkdir,   // path
+  kCreateChild,     // iface, parent, pkey, value = mode
+  kSetMode,         // iface, value = mode
+  kSetMtu,          // iface, value = mtu
+  kSetAlias,        // iface, value = alias (the direct backend's ownership marker)
+  kAddAddress,      // iface, value = address/prefix
+  kLinkUp,          // iface
+  kAddRdmaLink,     // iface = rdma link name, value = type, parent = netdev
+  kLoadModule,      // value = module
+  kRun,             // argv: reload or activate through the network manager
+};
+
+std::string_view kind_name(ActionKind k);
+
+struct Action {
+  ActionKind kind = ActionKind::kWriteFile;
+  std::string resource;     // what it belongs to: "ipoib ib0.8002", "roce mlx5_2/1", "modules rdma"
+  std::string reason;       // why: the difference between desired and observed
+  bool disruptive = false;  // interrupts traffic on `iface`
+  std::string iface;
+  std::string parent;
+  std::uint16_t pkey = 0;
+  std::string path;
+  std::string content;
+  unsigned file_mode = 0644;
+  bool backup = false;
+  std::string value;
+  std::vector<std::string> argv;
+
+  // One line: "create ib0.8002 on ib0 (P_Key 0x8002, datagram)".
+  std::string describe() const;
+};
+
+}  // namespace ibsm::agent

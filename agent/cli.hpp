@@ -1,0 +1,23 @@
+// The ibsm-agent command line: verbs show, plan (default), apply, verify.
+// Exit codes (docs/agent.md, ibsm-agent(8)):
+//   all verbs: 0 success, 1 usage/node-file/observation error or plan errors
+//   plan:      0 no changes, 2 changes planned
+//   apply:     0 applied (or nothing to do), 4 an action failed midway, 5 refused (needs --force)
+//   verify:    0 all ok, 2 pending the SM, 3 drift or failed
+#pragma once
+
+#include <ostream>
+
+namespace ibsm::agent {
+
+inline constexpr int kExitOk = 0;
+inline constexpr int kExitError = 1;
+inline constexpr int kExitChanges = 2;
+inline constexpr int kExitPending = 2;
+inline constexpr int kExitDrift = 3;
+inline constexpr int kExitPartial = 4;
+inline constexpr int kExitRefused = 5;
+
+int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& err);
+
+}  // namespace ibsm::agent

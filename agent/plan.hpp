@@ -1,0 +1,46 @@
+// A plan: the actions that turn observed into desired, the plan errors that
+// stop it (known run-time failures caught early), and what the agent saw but
+// will not touch.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "agent/action.hpp"
+#include "agent/node_config.hpp"
+#include "common/error.hpp"
+
+namespace ibsm::agent {
+
+// One IPoIB interface after resolution: names, P_Key and MTU are final.
+struct ResolvedIface {
+  std::string name;
+  std::string parent;  // empty for the parent interface itself
+  std::string device;
+  int port = 0;
+  std::uint16_t pkey = 0;  // normalised; children only
+  IpoibMode mode = IpoibMode::kDatagram;
+  int mtu = 0;
+  std::vector<std::string> addresses;
+  Membership membership = Membership::kFull;
+  bool exists = false;   // the netdev exists now
+  bool blocked = false;  // unusable for runtime changes (e.g. parent not yet renamed)
+  std::string resource() const { return "ipoib " + name; }
+};
+
+struct Plan {
+  std::string backend;  // networkmanager, networkd, direct
+  std::vector<Action> actions;
+  std::vector<Error> errors;
+  std::vector<std::string> notes;      // foreign objects seen, pending SM facts, warnings
+  std::vector<std::string> resources;  // every desired resource, for verify
+  std::vector<ResolvedIface> interfaces;
+
+  bool has_errors() const { return !errors.empty(); }
+  // Actions refused without --force: disruptive on a protected interface.
+  std::vector<const Action*> refused(const std::vector<std::string>& protected_ifaces) const;
+};
+
+}  // namespace ibsm::agent

@@ -1,0 +1,44 @@
+// Desired (node file) + observed (host) -> Plan. Read-only: the planner looks at
+// files, sysfs and addresses but changes nothing.
+#pragma once
+
+#include <map>
+#include <string>
+
+#include "agent/fs.hpp"
+#include "agent/kernel.hpp"
+#include "agent/node_config.hpp"
+#include "agent/observed.hpp"
+#include "agent/plan.hpp"
+
+namespace ibsm::agent {
+
+struct PlanContext {
+  const NodeConfig& config;
+  const Observed& observed;
+  const Fs& fs;
+  const Kernel& kernel;                // read-only use: current addresses
+  Backend backend = Backend::kDirect;  // resolved, never kAuto
+  bool prune = false;                  // remove owned objects that are no longer desired
+};
+
+Plan make_plan(const PlanContext& ctx);
+
+// Interfaces that must not be disrupted without --force, and why.
+std::map<std::string, std::string> protected_interfaces(const NodeConfig& config,
+                                                        const Observed& observed);
+
+// The manager that owns the host's networking, for backend = "auto":
+// NetworkManager if /run/NetworkManager exists, systemd-networkd if
+// /run/systemd/netif exists, otherwise direct.
+Backend detect_backend(const Fs& fs);
+std::string backend_name(Backend b);
+
+// Parts of make_plan, one per concern (plan_*.cpp).
+std::vector<ResolvedIface> resolve_ipoib(const PlanContext& ctx, Plan& plan);
+void plan_network_backend(const PlanContext& ctx, const std::vector<ResolvedIface>& ifaces,
+                          Plan& plan);
+void plan_rdma_service(const PlanContext& ctx, Plan& plan);
+void plan_udev_names(const PlanContext& ctx, const std::vector<ResolvedIface>& ifaces, Plan& plan);
+
+}  // namespace ibsm::agent

@@ -1,0 +1,98 @@
+#include "agent/verify.hpp"
+
+#include <algorithm>
+#include <set>
+
+#include "agent/ipoib_rules.hpp"
+
+namespace ibsm::agent {
+
+std::string_view state_name(VerifyState s) {
+  switch (s) {
+    case VerifyState::kOk:
+      return "ok";
+    case VerifyState::kPendingSm:
+      return "pending-sm";
+    case VerifyState::kDrift:
+      return "drift";
+    case VerifyState::kFailed:
+      return "failed";
+  }
+  return "?";
+}
+
+static Verdict verify_ipoib(const ResolvedIface& r, const Observed& o) {
+  Verdict v{r.resource(), VerifyState::kOk, ""};
+  const NetDevice* n = o.netdev(r.name);
+  if (!n)
+    return {v.resource, r.blocked ? VerifyState::kDrift : VerifyState::kFailed,
+            r.blocked ? "waiting for the udev rename"
+                      : "configuration in place but the interface does not exist"};
+  const RdmaDevice* d = o.device(r.device);
+  const PortState* p = d ? d->port(r.port) : nullptr;
+  std::string where = r.device + "/" + std::to_string(r.port);
+  if (!p || !p->active())
+    return {v.resource, VerifyState::kPendingSm,
+            "port " + where + " is " + (p ? p->state : "gone") + ", not ACTIVE"};
+  std::uint16_t pkey = r.parent.empty() ? n->pkey.value_or(kDefaultPKey) : r.pkey;
+  auto entry = p->find_pkey(pkey);
+  if (!entry)
+    return {v.resource, VerifyState::kPendingSm,
+            "P_Key " + format_pkey(pkey) + " not in " + where + "'s table yet"};
+  if (!is_full_member(*entry) && r.membership == Membership::kFull)
+    return {v.resource, VerifyState::kFailed,
+            "only a limited member of " + format_pkey(pkey) + " (entry " + format_pkey(*entry) +
+                "); full membership required: fix the partition in the SM"};
+  v.reason = format_pkey(pkey) + (is_full_member(*entry) ? " full" : " limited") + " member, " +
+             n->mode + ", mtu " + std::to_string(n->mtu) + ", " +
+             (n->operstate.empty() ? "unknown" : n->operstate);
+  return v;
+}
+
+std::vector<Verdict> verify(const Plan& plan, const Observed& observed, const Fs& fs) {
+  std::vector<Verdict> out;
+  for (const auto& e : plan.errors)
+    out.push_back({"plan", VerifyState::kFailed, to_string(e)});
+  std::set<std::string> seen;
+  for (const auto& resource : plan.resources) {
+    if (!seen.insert(resource).second) continue;
+    auto action = std::find_if(plan.actions.begin(), plan.actions.end(),
+                               [&](const Action& a) { return a.resource == resource; });
+    if (action != plan.actions.end()) {
+      out.push_back(
+          {resource, VerifyState::kDrift, action->describe() + " (" + action->reason + ")"});
+      continue;
+    }
+    auto iface = std::find_if(plan.interfaces.begin(), plan.interfaces.end(),
+                              [&](const ResolvedIface& r) { return r.resource() == resource; });
+    if (iface != plan.interfaces.end()) {
+      out.push_back(verify_ipoib(*iface, observed));
+      continue;
+    }
+    Verdict v{resource, VerifyState::kOk, "matches the node file"};
+    if (resource == "nfs_rdma server") {
+      auto ports = fs.read("/proc/fs/nfsd/portlist");
+      if (!ports) {
+        v.reason = "drop-in in place; nfsd not running";
+      } else if (ports->find("rdma ") == std::string::npos) {
+        v.state = VerifyState::kFailed;
+        v.reason = "nfsd is not listening on RDMA (restart nfs-server to read the drop-in)";
+      }
+    } else if (resource.rfind("memlock ", 0) == 0) {
+      v.reason = "limits file in place; effective at the next login";
+    }
+    out.push_back(v);
+  }
+  return out;
+}
+
+int verify_exit_code(const std::vector<Verdict>& verdicts) {
+  bool pending = false;
+  for (const auto& v : verdicts) {
+    if (v.state == VerifyState::kDrift || v.state == VerifyState::kFailed) return 3;
+    pending = pending || v.state == VerifyState::kPendingSm;
+  }
+  return pending ? 2 : 0;
+}
+
+}  // namespace ibsm::agent
