@@ -11,7 +11,7 @@ import pytest
 
 import checks
 from conftest import FAULT_FABRICS
-from ibsimlib import SMProcess
+from ibsimlib import HarnessError, SMProcess
 
 UP_TIMEOUT = float(os.environ.get("IBSIM_UP_TIMEOUT", "60"))
 SETTLE_TIMEOUT = float(os.environ.get("IBSIM_SETTLE_TIMEOUT", "60"))
@@ -36,11 +36,18 @@ def settle(proc: SMProcess, sim, fabric, model, timeout: float, what: str):
         attempt += 1
         assert proc.alive(), f"{_where(fabric, proc.sm, what)} SM exited\n{proc.tail()}"
         # ibtracert is left to test_bringup; the LFT walk covers every route here
-        _, problems = checks.guarded_full_check(sim, fabric.judge, model, fabric.sm_node,
-                                                sminfo=True, tracert=False)
+        topo, problems = checks.guarded_full_check(sim, fabric.judge, model, fabric.sm_node,
+                                                   sminfo=False, tracert=False)
         if not problems:
             if os.environ.get("IBSIM_VERBOSE"):
                 print(f"{_where(fabric, proc.sm, what)} settled after {attempt} judgement(s)")
+            # and the SM is still the master, answering SMInfo
+            try:
+                problems = checks.check_sminfo(sim, fabric.judge, topo, fabric.sm_node)
+            except HarnessError as e:
+                problems = [f"judge failed: {e}"]
+            assert not problems, f"{_where(fabric, proc.sm, what)} settled, but:\n  " + \
+                "\n  ".join(problems)
             return attempt
         if time.monotonic() >= deadline:
             pytest.fail(f"{_where(fabric, proc.sm, what)} not settled after {timeout}s "

@@ -8,7 +8,7 @@ import signal
 import pytest
 
 import checks
-from ibsimlib import SMProcess
+from ibsimlib import HarnessError, SMProcess
 
 UP_TIMEOUT = float(os.environ.get("IBSIM_UP_TIMEOUT", "60"))
 STOP_LIMIT = float(os.environ.get("IBSIM_STOP_LIMIT", "1.0"))
@@ -33,7 +33,10 @@ def test_guid_priority_and_sigint(fabric, sm, sims, sm_procs, workdir):
     topo = checks.discover(sim, fabric.judge)
     problems = checks.check_discovery(topo, fabric.model, fabric.sm_node)
     assert not problems, f"{where}\n  " + "\n  ".join(problems)
-    info = checks.parse_sminfo(checks.run_tool(sim, fabric.judge, ["sminfo"]).stdout)
+    try:
+        info = checks.parse_sminfo(checks.run_tool(sim, fabric.judge, ["sminfo"]).stdout)
+    except HarnessError as e:
+        pytest.fail(f"{where} sminfo: {e}")
     assert info["guid"] == smport, f"{where} sminfo reports SM GUID {info['guid']:#x}"
     assert info["priority"] == 9, f"{where} sminfo reports priority {info['priority']}"
     took, rc = proc.stop(signal.SIGINT, STOP_LIMIT)
