@@ -1,0 +1,371 @@
+// SmpClient against a scripted transport and a FakeClock: window, TID matching,
+// late and duplicate responses, retries and timeouts with exact attempt counts,
+// error statuses, and requests addressed to the SM.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <deque>
+#include <functional>
+#include <set>
+#include <vector>
+
+#include "mad/attr/node_info.hpp"
+#include "mad/attr/sm_info.hpp"
+#include "mad/smp_client.hpp"
+
+namespace ibsm::mad {
+namespace {
+
+using std::chrono::milliseconds;
+
+// Records what the client sends; the test decides what comes back and when.
+class ScriptedTransport final : public MadTransport {
+ public:
+  explicit ScriptedTransport(FakeClock& clock) : clock_(clock) {}
+
+  Status send(const OutgoingMad& mad) override {
+    if (fail_sends) return fail(kErrSendFailed, "scripted send failure");
+    sent.push_back(mad);
+    const auto s = Smp::parse(mad.bytes);
+    if (s.ok() && !s->is_response()) {
+      ++in_flight;
+      max_in_flight = std::max(max_in_flight, in_flight);
+    }
+    if (on_send) on_send(mad);
+    return {};
+  }
+
+  std::optional<IncomingMad> receive(milliseconds max_wait) override {
+    if (inbox.empty()) {
+      clock_.advance(max_wait);
+      return std::nullopt;
+    }
+    IncomingMad in = inbox.front();
+    inbox.pop_front();
+    if (in.status == 0 && Smp::parse(in.bytes).ok() && Smp::parse(in.bytes)->is_response() &&
+        in_flight > 0)
+      --in_flight;
+    return in;
+  }
+
+  LocalPort local_port() const override { return {}; }
+
+  // Answers sent request `i` with GetResp (data byte 0 = i), optionally with a status.
+  void answer(std::size_t i, std::uint16_t status = 0, std::size_t length = kMadSize) {
+    auto req = Smp::parse(sent.at(i).bytes);
+    std::array<std::uint8_t, kSmpDataSize> data{};
+    data[0] = static_cast<std::uint8_t>(i);
+    Smp r = req->response(ConstPayload(data));
+    IncomingMad in;
+    in.bytes = r.bytes();
+    in.bytes[8] = 0x2a;  // the kernel's high TID bits must not matter
+    if (status != 0) {
+      in.bytes[4] = static_cast<std::uint8_t>((in.bytes[4] & 0x80) | (status >> 8));
+      in.bytes[5] = static_cast<std::uint8_t>(status);
+    }
+    in.length = length;
+    if (length < kMadSize)
+      std::fill(in.bytes.begin() + static_cast<long>(length), in.bytes.end(), 0);
+    inbox.push_back(in);
+  }
+
+  std::uint32_t tid_of(std::size_t i) const { return Smp::parse(sent.at(i).bytes)->tid_low(); }
+
+  std::vector<OutgoingMad> sent;
+  std::deque<IncomingMad> inbox;
+  std::function<void(const OutgoingMad&)> on_send;
+  bool fail_sends = false;
+  unsigned in_flight = 0;
+  unsigned max_in_flight = 0;
+
+ private:
+  FakeClock& clock_;
+};
+
+struct Outcome {
+  bool ok = false;
+  SmpFailure failure;
+  std::uint8_t data0 = 0;
+  std::uint32_t attr_mod = 0;
+};
+
+class SmpClientTest : public ::testing::Test {
+ protected:
+  SmpClientTest() : transport(clock), client(transport, clock, null_logger(), settings()) {}
+
+  static SmpClientSettings settings() {
+    SmpClientSettings s;
+    s.window = 4;
+    s.timeout = milliseconds(200);
+    s.retries = 3;
+    return s;
+  }
+
+  // Submits a Get(NodeInfo) with the given modifier; the outcome lands in outcomes[n].
+  void submit(std::uint32_t mod, const SmpTarget& target = DrPath{}) {
+    const std::size_t slot = outcomes.size();
+    outcomes.emplace_back();
+    ++pending;
+    client.submit(SmpRequest::get<NodeInfo>(target, mod), [this, slot](const SmpOutcome& o) {
+      Outcome& out = outcomes[slot];
+      ASSERT_FALSE(done[slot]) << "callback ran twice for request " << slot;
+      done[slot] = true;
+      --pending;
+      out.ok = o.ok();
+      out.attr_mod = o.request.attr_mod;
+      if (o.ok()) {
+        out.data0 = o.response->data()[0];
+        EXPECT_EQ(o.response->attr_mod(), o.request.attr_mod);
+      } else {
+        out.failure = *o.failure;
+      }
+    });
+    done.resize(outcomes.size(), false);
+  }
+
+  void run_until_idle(int max_polls = 10000) {
+    for (int i = 0; i < max_polls && !client.idle(); ++i)
+      client.poll(milliseconds(1000));
+    ASSERT_TRUE(client.idle());
+  }
+
+  FakeClock clock;
+  ScriptedTransport transport;
+  SmpClient client;
+  std::vector<Outcome> outcomes;
+  std::vector<bool> done;
+  int pending = 0;
+};
+
+TEST_F(SmpClientTest, WindowIsNeverExceededAndEveryRequestCompletes) {
+  for (std::uint32_t i = 0; i < 20; ++i)
+    submit(i);
+  std::size_t answered = 0;
+  for (int guard = 0; guard < 1000 && !client.idle(); ++guard) {
+    client.poll(milliseconds(0));
+    EXPECT_LE(client.outstanding(), 4u);
+    // Answer one request per poll, oldest first.
+    if (answered < transport.sent.size()) transport.answer(answered++);
+  }
+  EXPECT_TRUE(client.idle());
+  EXPECT_EQ(transport.max_in_flight, 4u);
+  EXPECT_EQ(transport.sent.size(), 20u);
+  for (std::size_t i = 0; i < outcomes.size(); ++i) {
+    EXPECT_TRUE(outcomes[i].ok) << i;
+    EXPECT_EQ(outcomes[i].attr_mod, i);
+  }
+  EXPECT_EQ(client.counters().sent, 20u);
+  EXPECT_EQ(client.counters().received, 20u);
+  EXPECT_EQ(client.counters().retries, 0u);
+  EXPECT_EQ(client.counters().unexpected, 0u);
+}
+
+TEST_F(SmpClientTest, ZeroWindowMeansUnlimited) {
+  SmpClientSettings s = settings();
+  s.window = 0;
+  SmpClient unlimited(transport, clock, null_logger(), s);
+  for (std::uint32_t i = 0; i < 50; ++i)
+    unlimited.submit(SmpRequest::get<NodeInfo>(DrPath{}, i), [](const SmpOutcome&) {});
+  unlimited.poll(milliseconds(0));
+  EXPECT_EQ(transport.sent.size(), 50u);
+}
+
+TEST_F(SmpClientTest, ResponsesAreMatchedByLowTidInAnyOrder) {
+  for (std::uint32_t i = 0; i < 4; ++i)
+    submit(100 + i);
+  client.poll(milliseconds(0));
+  ASSERT_EQ(transport.sent.size(), 4u);
+  std::set<std::uint32_t> tids;
+  for (std::size_t i = 0; i < 4; ++i)
+    tids.insert(transport.tid_of(i));
+  EXPECT_EQ(tids.size(), 4u) << "TIDs must be distinct";
+  for (std::size_t i = 4; i-- > 0;)
+    transport.answer(i);
+  run_until_idle();
+  for (std::size_t i = 0; i < 4; ++i) {
+    ASSERT_TRUE(outcomes[i].ok);
+    EXPECT_EQ(outcomes[i].data0, i);  // the response to exactly this request
+  }
+}
+
+TEST_F(SmpClientTest, TimeoutAfterRetriesWithExactAttemptCount) {
+  const auto t0 = clock.now();
+  submit(1);
+  run_until_idle();
+  ASSERT_FALSE(outcomes[0].ok);
+  EXPECT_EQ(outcomes[0].failure.kind, SmpFailure::Kind::kTimeout);
+  EXPECT_NE(outcomes[0].failure.detail.find("4 attempts"), std::string::npos)
+      << outcomes[0].failure.detail;
+  EXPECT_EQ(transport.sent.size(), 4u);  // 1 + transaction_retries
+  EXPECT_EQ(client.counters().sent, 4u);
+  EXPECT_EQ(client.counters().retries, 3u);
+  EXPECT_EQ(client.counters().timeouts, 1u);
+  EXPECT_EQ(clock.now() - t0, milliseconds(800));  // 4 x transaction_timeout, no sleeping
+  std::set<std::uint32_t> tids;
+  for (std::size_t i = 0; i < 4; ++i)
+    tids.insert(transport.tid_of(i));
+  EXPECT_EQ(tids.size(), 4u) << "each attempt gets a fresh TID";
+}
+
+TEST_F(SmpClientTest, RetriedRequestSucceedsAndLateAnswerIsUnexpected) {
+  submit(7);
+  client.poll(milliseconds(0));
+  ASSERT_EQ(transport.sent.size(), 1u);
+  // Nothing comes back in time: the client retries.
+  client.poll(milliseconds(1000));
+  client.poll(milliseconds(0));
+  ASSERT_EQ(transport.sent.size(), 2u);
+  EXPECT_EQ(client.counters().retries, 1u);
+  // Now the late answer to attempt 1 and the answer to attempt 2 arrive.
+  transport.answer(0);
+  transport.answer(1);
+  run_until_idle();
+  ASSERT_TRUE(outcomes[0].ok);
+  EXPECT_EQ(outcomes[0].data0, 1);  // from the second attempt
+  EXPECT_EQ(client.counters().unexpected, 1u);
+  EXPECT_EQ(client.counters().received, 1u);
+}
+
+TEST_F(SmpClientTest, DuplicateResponseIsCountedAndIgnored) {
+  submit(1);
+  client.poll(milliseconds(0));
+  transport.answer(0);
+  transport.answer(0);
+  run_until_idle();
+  EXPECT_TRUE(outcomes[0].ok);
+  EXPECT_EQ(client.counters().received, 1u);
+  EXPECT_EQ(client.counters().unexpected, 1u);
+}
+
+TEST_F(SmpClientTest, ErrorStatusIsHandedToTheCallback) {
+  submit(1);
+  client.poll(milliseconds(0));
+  transport.answer(0, kStatusInvalidValue);
+  run_until_idle();
+  ASSERT_FALSE(outcomes[0].ok);
+  EXPECT_EQ(outcomes[0].failure.kind, SmpFailure::Kind::kStatus);
+  EXPECT_EQ(outcomes[0].failure.status, kStatusInvalidValue);
+  EXPECT_EQ(client.counters().errors, 1u);
+  EXPECT_EQ(transport.sent.size(), 1u);  // an answer, even a negative one, is not retried
+}
+
+TEST_F(SmpClientTest, ErrorStatusOnLidRoutedSmp) {
+  submit(1, Lid{5});
+  client.poll(milliseconds(0));
+  EXPECT_EQ(transport.sent[0].dlid, 5);
+  transport.answer(0, kStatusAttrUnsupported);
+  run_until_idle();
+  ASSERT_FALSE(outcomes[0].ok);
+  EXPECT_EQ(outcomes[0].failure.status, kStatusAttrUnsupported);
+}
+
+TEST_F(SmpClientTest, WrongAttributeInResponseIsMalformed) {
+  submit(1);
+  client.poll(milliseconds(0));
+  transport.answer(0);
+  transport.inbox.back().bytes[17] = 0x20;  // SMInfo instead of NodeInfo
+  run_until_idle();
+  ASSERT_FALSE(outcomes[0].ok);
+  EXPECT_EQ(outcomes[0].failure.kind, SmpFailure::Kind::kMalformed);
+}
+
+TEST_F(SmpClientTest, TruncatedResponseIsNeverASuccess) {
+  submit(1);
+  client.poll(milliseconds(0));
+  transport.answer(0, 0, 40);  // header and part of the data only
+  run_until_idle();
+  EXPECT_FALSE(outcomes[0].ok) << "a 40-byte MAD was delivered as a complete response";
+  EXPECT_GE(client.counters().errors, 1u);
+}
+
+TEST_F(SmpClientTest, GarbageMadsAreDroppedNotFatal) {
+  submit(1);
+  client.poll(milliseconds(0));
+  IncomingMad junk;
+  junk.length = kMadSize;
+  junk.bytes.fill(0xff);
+  transport.inbox.push_back(junk);
+  transport.answer(0);
+  run_until_idle();
+  EXPECT_TRUE(outcomes[0].ok);
+  EXPECT_EQ(client.counters().errors, 1u);
+}
+
+TEST_F(SmpClientTest, SendFailureFailsTheRequest) {
+  transport.fail_sends = true;
+  submit(1);
+  run_until_idle();
+  ASSERT_FALSE(outcomes[0].ok);
+  EXPECT_EQ(outcomes[0].failure.kind, SmpFailure::Kind::kSendFailed);
+  EXPECT_EQ(client.counters().errors, 1u);
+}
+
+TEST_F(SmpClientTest, KernelTimeoutReportTriggersRetryAtOnce) {
+  const auto t0 = clock.now();
+  submit(1);
+  client.poll(milliseconds(0));
+  IncomingMad report;
+  report.bytes = transport.sent[0].bytes;  // the kernel returns our own send
+  report.length = kMadSize;
+  report.status = ETIMEDOUT;
+  transport.inbox.push_back(report);
+  client.poll(milliseconds(0));
+  client.poll(milliseconds(0));
+  EXPECT_EQ(transport.sent.size(), 2u);
+  EXPECT_EQ(client.counters().retries, 1u);
+  EXPECT_LT(clock.now() - t0, milliseconds(200));
+  transport.answer(1);
+  run_until_idle();
+  EXPECT_TRUE(outcomes[0].ok);
+}
+
+TEST_F(SmpClientTest, UnsolicitedRequestsGoToTheHandler) {
+  std::vector<std::pair<AttrId, Method>> seen;
+  client.set_request_handler([&](const Smp& req, const IncomingMad& raw) {
+    seen.emplace_back(req.attr_id(), req.method());
+    EXPECT_EQ(raw.slid, 9);
+  });
+  for (auto [attr, method] :
+       {std::pair{AttrId::kSmInfo, Method::kGet}, std::pair{AttrId::kNotice, Method::kTrap}}) {
+    IncomingMad in;
+    in.bytes = Smp::request(method, attr, 0, Lid{1}, 77).bytes();
+    in.length = kMadSize;
+    in.slid = 9;
+    transport.inbox.push_back(in);
+  }
+  client.poll(milliseconds(0));
+  ASSERT_EQ(seen.size(), 2u);
+  EXPECT_EQ(seen[0].first, AttrId::kSmInfo);
+  EXPECT_EQ(seen[1].second, Method::kTrap);
+  EXPECT_EQ(client.counters().unsolicited, 2u);
+  EXPECT_EQ(client.counters().unexpected, 0u);
+}
+
+TEST_F(SmpClientTest, RespondBypassesTheWindow) {
+  for (std::uint32_t i = 0; i < 4; ++i)
+    submit(i);
+  client.poll(milliseconds(0));
+  ASSERT_EQ(client.outstanding(), 4u);
+  const Smp req = Smp::request(Method::kGet, AttrId::kSmInfo, 0, DrPath{}, 5);
+  std::array<std::uint8_t, kSmpDataSize> data{};
+  client.respond(req.response(ConstPayload(data)), 3);
+  ASSERT_EQ(transport.sent.size(), 5u);
+  EXPECT_EQ(transport.sent.back().dlid, kPermissiveLid);  // DR answer goes back by DR
+  EXPECT_EQ(transport.sent.back().timeout_ms, 0u);
+}
+
+TEST_F(SmpClientTest, RequestsCarryTimeoutAndSetPayload) {
+  SmInfo info;
+  info.priority = 5;
+  client.submit(SmpRequest::set(DrPath{}, info), [](const SmpOutcome&) {});
+  client.poll(milliseconds(0));
+  ASSERT_EQ(transport.sent.size(), 1u);
+  EXPECT_EQ(transport.sent[0].timeout_ms, 200u);
+  EXPECT_EQ(transport.sent[0].dlid, kPermissiveLid);
+  EXPECT_EQ(transport.sent[0].bytes[3], 0x02);        // Set
+  EXPECT_EQ(transport.sent[0].bytes[64 + 20], 0x50);  // Priority 5 in the data area
+}
+
+}  // namespace
+}  // namespace ibsm::mad
