@@ -43,7 +43,9 @@ Smp Smp::request(Method method, AttrId attr, std::uint32_t attr_mod, const SmpTa
   mad_set_field(b, 0, IB_MAD_BASEVER_F, 1);
   mad_set_field(b, 0, IB_MAD_MGMTCLASS_F, dr ? kClassSmiDirected : kClassSmiLid);
   mad_set_field(b, 0, IB_MAD_CLASSVER_F, 1);
-  mad_set_field(b, 0, IB_MAD_METHOD_F, static_cast<std::uint32_t>(method));
+  // Byte 3 is R (bit 7) and Method (bits 0-6); libibmad's IB_MAD_METHOD_F is the 7-bit
+  // part only, so the whole byte is written to keep the R bit of GetResp (0x81).
+  s.bytes_[3] = static_cast<std::uint8_t>(method);
   // The kernel (hi_tid) and umad2sim (agent id) own TID bits 32-63.
   mad_set_field64(b, 0, IB_MAD_TRID_F, tid);
   mad_set_field(b, 0, IB_MAD_ATTRID_F, static_cast<std::uint32_t>(attr));
@@ -83,7 +85,7 @@ Result<Smp> Smp::parse(std::span<const std::uint8_t> bytes) {
 Smp Smp::response(ConstPayload data) const {
   Smp r = *this;
   auto* b = raw(r.bytes_);
-  mad_set_field(b, 0, IB_MAD_METHOD_F, static_cast<std::uint32_t>(Method::kGetResp));
+  r.bytes_[3] = static_cast<std::uint8_t>(Method::kGetResp);  // R bit and method (see request())
   if (directed()) {
     mad_set_field(b, 0, IB_DRSMP_STATUS_F, 0);
     mad_set_field(b, 0, IB_DRSMP_DIRECTION_F, 1);
@@ -95,7 +97,7 @@ Smp Smp::response(ConstPayload data) const {
 }
 
 Method Smp::method() const {
-  return static_cast<Method>(mad_get_field(raw(bytes_), 0, IB_MAD_METHOD_F));
+  return static_cast<Method>(bytes_[3]);  // with the R bit: GetResp reads as 0x81
 }
 bool Smp::is_response() const {
   return mad_get_field(raw(bytes_), 0, IB_MAD_RESPONSE_F) != 0;
