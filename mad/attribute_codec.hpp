@@ -111,7 +111,9 @@ std::string dump(const A& a) {
   std::string out;
   if constexpr (detail::HasFields<A>) {
     A::fields(a, [&](MAD_FIELDS f, const auto& member) {
-      char line[256];
+      // libibmad's capability-mask dumpers append one line per set bit with sprintf
+      // and ignore the size given: 32 set bits need about 1.3 KB.
+      char line[4096];
       if constexpr (sizeof(member) == 8) {
         std::uint64_t v = static_cast<std::uint64_t>(member);
         mad_dump_field(f, line, sizeof line, &v);
