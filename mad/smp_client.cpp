@@ -1,5 +1,6 @@
 #include "mad/smp_client.hpp"
 
+#include <algorithm>
 #include <cerrno>
 
 #include "mad/errors.hpp"
@@ -162,7 +163,9 @@ void SmpClient::finish(const TxPtr& tx, const Smp* response, const SmpFailure* f
 }
 
 void SmpClient::handle(const IncomingMad& in) {
-  auto parsed = Smp::parse(std::span<const std::uint8_t>(in.bytes.data(), in.bytes.size()));
+  // A MAD shorter than 256 bytes is malformed, whatever the buffer behind it holds.
+  auto parsed = Smp::parse(
+      std::span<const std::uint8_t>(in.bytes.data(), std::min(in.length, in.bytes.size())));
   if (!parsed.ok()) {
     ++counters_.errors;
     log_->warn("{}: dropped MAD from LID {}: {}", format_error_id(parsed.error().id), in.slid,
