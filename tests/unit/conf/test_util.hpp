@@ -5,6 +5,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -39,7 +40,9 @@ class TempDir {
 
 inline std::string slurp(const std::string& path) {
   std::ifstream in(path);
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+  std::ostringstream out;
+  out << in.rdbuf();
+  return out.str();
 }
 
 // An environment without a default config file, so tests do not depend on /etc.
@@ -51,8 +54,7 @@ inline Environment test_env() {
 
 inline Result<Invocation> invoke(std::vector<std::string> args,
                                  const Environment& env = test_env()) {
-  args.insert(args.begin(), "ibsm");
-  std::vector<const char*> argv;
+  std::vector<const char*> argv{"ibsm"};
   for (const auto& a : args)
     argv.push_back(a.c_str());
   return parse_invocation(static_cast<int>(argv.size()), argv.data(), env);
