@@ -118,7 +118,7 @@ def kary(k: int, n: int, hca_ports: int = 1) -> Fabric:
     radix = 2 * k if hca_ports == 1 else 3 * k
     f = Fabric(f"{k}-ary {n}-tree: {n} levels x {k ** (n - 1)} switches (radix {radix}), "
                f"{k ** n} hosts, {hca_ports}-port HCAs")
-    words = list(itertools.product(range(k), repeat=n - 1))
+    words = sorted(itertools.product(range(k), repeat=n - 1), key=lambda w: _widx(w, k))
 
     def name(w, l):
         return f"sw{l}_{_widx(w, k)}"
@@ -141,14 +141,16 @@ def kary(k: int, n: int, hca_ports: int = 1) -> Fabric:
 
 
 def _widx(w, k):
+    """Switch index of word w, digit 0 least significant (so level-0 uplinks go to
+    consecutive level-1 switches, as in /work/shared/topologies/kary-*.net)."""
     i = 0
-    for d in w:
+    for d in reversed(w):
         i = i * k + d
     return i
 
 
 def ft3(radix: int, pods: int, hosts_per_leaf: int | None = None, hca_ports: int = 1) -> Fabric:
-    """Folded Clos (routing.md 5.2): h = radix/2; pod p has leaves pLl and aggrs pAa,
+    """Folded Clos (routing.md 5.2): h = radix/2; pod p has leaves p<p>l<l> and aggrs p<p>a<a>,
     leaf port h+1+a -> aggr a port l+1, aggr port h+1+j -> core c{a}_{j} port p+1."""
     h = radix // 2
     hpl = h if hosts_per_leaf is None else hosts_per_leaf
@@ -161,15 +163,15 @@ def ft3(radix: int, pods: int, hosts_per_leaf: int | None = None, hca_ports: int
     leaves, aggrs = [], {}
     for p in range(pods):
         for l in range(h):
-            leaves.append(f.add("Switch", f"p{p}L{l}", radix))
+            leaves.append(f.add("Switch", f"p{p}l{l}", radix))
         for a in range(h):
-            aggrs[(p, a)] = f.add("Switch", f"p{p}A{a}", radix)
+            aggrs[(p, a)] = f.add("Switch", f"p{p}a{a}", radix)
     cores = {(a, j): f.add("Switch", f"c{a}_{j}", radix) for a in range(h) for j in range(h)}
-    _attach_hosts(f, leaves, hpl, hca_ports, lambda i, j: f"h{i}_{j}")
+    _attach_hosts(f, leaves, hpl, hca_ports, lambda i, j: f"h{i // h}_{i % h}_{j}")
     for p in range(pods):
         for l in range(h):
             for a in range(h):
-                f.link(f"p{p}L{l}", h + 1 + a, aggrs[(p, a)], l + 1)
+                f.link(f"p{p}l{l}", h + 1 + a, aggrs[(p, a)], l + 1)
         for a in range(h):
             for j in range(h):
                 f.link(aggrs[(p, a)], h + 1 + j, cores[(a, j)], p + 1)
