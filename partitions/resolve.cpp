@@ -1,6 +1,7 @@
 #include "partitions/resolve.hpp"
 
 #include <algorithm>
+#include <cstdint>
 #include <cstdio>
 #include <optional>
 #include <set>
@@ -21,7 +22,7 @@ class Resolver {
     Statement implicit = implicit_default_statement();
     statement(implicit, true);
     for (const Statement& st : config_.statements)
-      statement(st, false);
+      out_.statement_partition.push_back(statement(st, false));
     return std::move(out_);
   }
 
@@ -123,9 +124,9 @@ class Resolver {
     return g[2] == 0x40 && probe == ipoib_broadcast_mgid(0xffff, 2);
   }
 
-  void statement(const Statement& st, bool implicit) {
+  std::size_t statement(const Statement& st, bool implicit) {
     auto idx = partition_for(st);
-    if (!idx) return;
+    if (!idx) return SIZE_MAX;
     ResolvedPartition& part = out_.partitions[*idx];
     GroupFlags flags = st.flags;
     if (!opt_.qos) flags.sl = 0;
@@ -193,6 +194,7 @@ class Resolver {
       if (group_exists(g.mgid)) continue;  // OpenSM checks the MGID as written first
       create(g, scope_mask, line.loc);
     }
+    return *idx;
   }
 
   static bool is_exact_broadcast_template(const Gid& g) {

@@ -63,6 +63,8 @@ struct ResolvedConfig {
   std::vector<MemberRule> rules;
   std::vector<GroupSpec> groups;  // creation order (= MLID order on a fresh SM)
   std::vector<Diagnostic> diagnostics;
+  // For each Config statement, the index of its partition (SIZE_MAX if it had none).
+  std::vector<std::size_t> statement_partition;
 
   const ResolvedPartition* find(std::uint16_t pkey) const;
   std::map<std::string, std::uint16_t> auto_pkeys() const;
