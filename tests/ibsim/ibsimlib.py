@@ -8,6 +8,7 @@ synchronise: every wait polls a condition against a deadline.
 
 from __future__ import annotations
 
+import atexit
 import dataclasses
 import os
 import re
@@ -46,9 +47,26 @@ def wait_for(cond: Callable[[], object], timeout: float, what: str,
         time.sleep(POLL)
 
 
+_LIVE: set[subprocess.Popen] = set()
+
+
+def _spawn(argv, **kw) -> subprocess.Popen:
+    """Popen in a new session, remembered so that even an aborted run leaves nothing behind."""
+    proc = subprocess.Popen(argv, start_new_session=True, **kw)
+    _LIVE.add(proc)
+    return proc
+
+
+@atexit.register
+def _kill_leftovers() -> None:
+    for proc in list(_LIVE):
+        _kill_group(proc, grace=0.5)
+
+
 def _kill_group(proc: subprocess.Popen, grace: float = 2.0) -> None:
     """Terminate a process started with start_new_session=True and its group."""
     if proc.poll() is not None:
+        _LIVE.discard(proc)
         return
     try:
         os.killpg(proc.pid, signal.SIGTERM)
@@ -62,6 +80,7 @@ def _kill_group(proc: subprocess.Popen, grace: float = 2.0) -> None:
         except ProcessLookupError:
             pass
         proc.wait(5)
+    _LIVE.discard(proc)
 
 
 # --------------------------------------------------------------------------- net files
@@ -192,10 +211,9 @@ class Simulator:
         env.pop("LD_PRELOAD", None)
         self._logfh = open(self.log, "wb")
         # The console stays on a pipe we keep open: ibsim spins on EOF of its console.
-        self.proc = subprocess.Popen([IBSIM, "-s", *IBSIM_LIMITS, str(self.netfile)],
-                                     stdin=subprocess.PIPE, stdout=self._logfh,
-                                     stderr=subprocess.STDOUT, cwd=self.workdir, env=env,
-                                     start_new_session=True)
+        self.proc = _spawn([IBSIM, "-s", *IBSIM_LIMITS, str(self.netfile)],
+                           stdin=subprocess.PIPE, stdout=self._logfh,
+                           stderr=subprocess.STDOUT, cwd=self.workdir, env=env)
         wait_for(lambda: "Network simulator ready." in self.output() and self._socket_bound(),
                  timeout, f"ibsim on {self.netfile.name} to become ready", self._dead)
         return self
@@ -482,9 +500,8 @@ class SMProcess:
         env["OSM_TMP_DIR"] = str(self.workdir)
         self._outfh = open(self.outfile, "wb")
         self.t_start = time.monotonic()
-        self.proc = subprocess.Popen(self.argv, cwd=self.workdir, env=env, stdin=subprocess.DEVNULL,
-                                     stdout=self._outfh, stderr=subprocess.STDOUT,
-                                     start_new_session=True)
+        self.proc = _spawn(self.argv, cwd=self.workdir, env=env, stdin=subprocess.DEVNULL,
+                           stdout=self._outfh, stderr=subprocess.STDOUT)
         return self
 
     def log(self) -> str:

@@ -11,7 +11,7 @@ import checks
 from conftest import BRINGUP_FABRICS
 from ibsimlib import HarnessError, SMProcess, Simulator
 
-UP_TIMEOUT = float(os.environ.get("IBSIM_UP_TIMEOUT", "60"))
+UP_TIMEOUT = float(os.environ.get("IBSIM_UP_TIMEOUT", "30"))
 STOP_LIMIT = float(os.environ.get("IBSIM_STOP_LIMIT", "1.0"))
 OK_EXIT = {0, -signal.SIGTERM, 128 + signal.SIGTERM}
 

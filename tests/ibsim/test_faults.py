@@ -13,8 +13,8 @@ import checks
 from conftest import FAULT_FABRICS
 from ibsimlib import HarnessError, SMProcess
 
-UP_TIMEOUT = float(os.environ.get("IBSIM_UP_TIMEOUT", "60"))
-SETTLE_TIMEOUT = float(os.environ.get("IBSIM_SETTLE_TIMEOUT", "60"))
+UP_TIMEOUT = float(os.environ.get("IBSIM_UP_TIMEOUT", "30"))
+SETTLE_TIMEOUT = float(os.environ.get("IBSIM_SETTLE_TIMEOUT", "40"))
 STOP_LIMIT = float(os.environ.get("IBSIM_STOP_LIMIT", "1.0"))
 OK_EXIT = {0, -signal.SIGTERM, 128 + signal.SIGTERM}
 SWEEP = 1

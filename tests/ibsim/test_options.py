@@ -10,7 +10,7 @@ import pytest
 import checks
 from ibsimlib import HarnessError, SMProcess
 
-UP_TIMEOUT = float(os.environ.get("IBSIM_UP_TIMEOUT", "60"))
+UP_TIMEOUT = float(os.environ.get("IBSIM_UP_TIMEOUT", "30"))
 STOP_LIMIT = float(os.environ.get("IBSIM_STOP_LIMIT", "1.0"))
 OK_EXIT = {0, -signal.SIGINT, 128 + signal.SIGINT, -signal.SIGTERM, 128 + signal.SIGTERM}
 
