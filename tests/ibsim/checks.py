@@ -165,9 +165,10 @@ def _sample(items: list, n: int) -> list:
 
 
 def check_tracert(sim: Simulator, judge: str, topo: Topology, sources: int = 3,
-                  dests: int = 6) -> list[str]:
-    """ibtracert from several CA ports reaches a sample of CA LIDs (the LFT walk
-    in check_lfts covers all pairs; this is the independent tool's view)."""
+                  dests: int = 16) -> list[str]:
+    """ibtracert from several CA ports (first, middle, last by LID) reaches every CA
+    LID (up to `dests` of them, evenly sampled, on bigger fabrics; the LFT walk in
+    check_lfts covers all pairs; this is the independent tool's view)."""
     ca_ports = sorted(((n, p, lid) for n, p, lid in topo.end_ports() if not n.is_switch),
                       key=lambda t: t[2])
     problems = []
