@@ -31,6 +31,15 @@ TEST(McGroups, MlidsFromC000InCreationOrder) {
   EXPECT_EQ(g->params.pkey, 0xffff);
 }
 
+TEST(McGroups, RedHatFileMlidsAsOnIbsim) {
+  // observed: ff12:401b:8002::ffff:ffff 0xC00F, ::1 0xC010, ::2 0xC011 (15 groups in 0x7fff)
+  McGroupTable t;
+  t.apply_configuration(groups(test::read_data("redhat-two-statements.conf")));
+  EXPECT_EQ(t.find(gid("ff12:401b:8002::ffff:ffff"))->mlid, 0xC00F);
+  EXPECT_EQ(t.find(gid("ff12:401b:8002::1"))->mlid, 0xC010);
+  EXPECT_EQ(t.find(gid("ff12:401b:8002::2"))->mlid, 0xC011);
+}
+
 TEST(McGroups, ReloadKeepsMlidsAndReusesFreedOnes) {
   McGroupTable t;
   t.apply_configuration(groups("D=0x7fff,ipoib: mgid=ff12::1\n mgid=ff12::2\n ALL;"));
