@@ -125,9 +125,9 @@ std::vector<ResolvedIface> resolve_ipoib(const PlanContext& ctx, Plan& plan) {
     }
     // The parent: the port's IPoIB netdev without a parent of its own.
     const NetDevice* parent_dev = nullptr;
+    // Prefer the one the node file names; otherwise the first.
     for (const NetDevice* n : o.ipoib_on(*port))
-      if (n->parent.empty() && (want.name.empty() || n->name == want.name || !parent_dev))
-        parent_dev = n;
+      if (n->parent.empty() && (!parent_dev || n->name == want.name)) parent_dev = n;
     if (!parent_dev) {
       plan.errors.push_back(
           Error{kNetdevNotFound, key + ": no IPoIB interface on " + dev->name + "/" +
