@@ -11,8 +11,16 @@
 namespace ibsm::agent::testing {
 namespace fs = std::filesystem;
 
+// $TMPDIR if set, else /dev/shm when usable: these trees are many tiny files, and
+// on tmpfs the whole suite runs ten times faster than on a disk-backed /tmp.
+static fs::path temp_base() {
+  if (const char* t = std::getenv("TMPDIR"); t && *t) return t;
+  if (::access("/dev/shm", W_OK | X_OK) == 0) return "/dev/shm";
+  return fs::temp_directory_path();
+}
+
 static std::string make_temp_dir() {
-  std::string tmpl = (fs::temp_directory_path() / "ibsm-agent-test-XXXXXX").string();
+  std::string tmpl = (temp_base() / "ibsm-agent-test-XXXXXX").string();
   if (!::mkdtemp(tmpl.data())) throw std::runtime_error("mkdtemp failed");
   return tmpl;
 }

@@ -1,0 +1,223 @@
+#!/usr/bin/env python3
+"""ibsm-agent end to end on ibsim.
+
+Debian's opensm programs a partitions.conf on a simulated fabric; then
+`ibsm-agent show` and `plan`, run as hosts of that fabric under umad2sim, must
+see exactly the P_Keys the SM gave each host and plan the matching IPoIB
+children. Conditions are waited for with deadlines, never with fixed sleeps,
+and ibsim is always killed.
+
+usage: agent_e2e.py <path to ibsm-agent>
+"""
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+UMAD2SIM = "/usr/lib/x86_64-linux-gnu/umad2sim/libumad2sim.so"
+SKIP = 77  # meson's "skipped" exit status
+
+# sw -- smhost (runs opensm), h1, h2
+NET = """Switch 8 "sw"
+[1] "smhost"[1]
+[2] "h1"[1]
+[3] "h2"[1]
+
+Hca 1 "smhost"
+[1] "sw"[1]
+
+Hca 1 "h1"
+[1] "sw"[2]
+
+Hca 1 "h2"
+[1] "sw"[3]
+"""
+
+
+def fail(msg):
+    print("FAIL: " + msg)
+    sys.exit(1)
+
+
+class Fabric:
+    def __init__(self, agent, tmp):
+        self.agent = agent
+        self.tmp = tmp
+        self.sock = "ibsm-agent-e2e-%d" % os.getpid()
+        self.ibsim = None
+
+    def env(self, host):
+        e = dict(os.environ)
+        e.update(IBSIM_SOCKNAME=self.sock, SIM_HOST=host, LD_PRELOAD=UMAD2SIM)
+        return e
+
+    def start(self):
+        with open(os.path.join(self.tmp, "net"), "w") as f:
+            f.write(NET)
+        log = open(os.path.join(self.tmp, "ibsim.log"), "w")
+        env = dict(os.environ, IBSIM_SOCKNAME=self.sock)
+        # ibsim reads console commands on stdin: keep a pipe open so it never sees EOF.
+        self.ibsim = subprocess.Popen(["ibsim", "-s", "net"], cwd=self.tmp, env=env,
+                                      stdin=subprocess.PIPE, stdout=log, stderr=subprocess.STDOUT)
+
+    def stop(self):
+        if self.ibsim and self.ibsim.poll() is None:
+            self.ibsim.terminate()
+            try:
+                self.ibsim.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.ibsim.kill()
+                self.ibsim.wait()
+
+    def agent_run(self, host, args):
+        # umad2sim creates ./sys-<pid> in the cwd and removes it at exit.
+        return subprocess.run([self.agent] + args, cwd=self.tmp, env=self.env(host),
+                              capture_output=True, text=True, timeout=60)
+
+    def show(self, host):
+        r = self.agent_run(host, ["show", "--format", "json"])
+        if r.returncode != 0:
+            return None
+        return json.loads(r.stdout)
+
+    def port(self, host):
+        s = self.show(host)
+        if not s or len(s["devices"]) != 1:
+            return None
+        return s["devices"][0]["ports"][0]
+
+
+def wait_for(what, deadline_s, probe):
+    end = time.monotonic() + deadline_s
+    while time.monotonic() < end:
+        v = probe()
+        if v:
+            return v
+        time.sleep(0.2)  # poll interval; the deadline is what bounds the wait
+    fail("timed out after %ds waiting for %s" % (deadline_s, what))
+
+
+def pkeys(port):
+    return [(p["pkey"], p["membership"]) for p in port["pkeys"]]
+
+
+def host_tree(root, guid):
+    """A --root tree for a host: its IPoIB parent ib0 (the GUID in the last 8 address bytes)."""
+    g = guid[2:]
+    addr = "80:00:00:48:fe:80:00:00:00:00:00:00:" + ":".join(g[i:i + 2] for i in range(0, 16, 2))
+    files = {
+        "sys/class/net/ib0/type": "32\n", "sys/class/net/ib0/address": addr + "\n",
+        "sys/class/net/ib0/mtu": "2044\n", "sys/class/net/ib0/mode": "datagram\n",
+        "sys/class/net/ib0/pkey": "0xffff\n", "sys/class/net/ib0/operstate": "up\n",
+        "sys/class/net/ib0/ifalias": "\n", "sys/module/ib_ipoib/refcnt": "0\n",
+        "node.toml": '[[ipoib]]\nport = { guid = "%s" }\npkeys = "auto"\n' % guid,
+    }
+    for path, content in files.items():
+        full = os.path.join(root, path)
+        os.makedirs(os.path.dirname(full), exist_ok=True)
+        with open(full, "w") as f:
+            f.write(content)
+
+
+def plan_children(fabric, host, root):
+    r = fabric.agent_run(host, ["plan", "--root", root, "--port-source", "umad", "--backend", "direct",
+                                "--format", "json", "-c", os.path.join(root, "node.toml")])
+    if r.returncode != 2:
+        fail("%s: plan exit %d (want 2: changes)\n%s%s" % (host, r.returncode, r.stdout, r.stderr))
+    plan = json.loads(r.stdout)
+    if plan["errors"]:
+        fail("%s: plan errors %s" % (host, plan["errors"]))
+    return sorted(a["change"] for a in plan["actions"] if a["kind"] == "create-child")
+
+
+def main():
+    if len(sys.argv) != 2:
+        print(__doc__)
+        return 1
+    agent = os.path.abspath(sys.argv[1])
+    for tool in ("ibsim", "opensm"):
+        if not shutil.which(tool):
+            print("SKIP: %s not installed (apt install ibsim-utils opensm)" % tool)
+            return SKIP
+    if not os.path.exists(UMAD2SIM):
+        print("SKIP: %s missing (apt install libumad2sim0)" % UMAD2SIM)
+        return SKIP
+
+    tmp = tempfile.mkdtemp(prefix="ibsm-agent-e2e-")
+    fabric = Fabric(agent, tmp)
+    try:
+        fabric.start()
+        # The simulator is up when a host can read its port through it.
+        h1 = wait_for("ibsim to answer h1", 30, lambda: fabric.port("h1"))
+        h2 = wait_for("ibsim to answer h2", 30, lambda: fabric.port("h2"))
+        if h1["state"] == "ACTIVE":
+            fail("h1 ACTIVE before any SM ran")
+        g1, g2 = h1["port_guid"], h2["port_guid"]
+
+        # Default is full everywhere; storage only for h1; compute: h1 limited, h2 full; other: h2.
+        conf = os.path.join(tmp, "partitions.conf")
+        with open(conf, "w") as f:
+            f.write("Default=0x7fff, ipoib : ALL=full ;\n"
+                    "storage=0x0002, ipoib : %s=full ;\n"
+                    "compute=0x0003, ipoib : %s=limited, %s=full ;\n"
+                    "other=0x0004, ipoib : %s=full ;\n" % (g1, g1, g2, g2))
+        osm = os.path.join(tmp, "osm")
+        os.makedirs(osm)
+        env = fabric.env("smhost")
+        env["OSM_CACHE_DIR"] = osm
+        # -o: one sweep, then exit.
+        r = subprocess.run(["opensm", "-o", "-d", "2", "-f", os.path.join(osm, "osm.log"), "-P", conf],
+                           cwd=osm, env=env, capture_output=True, text=True, timeout=120)
+        with open(os.path.join(osm, "osm.log")) as f:
+            log = f.read()
+        if r.returncode != 0 or "SUBNET UP" not in log:
+            fail("opensm did not bring the subnet up (exit %d)\n%s" % (r.returncode, log[-2000:]))
+
+        h1 = wait_for("h1 ACTIVE", 30, lambda: (lambda p: p if p and p["state"] == "ACTIVE" else None)(
+            fabric.port("h1")))
+        h2 = wait_for("h2 ACTIVE", 30, lambda: (lambda p: p if p and p["state"] == "ACTIVE" else None)(
+            fabric.port("h2")))
+        want1 = [("0xffff", "full"), ("0x8002", "full"), ("0x0003", "limited")]
+        want2 = [("0xffff", "full"), ("0x8003", "full"), ("0x8004", "full")]
+        if pkeys(h1) != want1:
+            fail("h1 P_Keys %s, want %s" % (pkeys(h1), want1))
+        if pkeys(h2) != want2:
+            fail("h2 P_Keys %s, want %s" % (pkeys(h2), want2))
+        if h1["sm_lid"] == 0 or h1["lid"] == 0:
+            fail("h1 has no LID/SM LID: %s" % h1)
+        print("show: h1 %s, h2 %s" % (pkeys(h1), pkeys(h2)))
+
+        # plan: children for the full-member P_Keys only (h1's limited 0x0003 gets none).
+        root1, root2 = os.path.join(tmp, "root-h1"), os.path.join(tmp, "root-h2")
+        host_tree(root1, g1)
+        host_tree(root2, g2)
+        c1, c2 = plan_children(fabric, "h1", root1), plan_children(fabric, "h2", root2)
+        if c1 != ["create ib0.8002 on ib0 (P_Key 0x8002, datagram)"]:
+            fail("h1 plans %s" % c1)
+        if c2 != ["create ib0.8003 on ib0 (P_Key 0x8003, datagram)",
+                  "create ib0.8004 on ib0 (P_Key 0x8004, datagram)"]:
+            fail("h2 plans %s" % c2)
+        print("plan: h1 %s; h2 %s" % (c1, c2))
+
+        # apply on the tree, then verify against the SM's table: every child ok.
+        base = ["--root", root1, "--port-source", "umad", "--backend", "direct", "-c",
+                os.path.join(root1, "node.toml")]
+        r = fabric.agent_run("h1", ["apply"] + base)
+        if r.returncode != 0:
+            fail("h1 apply exit %d\n%s%s" % (r.returncode, r.stdout, r.stderr))
+        r = fabric.agent_run("h1", ["verify", "--format", "json"] + base)
+        states = {v["resource"]: v["state"] for v in json.loads(r.stdout)["resources"]}
+        if r.returncode != 0 or states != {"ipoib ib0": "ok", "ipoib ib0.8002": "ok"}:
+            fail("h1 verify exit %d: %s" % (r.returncode, states))
+        print("verify: h1 %s" % states)
+        return 0
+    finally:
+        fabric.stop()
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
