@@ -37,10 +37,10 @@
   X(kDevice, lmc, std::uint8_t, 0, dec(0, 7), kRestart, kYes, cli_arg('l', "lmc"), "LID mask control: each port gets 2^lmc LIDs (0-7)") \
   X(kDevice, lmc_esp0, bool, false, flag(), kRestart, kNo, no_cli(), "Apply the LMC to enhanced switch port 0 as well") \
   X(kDevice, sm_sl, std::uint8_t, 0, dec(0, 15), kHup, kNo, cli_arg(0, "sm_sl"), "Service level of SM/SA traffic (0-15)") \
-  X(kDevice, packet_life_time, std::uint8_t, 0x12, hex(2, 0, 31), kHup, kYes, no_cli(), "Switch packet lifetime code: 4.096us * 2^value; 0x14 = infinite") \
+  X(kDevice, packet_life_time, std::uint8_t, 0x12, hex(2, 0, 31), kHup, kYes, no_cli(), "Switch packet lifetime code: 4.096us * 2^value; 0x14 and above = infinite") \
   X(kDevice, vl_stall_count, std::uint8_t, 0x07, hex(2, 0, 7), kHup, kYes, no_cli(), "Dropped packets in a row that put a switch-to-switch VL into VLStalled") \
   X(kDevice, leaf_vl_stall_count, std::uint8_t, 0x07, hex(2, 0, 7), kHup, kYes, no_cli(), "As vl_stall_count, for switch ports facing a CA or router") \
-  X(kDevice, head_of_queue_lifetime, std::uint8_t, 0x12, hex(2, 0, 31), kHup, kYes, no_cli(), "Head-of-queue lifetime code on switch-to-switch ports; 0x14 = infinite") \
+  X(kDevice, head_of_queue_lifetime, std::uint8_t, 0x12, hex(2, 0, 31), kHup, kYes, no_cli(), "Head-of-queue lifetime code on switch-to-switch ports; 0x14 and above = infinite") \
   X(kDevice, leaf_head_of_queue_lifetime, std::uint8_t, 0x10, hex(2, 0, 31), kHup, kYes, no_cli(), "Head-of-queue lifetime code on switch ports facing a CA or router") \
   X(kDevice, max_op_vls, std::uint8_t, 5, dec(1, 5), kHup, kYes, no_cli(), "Upper limit of operational VLs (1=VL0, 2=VL0-1, 3=VL0-3, 4=VL0-7, 5=VL0-14)") \
   X(kDevice, force_link_speed, std::uint8_t, 15, dec(), kHup, kNo, no_cli(), "LinkSpeedEnabled for switch ports; 0 = leave, 15 = as supported") \
