@@ -174,7 +174,9 @@ std::optional<T> unless_default(T v, T def) {
 
 std::string statement_text(const Statement& st) {
   std::string s = st.name;
-  if (st.pkey) s += "=" + hex_pkey(st.pkey);
+  // a name starting with a digit would be read as the P_Key without an explicit '='
+  const bool digit_name = !st.name.empty() && st.name[0] >= '0' && st.name[0] <= '9';
+  if (st.pkey || digit_name) s += "=" + hex_pkey(st.pkey);
   if (st.ipoib) s += ", ipoib";
   if (st.indx0) s += ", indx0";
   if (st.defmember != Membership::kLimited)
