@@ -1,0 +1,590 @@
+// SubnetManager end to end on a FakeFabric: heavy sweep to SUBNET UP, light sweeps
+// that change nothing, restart with guid2lid, and faults (silent, garbage, vanishing
+// nodes, failing links, lost MADs, duplicate GUIDs), plus SMInfo and trap answers.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <set>
+#include <sstream>
+
+#include "mad/attr/notice.hpp"
+#include "mad/attr/sm_info.hpp"
+#include "sm/guid2lid.hpp"
+#include "sm/subnet_manager.hpp"
+#include "tests/fake/fake_fabric.hpp"
+#include "tests/support/builders.hpp"
+#include "tests/support/net_file.hpp"
+
+namespace ibsm::sm {
+namespace {
+
+using fake::FakeFabric;
+using fake::Garbage;
+using mad::AttrId;
+using mad::Method;
+
+// Two switches joined by two parallel cables, a triangle closing a loop through a
+// third switch, and a two-port CA on two switches:
+//
+//   h1 --1[ s1 ]3====3[ s2 ]1-- h2
+//   h3 --2[    ]5====5[    ]2-- h4
+//          [ s1 ]6 ---- 1[ s3 ]2 ---- 6[ s2 ]
+//                     s3 port 3 -- hx port 1; hx port 2 -- s2 port 7
+constexpr std::string_view kHandDrawn = R"(Switch 8 "s1"
+[1] "h1"[1]
+[2] "h3"[1]
+[3] "s2"[3]
+[5] "s2"[5]
+[6] "s3"[1]
+
+Switch 8 "s2"
+[1] "h2"[1]
+[2] "h4"[1]
+[3] "s1"[3]
+[5] "s1"[5]
+[6] "s3"[2]
+[7] "hx"[2]
+
+Switch 4 "s3"
+[1] "s1"[6]
+[2] "s2"[6]
+[3] "hx"[1]
+
+Hca 1 "h1"
+[1] "s1"[1]
+
+Hca 1 "h2"
+[1] "s2"[1]
+
+Hca 1 "h3"
+[1] "s1"[2]
+
+Hca 1 "h4"
+[1] "s2"[2]
+
+Hca 2 "hx"
+[1] "s3"[3]
+[2] "s2"[7]
+)";
+
+// CA -- switch -- switch -- switch -- CA.
+constexpr std::string_view kLine = R"(Switch 2 "a"
+[1] "ha"[1]
+[2] "b"[1]
+
+Switch 3 "b"
+[1] "a"[2]
+[2] "c"[1]
+
+Switch 2 "c"
+[1] "b"[2]
+[2] "hc"[1]
+
+Hca 1 "ha"
+[1] "a"[1]
+
+Hca 1 "hc"
+[1] "c"[2]
+)";
+
+testsupport::Fabric net(std::string_view text) {
+  auto f = testsupport::parse_net(text);
+  if (!f.ok()) {
+    ADD_FAILURE() << f.error().message;
+    return {};
+  }
+  return *f;
+}
+
+class TempDir {
+ public:
+  TempDir() {
+    std::string tmpl = (std::filesystem::temp_directory_path() / "ibsm-sm-test-XXXXXX").string();
+    if (::mkdtemp(tmpl.data()) == nullptr) std::abort();
+    path_ = tmpl;
+  }
+  ~TempDir() {
+    std::error_code ec;
+    std::filesystem::remove_all(path_, ec);
+  }
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
+// A fabric, an SM on it and the SM's cache directory.
+class Rig {
+ public:
+  explicit Rig(testsupport::Fabric d, fake::FakeOptions fo = {}) : desc(std::move(d)) {
+    fabric = std::make_unique<FakeFabric>(desc, clock, fo);
+    options.cache_dir = dir.path() + "/cache";
+    options.sm_priority = 7;
+    restart();
+  }
+
+  void restart() { sm = std::make_unique<SubnetManager>(*fabric, clock, null_logger(), options); }
+
+  SweepResult sweep() {
+    fabric->reset_stats();
+    return sm->sweep(stop);
+  }
+
+  // LID of every LID-holding port in the fake, by port GUID.
+  std::map<mad::Guid, std::pair<mad::Lid, std::uint8_t>> lids() const {
+    std::map<mad::Guid, std::pair<mad::Lid, std::uint8_t>> out;
+    for (std::uint32_t i = 0; i < fabric->size(); ++i) {
+      const fake::FakeNode& n = fabric->node(i);
+      if (n.gone) continue;
+      for (mad::PortNum p = n.is_switch() ? 0 : 1; p <= (n.is_switch() ? 0 : n.num_ports()); ++p) {
+        const auto& pi = n.ports[p].info;
+        if (pi.lid == 0) continue;
+        out[n.is_switch() ? n.info.node_guid : n.info.node_guid + p] = {pi.lid, pi.lmc};
+      }
+    }
+    return out;
+  }
+
+  std::size_t cables() const { return desc.cables.size(); }
+  std::size_t switches() const {
+    return static_cast<std::size_t>(
+        std::count_if(desc.nodes.begin(), desc.nodes.end(),
+                      [](auto& n) { return n.type == testsupport::NodeType::kSwitch; }));
+  }
+
+  FakeClock clock;
+  TempDir dir;
+  testsupport::Fabric desc;
+  std::unique_ptr<FakeFabric> fabric;
+  conf::Options options;
+  std::atomic<bool> stop{false};
+  std::unique_ptr<SubnetManager> sm;
+};
+
+std::string join(const std::vector<std::string>& v, std::size_t max = 10) {
+  std::string s;
+  for (std::size_t i = 0; i < v.size() && i < max; ++i)
+    s += v[i] + "\n";
+  if (v.size() > max) s += "... " + std::to_string(v.size() - max) + " more\n";
+  return s;
+}
+
+std::string problems(const SweepResult& r) {
+  std::string s;
+  for (const auto& e : r.report.problems)
+    s += format_error_id(e.id) + " " + e.message + "\n";
+  return s;
+}
+
+// Everything a finished bring-up must satisfy, checked in the fake (not in the SM's model).
+void expect_fabric_up(const Rig& rig, std::size_t lid_holders) {
+  EXPECT_EQ(join(rig.fabric->inactive_ports()), "");
+  const auto lids = rig.lids();
+  EXPECT_EQ(lids.size(), lid_holders);
+  std::set<unsigned> used;
+  for (const auto& [guid, l] : lids) {
+    EXPECT_EQ(l.first % (1u << l.second), 0u) << mad::format_guid(guid) << " misaligned";
+    for (unsigned x = l.first; x < l.first + (1u << l.second); ++x)
+      EXPECT_TRUE(used.insert(x).second) << "LID " << x << " held twice";
+  }
+  std::size_t routes = 0;
+  EXPECT_EQ(join(rig.fabric->check_routes(&routes)), "");
+  EXPECT_GE(routes, rig.switches() * lid_holders);
+  // Every port knows the SM, which sits on LID 1 (the first range aligned for its LMC).
+  const fake::PortRef smp = rig.fabric->sm_port();
+  const auto& sm_info = rig.fabric->node(smp.node).ports[smp.port].info;
+  EXPECT_EQ(sm_info.lid, sm_info.lmc == 0 ? 1 : 1u << sm_info.lmc);
+  for (std::uint32_t i = 0; i < rig.fabric->size(); ++i) {
+    const auto& n = rig.fabric->node(i);
+    if (n.is_switch()) EXPECT_EQ(n.ports[0].info.master_sm_lid, sm_info.lid) << n.id;
+    for (mad::PortNum p = 1; !n.is_switch() && p <= n.num_ports(); ++p)
+      EXPECT_EQ(n.ports[p].info.master_sm_lid, sm_info.lid) << n.id;
+    if (n.is_switch()) EXPECT_FALSE(n.switch_info->port_state_change) << n.id;
+  }
+  // guid2lid on disk matches the fabric.
+  std::ifstream in(rig.options.cache_dir + "/guid2lid");
+  std::stringstream text;
+  text << in.rdbuf();
+  const auto parsed = parse_guid2lid(text.str());
+  EXPECT_TRUE(parsed.warnings.empty());
+  EXPECT_EQ(parsed.db.size(), lid_holders);
+  for (const auto& [guid, l] : lids) {
+    auto it = parsed.db.find(guid);
+    ASSERT_NE(it, parsed.db.end()) << mad::format_guid(guid);
+    EXPECT_EQ(it->second.min, l.first);
+    EXPECT_EQ(it->second.max, l.first + (1u << l.second) - 1);
+  }
+}
+
+std::size_t lid_holders(const testsupport::Fabric& d) {
+  std::size_t n = 0;
+  for (const auto& node : d.nodes)
+    n += node.type == testsupport::NodeType::kSwitch ? 1 : node.num_ports;
+  return n;
+}
+
+void expect_cold_bring_up(Rig& rig) {
+  const SweepResult r = rig.sweep();
+  ASSERT_TRUE(r.subnet_up) << problems(r);
+  EXPECT_TRUE(r.heavy);
+  EXPECT_EQ(rig.sm->state(), mad::SmState::kMaster);
+  EXPECT_EQ(r.nodes, rig.desc.nodes.size());
+  EXPECT_EQ(r.switches, rig.switches());
+  EXPECT_EQ(r.mads.timeouts, 0u);
+  EXPECT_EQ(r.mads.retries, 0u);
+  EXPECT_EQ(r.mads.unexpected, 0u);
+  EXPECT_EQ(r.mads.errors, 0u);
+  expect_fabric_up(rig, lid_holders(rig.desc));
+}
+
+// ---------------------------------------------------------------- bring-up
+
+TEST(SubnetManagerBringUp, HandDrawnFabricWithLoopsAndParallelLinks) {
+  Rig rig(net(kHandDrawn));
+  expect_cold_bring_up(rig);
+}
+
+TEST(SubnetManagerBringUp, LineOfSwitchesWithExactMadCounts) {
+  Rig rig(net(kLine));
+  expect_cold_bring_up(rig);
+  const auto& st = rig.fabric->stats();
+  const std::size_t nodes = 5, switches = 3, cables = 4;
+  // Discovery: one NodeDescription per node, SwitchInfo per switch, PortInfo of every
+  // switch port (0..N) and of each CA's port.
+  EXPECT_EQ(st.count(Method::kGet, AttrId::kNodeDescription), nodes);
+  EXPECT_EQ(st.count(Method::kGet, AttrId::kSwitchInfo), switches);
+  EXPECT_EQ(st.count(Method::kGet, AttrId::kPortInfo), (3 + 4 + 3) + 2u);
+  EXPECT_GE(st.count(Method::kGet, AttrId::kNodeInfo), nodes);
+  EXPECT_LE(st.count(Method::kGet, AttrId::kNodeInfo), 1 + 2 * cables);
+  // Programming: SwitchInfo (LinearFDBTop, PortStateChange) and one LFT block per
+  // switch (5 LIDs), PortInfo for each switch port 0 and both ends of every cable
+  // (Armed pass), both ends again (Active pass).
+  EXPECT_EQ(st.count(Method::kSet, AttrId::kSwitchInfo), switches);
+  EXPECT_EQ(st.count(Method::kSet, AttrId::kLinearForwardingTable), switches);
+  EXPECT_EQ(st.count(Method::kSet, AttrId::kPortInfo), switches + 4 * cables);
+  EXPECT_EQ(st.lost + st.dropped, 0u);
+}
+
+TEST(SubnetManagerBringUp, GeneratedTwoLevelFatTree) {
+  Rig rig(testsupport::two_level_fat_tree(4, 6, 3));
+  expect_cold_bring_up(rig);
+  // 4*6 hosts + 7 switches = 31 LIDs: one LFT block per switch.
+  EXPECT_EQ(rig.fabric->stats().count(Method::kSet, AttrId::kLinearForwardingTable), 7u);
+}
+
+TEST(SubnetManagerBringUp, GeneratedKaryNTree) {
+  Rig rig(testsupport::kary_ntree(2, 3));
+  expect_cold_bring_up(rig);
+}
+
+TEST(SubnetManagerBringUp, GeneratedMeshWithManyLidBlocks) {
+  Rig rig(testsupport::torus({4, 4, 1}, 5, {false, false, false}));
+  expect_cold_bring_up(rig);  // 96 LIDs: two LFT blocks per switch
+  EXPECT_EQ(rig.fabric->stats().count(Method::kSet, AttrId::kLinearForwardingTable), 32u);
+}
+
+TEST(SubnetManagerBringUp, LmcGivesAlignedRangesAndRoutesEveryLid) {
+  Rig rig(testsupport::two_level_fat_tree(2, 3, 2));
+  rig.options.lmc = 2;
+  rig.restart();
+  expect_cold_bring_up(rig);
+  for (const auto& [guid, l] : rig.lids()) {
+    const bool is_switch = guid >= testsupport::kIbsimFirstSwitchGuid;
+    EXPECT_EQ(l.second, is_switch ? 0 : 2) << mad::format_guid(guid);
+  }
+}
+
+TEST(SubnetManagerBringUp, SmOnASwitch) {
+  fake::FakeOptions fo;
+  fo.sm_node = "s2";
+  Rig rig(net(kHandDrawn), fo);
+  expect_cold_bring_up(rig);
+}
+
+TEST(SubnetManagerBringUp, OnceModeRunsOneSweepAndReportsTheOutcome) {
+  Rig rig(net(kLine));
+  rig.options.once = true;
+  rig.restart();
+  ControlFlags control;
+  EXPECT_EQ(rig.sm->run(control), 0);
+  expect_fabric_up(rig, 5);
+
+  Rig bad(net(kLine));
+  bad.options.once = true;
+  bad.restart();
+  bad.fabric->faults(bad.fabric->index("hc")).silent = true;
+  ControlFlags control2;
+  EXPECT_EQ(bad.sm->run(control2), 1);
+}
+
+// ---------------------------------------------------------------- steady state
+
+TEST(SubnetManagerSteadyState, SecondSweepIsLightAndSendsNoSets) {
+  Rig rig(net(kHandDrawn));
+  ASSERT_TRUE(rig.sweep().subnet_up);
+  const auto before = rig.lids();
+  const SweepResult r = rig.sweep();
+  EXPECT_FALSE(r.heavy);
+  EXPECT_TRUE(r.subnet_up);
+  const auto& st = rig.fabric->stats();
+  EXPECT_EQ(st.count(Method::kSet), 0u);
+  EXPECT_EQ(st.count(Method::kGet), st.count(Method::kGet, AttrId::kSwitchInfo));
+  EXPECT_EQ(st.count(Method::kGet, AttrId::kSwitchInfo), rig.switches());
+  EXPECT_EQ(rig.lids(), before);
+}
+
+TEST(SubnetManagerSteadyState, ForcedHeavySweepOnAConfiguredFabricSendsNoSets) {
+  Rig rig(testsupport::two_level_fat_tree(3, 2, 2));
+  ASSERT_TRUE(rig.sweep().subnet_up);
+  rig.sm->request_heavy_sweep(HeavyReason::kForced);
+  const SweepResult r = rig.sweep();
+  EXPECT_TRUE(r.heavy);
+  EXPECT_TRUE(r.subnet_up) << problems(r);
+  EXPECT_EQ(rig.fabric->stats().count(Method::kSet), 0u);
+}
+
+TEST(SubnetManagerSteadyState, RestartWithColdFabricKeepsLidsFromGuid2Lid) {
+  Rig rig(net(kHandDrawn));
+  ASSERT_TRUE(rig.sweep().subnet_up);
+  const auto first = rig.lids();
+  rig.fabric->reset_cold();
+  rig.restart();  // a new SubnetManager reading the same cache directory
+  const SweepResult r = rig.sweep();
+  ASSERT_TRUE(r.subnet_up) << problems(r);
+  EXPECT_EQ(rig.lids(), first);
+  expect_fabric_up(rig, lid_holders(rig.desc));
+}
+
+TEST(SubnetManagerSteadyState, RestartOnAWarmFabricKeepsLidsAndReprograms) {
+  Rig rig(net(kLine));
+  ASSERT_TRUE(rig.sweep().subnet_up);
+  const auto first = rig.lids();
+  rig.restart();
+  const SweepResult r = rig.sweep();
+  ASSERT_TRUE(r.subnet_up) << problems(r);
+  EXPECT_EQ(rig.lids(), first);
+  EXPECT_EQ(rig.fabric->stats().count(Method::kSet, AttrId::kLinearForwardingTable), 3u);
+}
+
+TEST(SubnetManagerSteadyState, LinkFailureIsSeenByTheLightSweep) {
+  Rig rig(net(kHandDrawn));
+  ASSERT_TRUE(rig.sweep().subnet_up);
+  rig.fabric->set_link(rig.fabric->index("s1"), 3, false);  // one of the parallel cables
+  const SweepResult r = rig.sweep();
+  EXPECT_TRUE(r.heavy) << "PortStateChange must trigger a heavy sweep";
+  EXPECT_TRUE(r.subnet_up) << problems(r);
+  EXPECT_EQ(join(rig.fabric->check_routes()), "");
+  rig.fabric->set_link(rig.fabric->index("s1"), 3, true);
+  EXPECT_TRUE(rig.sweep().heavy);
+  EXPECT_EQ(join(rig.fabric->inactive_ports()), "");
+}
+
+// ---------------------------------------------------------------- faults
+
+TEST(SubnetManagerFaults, SilentNodeIsReportedWithItsPathAndTheRestComesUp) {
+  Rig rig(net(kLine));
+  const std::uint32_t hc = rig.fabric->index("hc");
+  rig.fabric->faults(hc).silent = true;
+  const SweepResult r = rig.sweep();
+  EXPECT_FALSE(r.subnet_up);
+  ASSERT_FALSE(r.report.problems.empty());
+  EXPECT_EQ(r.report.problems[0].id, kErrNodeUnreachable);
+  EXPECT_NE(r.report.problems[0].message.find("DR path 0,1,2,2,2"), std::string::npos)
+      << problems(r);
+  // Everything but the silent CA and the switch port facing it is Active.
+  const auto inactive = rig.fabric->inactive_ports();
+  EXPECT_EQ(inactive, (std::vector<std::string>{"c/2 is Init", "hc/1 is Init"}));
+  EXPECT_EQ(rig.lids().size(), 4u);
+
+  // The next sweep retries the node and, once it answers, brings it up.
+  rig.fabric->faults(hc).silent = false;
+  const SweepResult again = rig.sweep();
+  EXPECT_TRUE(again.heavy) << "a sweep with errors must be followed by a heavy sweep";
+  EXPECT_TRUE(again.subnet_up) << problems(again);
+  expect_fabric_up(rig, 5);
+}
+
+TEST(SubnetManagerFaults, SilentSwitchCutsOffOnlyWhatIsBehindIt) {
+  Rig rig(testsupport::two_level_fat_tree(3, 2, 2));
+  rig.fabric->faults(rig.fabric->index("leaf2")).silent = true;
+  const SweepResult r = rig.sweep();
+  EXPECT_FALSE(r.subnet_up);
+  EXPECT_EQ(r.nodes, 2u + 2u + 2u * 2u);  // spines, two leaves and their hosts
+  for (const std::string& s : rig.fabric->inactive_ports()) {
+    const bool behind = s.rfind("leaf2/", 0) == 0 || s.rfind("h2_", 0) == 0 ||
+                        s.rfind("spine0/3 ", 0) == 0 || s.rfind("spine1/3 ", 0) == 0;
+    EXPECT_TRUE(behind) << s;
+  }
+}
+
+TEST(SubnetManagerFaults, GarbageAnswersNeverCrash) {
+  for (Garbage g : {Garbage::kBadNodeInfo, Garbage::kWrongAttribute, Garbage::kShortMad,
+                    Garbage::kNotAnSmp, Garbage::kRandomPayload, Garbage::kErrorStatus}) {
+    SCOPED_TRACE(static_cast<int>(g));
+    for (const char* who : {"h2", "s3"}) {
+      SCOPED_TRACE(who);
+      Rig rig(net(kHandDrawn));
+      rig.fabric->faults(rig.fabric->index(who)).garbage = g;
+      const SweepResult r = rig.sweep();
+      if (g != Garbage::kRandomPayload) {
+        EXPECT_FALSE(r.subnet_up);
+        EXPECT_FALSE(r.report.problems.empty());
+      }
+      // Once the node behaves, the fabric comes up.
+      rig.fabric->clear_faults();
+      rig.sm->request_heavy_sweep(HeavyReason::kForced);
+      const SweepResult again = rig.sweep();
+      EXPECT_TRUE(again.subnet_up) << problems(again);
+      EXPECT_EQ(join(rig.fabric->inactive_ports()), "");
+      EXPECT_EQ(join(rig.fabric->check_routes()), "");
+    }
+  }
+}
+
+TEST(SubnetManagerFaults, NodeVanishingMidSweep) {
+  for (std::uint64_t k : {1u, 3u, 8u, 20u}) {
+    SCOPED_TRACE(k);
+    Rig rig(testsupport::two_level_fat_tree(3, 2, 2));
+    rig.fabric->faults(rig.fabric->index("leaf1")).vanish_after = k;
+    const SweepResult r = rig.sweep();
+    EXPECT_FALSE(r.subnet_up);
+    // Without it the rest is consistent after one more sweep.
+    const SweepResult again = rig.sweep();
+    EXPECT_TRUE(again.heavy);
+    EXPECT_TRUE(again.subnet_up) << problems(again);
+    EXPECT_EQ(again.nodes, 2u + 2u + 2u * 2u);
+    EXPECT_EQ(join(rig.fabric->check_routes()), "");
+  }
+}
+
+TEST(SubnetManagerFaults, LinkGoingDownMidSweep) {
+  for (std::uint64_t after : {5u, 40u, 120u}) {
+    SCOPED_TRACE(after);
+    Rig rig(testsupport::two_level_fat_tree(3, 2, 2));
+    rig.fabric->link_down_after(rig.fabric->index("spine0"), 2, after);
+    (void)rig.sweep();  // may or may not notice, depending on the moment
+    SweepResult r = rig.sweep();
+    if (!r.heavy) r = rig.sweep();
+    EXPECT_TRUE(r.subnet_up) << problems(r);
+    EXPECT_EQ(join(rig.fabric->check_routes()), "");
+    EXPECT_EQ(join(rig.fabric->inactive_ports()), "");
+  }
+}
+
+TEST(SubnetManagerFaults, LostMadsAreRetried) {
+  Rig rig(testsupport::two_level_fat_tree(4, 4, 2));
+  rig.fabric->set_loss_rate(0.05);
+  // A lost answer to a state-changing Set makes its retry an X -> X transition, which
+  // the port rejects (IBA 14.2.5.6); that sweep fails and the next one finishes the
+  // job from what the ports report. Discovery itself survives loss by retrying.
+  SweepResult r = rig.sweep();
+  EXPECT_GT(r.mads.retries, 0u);
+  EXPECT_EQ(r.mads.timeouts, 0u);
+  EXPECT_EQ(r.nodes, rig.desc.nodes.size());
+  for (int i = 0; i < 4 && !r.subnet_up; ++i) {
+    for (const auto& e : r.report.problems)
+      EXPECT_EQ(e.id, kErrProgrammingFailed) << e.message;
+    r = rig.sweep();
+    EXPECT_TRUE(r.heavy);
+  }
+  EXPECT_TRUE(r.subnet_up) << problems(r);
+  rig.fabric->set_loss_rate(0);
+  expect_fabric_up(rig, lid_holders(rig.desc));
+}
+
+TEST(SubnetManagerFaults, SlowNodeAnswersLateAndIsCountedUnexpected) {
+  Rig rig(net(kLine));
+  rig.fabric->faults(rig.fabric->index("hc")).latency = std::chrono::milliseconds(300);
+  const SweepResult r = rig.sweep();
+  EXPECT_FALSE(r.subnet_up);
+  EXPECT_GT(r.mads.unexpected, 0u);
+  EXPECT_GT(r.mads.timeouts, 0u);
+}
+
+TEST(SubnetManagerFaults, DuplicateGuidIsReported) {
+  testsupport::Fabric d = net(kHandDrawn);
+  const auto s3 = *d.find("s3");
+  const auto h4 = *d.find("h4");
+  d.nodes[h4].node_guid = d.nodes[s3].node_guid;  // a CA claiming a switch's GUID
+  Rig rig(std::move(d));
+  const SweepResult r = rig.sweep();
+  EXPECT_FALSE(r.subnet_up);
+  bool seen = false;
+  for (const auto& e : r.report.problems)
+    seen = seen || e.id == kErrDuplicateGuid;
+  EXPECT_TRUE(seen) << problems(r);
+}
+
+TEST(SubnetManagerFaults, SmPortDownFailsTheSweep) {
+  Rig rig(net(kLine));
+  rig.fabric->faults(rig.fabric->index("ha")).silent = true;  // the SM's own node
+  const SweepResult r = rig.sweep();
+  EXPECT_FALSE(r.subnet_up);
+  EXPECT_EQ(rig.sm->state(), mad::SmState::kDiscovering);
+}
+
+// ---------------------------------------------------------------- SMInfo and traps
+
+TEST(SubnetManagerRequests, AnswersGetSmInfo) {
+  Rig rig(net(kLine));
+  ASSERT_TRUE(rig.sweep().subnet_up);
+  const auto req = mad::Smp::request(Method::kGet, AttrId::kSmInfo, 0, mad::DrPath{}, 0x5151);
+  rig.fabric->inject(req, mad::kPermissiveLid);
+  (void)rig.sweep();  // the light sweep's polling handles it
+  ASSERT_EQ(rig.fabric->sm_responses().size(), 1u);
+  const mad::Smp& resp = rig.fabric->sm_responses()[0];
+  EXPECT_TRUE(resp.is_response());
+  EXPECT_EQ(resp.method(), Method::kGetResp);
+  EXPECT_EQ(resp.tid_low(), 0x5151u);
+  EXPECT_EQ(resp.attr_id(), AttrId::kSmInfo);
+  auto info = mad::decode<mad::SmInfo>(resp.data());
+  ASSERT_TRUE(info.ok());
+  const auto& ha = rig.fabric->node(rig.fabric->index("ha"));
+  EXPECT_EQ(info->guid, ha.info.node_guid + 1);  // the SM's port GUID
+  EXPECT_EQ(info->priority, 7);
+  EXPECT_EQ(info->state, mad::SmState::kMaster);
+}
+
+TEST(SubnetManagerRequests, Trap128IsRepressedAndTriggersAHeavySweep) {
+  Rig rig(net(kLine));
+  ASSERT_TRUE(rig.sweep().subnet_up);
+  mad::Notice n;
+  n.is_generic = true;
+  n.type = 1;
+  n.producer_type = 2;
+  n.trap_number = 128;
+  n.issuer_lid = 2;
+  mad::Smp trap = mad::Smp::request(Method::kTrap, AttrId::kNotice, 0, mad::Lid{1}, 0x77);
+  trap.set_attribute(n);
+  rig.fabric->inject(trap, 2);
+  const SweepResult r = rig.sweep();
+  EXPECT_TRUE(r.heavy);
+  EXPECT_TRUE(r.subnet_up);
+  ASSERT_GE(rig.fabric->sm_responses().size(), 1u);
+  EXPECT_EQ(rig.fabric->sm_responses()[0].method(), Method::kTrapRepress);
+  EXPECT_EQ(rig.fabric->sm_responses()[0].tid_low(), 0x77u);
+}
+
+TEST(SubnetManagerRequests, GarbageUnsolicitedMadsAreIgnored) {
+  Rig rig(net(kLine));
+  ASSERT_TRUE(rig.sweep().subnet_up);
+  for (AttrId a : {AttrId::kNotice, AttrId::kSmInfo, AttrId::kPortInfo}) {
+    mad::Smp s = mad::Smp::request(a == AttrId::kPortInfo ? Method::kSet : Method::kTrap, a, 0,
+                                   mad::Lid{1}, 9);
+    auto bytes = s.bytes();
+    for (std::size_t i = 64; i < 128; ++i)
+      bytes[i] = static_cast<std::uint8_t>(i * 37);
+    rig.fabric->inject(*mad::Smp::parse(bytes), 3);
+  }
+  const SweepResult r = rig.sweep();
+  EXPECT_TRUE(r.subnet_up);
+}
+
+}  // namespace
+}  // namespace ibsm::sm
