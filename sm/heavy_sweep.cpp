@@ -250,6 +250,9 @@ SweepResult SubnetManager::heavy_sweep(const std::atomic<bool>& stop) {
   auto finish = [&](bool up) {
     set_phase(SweepPhase::kIdle);
     result.subnet_up = up;
+    // OpenSM's subnet_initialization_error: whoever sweeps next (run() or a test calling
+    // sweep()) must sweep heavy, or a node that failed this time is never retried.
+    if (!up && heavy_reason_ == HeavyReason::kNone) heavy_reason_ = HeavyReason::kErrorsLastSweep;
     result.nodes = f.size();
     result.switches = f.switch_count();
     result.end_ports = f.end_port_count();
