@@ -146,6 +146,7 @@ Result<Invocation> parse_invocation(int argc, const char* const* argv, const Env
   if (auto it = env.vars.find("OSM_TMP_DIR"); it != env.vars.end()) o.tmp_dir = it->second;
 
   std::vector<Warning> warnings;
+  std::vector<std::string> files;
   std::error_code ec;
   if (!env.default_config_file.empty() && env.default_config_file != config_file &&
       std::filesystem::exists(env.default_config_file, ec)) {
@@ -153,13 +154,16 @@ Result<Invocation> parse_invocation(int argc, const char* const* argv, const Env
       return fail(s.error());
     }
     o.config_file = env.default_config_file;
+    files.push_back(env.default_config_file);
   }
   if (!config_file.empty()) {
     if (auto s = append(warnings, load_config_file(config_file, o, strict)); !s) {
       return fail(s.error());
     }
     o.config_file = config_file;
+    files.push_back(config_file);
   }
+  const Options file_values = o;
 
   for (const FlagUse& use : *uses) {
     const Status s =
@@ -173,7 +177,7 @@ Result<Invocation> parse_invocation(int argc, const char* const* argv, const Env
     return Invocation{ExitNow{0, "", warnings_text(warnings),
                               ExitNow::File{create_config, write_opensm_conf(o)}}};
   }
-  return Invocation{Run{std::move(o), std::move(warnings)}};
+  return Invocation{Run{std::move(o), std::move(warnings), std::move(files), file_values}};
 }
 
 int perform(const ExitNow& e) {

@@ -31,6 +31,10 @@ struct Environment {
 struct Run {
   Options options;
   std::vector<Warning> warnings;
+  // For SIGHUP (conf/reload.hpp): the files read, in order, and the values
+  // they gave before the command line was applied.
+  std::vector<std::string> config_files;
+  Options file_values;
 };
 
 // Print `out` to stdout and `err` to stderr, write `file` if set, exit `code`.
