@@ -1,5 +1,6 @@
 #include "mad/umad_transport.hpp"
 
+#include <dlfcn.h>
 #include <fcntl.h>
 #include <infiniband/umad.h>
 #include <unistd.h>
@@ -27,6 +28,16 @@ LocalPort from_umad(const umad_ca_t& ca, const umad_port_t& p) {
   lp.state = static_cast<PortState>(p.state);
   lp.phys_state = static_cast<std::uint8_t>(p.phys_state);
   return lp;
+}
+
+// Opens issmN through the symbol `open`, as libibumad does for umadN. Our code is
+// built with large-file support, which turns a plain open() into open64(); an
+// LD_PRELOAD interposer that emulates the device (ibsim's umad2sim) only wraps
+// open(), so the IsSM request would miss it.
+int open_device(const char* path, int flags) {
+  using OpenFn = int (*)(const char*, int, ...);
+  auto fn = reinterpret_cast<OpenFn>(::dlsym(RTLD_DEFAULT, "open"));
+  return fn != nullptr ? fn(path, flags) : ::open(path, flags);
 }
 
 }  // namespace
@@ -88,13 +99,18 @@ Result<std::unique_ptr<UmadTransport>> UmadTransport::open(Guid port_guid) {
                                        " (another SM on this port?)");
   }
   char issm[256];
-  if (umad_get_issm_path(t->port_.ca_name.c_str(), t->port_.port_num, issm, sizeof issm) == 0) {
+  if (umad_get_issm_path(t->port_.ca_name.c_str(), t->port_.port_num, issm, sizeof issm) != 0) {
+    t->issm_status_ = "no issm device for this port; IsSM not raised";
+  } else {
     // Holding issmN open keeps IsSM set in PortInfo.CapabilityMask; the kernel
     // clears it when the file is closed (also when we crash).
-    t->issm_fd_ = ::open(issm, O_RDWR | O_NONBLOCK);
+    t->issm_fd_ = open_device(issm, O_RDWR | O_NONBLOCK);
     if (t->issm_fd_ < 0 && errno == EAGAIN) {
       return fail(kErrAgentRegister, std::string(issm) + " is held by another SM");
     }
+    t->issm_status_ = t->issm_fd_ >= 0
+                          ? std::string("IsSM raised through ") + issm
+                          : std::string("cannot open ") + issm + ": " + std::strerror(errno);
   }
   return t;
 }

@@ -23,12 +23,15 @@ class UmadTransport final : public MadTransport {
   Status send(const OutgoingMad& mad) override;
   std::optional<IncomingMad> receive(std::chrono::milliseconds max_wait) override;
   LocalPort local_port() const override;
+  // What became of the IsSM request ("issm0 held", or why not), for the log.
+  const std::string& issm_status() const { return issm_status_; }
 
  private:
   UmadTransport() = default;
   LocalPort port_;
   int fd_ = -1;
   int issm_fd_ = -1;
+  std::string issm_status_;
   int agent_dr_ = -1;
   int agent_lid_ = -1;
 };
