@@ -153,7 +153,7 @@ def ft3(radix: int, pods: int, hosts_per_leaf: int | None = None, hca_ports: int
     """Folded Clos (routing.md 5.2): h = radix/2; pod p has leaves p<p>l<l> and aggrs p<p>a<a>,
     leaf port h+1+a -> aggr a port l+1, aggr port h+1+j -> core c{a}_{j} port p+1."""
     h = radix // 2
-    hpl = h if hosts_per_leaf is None else hosts_per_leaf
+    hpl = h // hca_ports if hosts_per_leaf is None else hosts_per_leaf
     if hpl * hca_ports > h:
         raise ValueError(f"{hpl} hosts x {hca_ports} ports do not fit the {h} leaf down ports")
     if pods > radix:
