@@ -43,7 +43,10 @@ sys.path.insert(0, str(ROOT / "tests" / "ibsim"))
 from ibsimlib import (HarnessError, Ibsm, NetModel, OpenSM, SMProcess, Simulator,  # noqa: E402
                       _wait4, run_tool)
 
-TOPOS = Path("/work/shared/topologies")
+# shared topologies: $IBSM_TOPOLOGIES, else ../shared/topologies next to the checkout, else /work/shared
+TOPOS = Path(os.environ.get("IBSM_TOPOLOGIES") or next(
+    (p for p in (ROOT.parent / "shared" / "topologies", Path("/work/shared/topologies")) if p.is_dir()),
+    Path("/work/shared/topologies")))
 POLL_S = 0.02
 DEFAULT_FABRICS = [TOPOS / "fattree-648.net", TOPOS / "fattree-2048.net",
                    TOPOS / "kary-18-3-5832.net"]
