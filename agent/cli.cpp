@@ -1,7 +1,12 @@
 #include "agent/cli.hpp"
 
+// GCC 12 reports a "potential null pointer dereference" inside Boost.Program_options'
+// typed_value<std::string>::notify after inlining; it is in Boost, not here.
+#pragma GCC diagnostic ignored "-Wnull-dereference"
 #include <boost/program_options.hpp>
+#include <cstdlib>
 #include <memory>
+#include <sstream>
 
 #include "agent/apply.hpp"
 #include "agent/errors.hpp"
@@ -57,17 +62,18 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
   Options o;
   po::options_description desc("Options");
   desc.add_options()("help,h", "show this help")("version", "print the version")(
-      "config,c", po::value(&o.config), "node file (default /etc/ibsm/node.toml)")(
-      "root", po::value(&o.root), "run every file access against this tree (tests, image builds)")(
-      "format", po::value(&o.format), "text or json")(
-      "backend", po::value(&o.backend),
+      "config,c", po::value<std::string>(), "node file (default /etc/ibsm/node.toml)")(
+      "root", po::value<std::string>(),
+      "run every file access against this tree (tests, image builds)")(
+      "format", po::value<std::string>(), "text or json")(
+      "backend", po::value<std::string>(),
       "override agent.backend: auto, networkmanager, networkd, direct")(
-      "port-source", po::value(&o.port_source),
+      "port-source", po::value<std::string>(),
       "auto (umad on /, sysfs under --root), umad or sysfs")(
       "force", po::bool_switch(&o.force), "allow disruptive changes on protected interfaces")(
       "prune", po::bool_switch(&o.prune), "remove owned objects no longer in the node file");
   po::options_description hidden;
-  hidden.add_options()("verb", po::value(&o.verb));
+  hidden.add_options()("verb", po::value<std::string>());
   po::options_description all;
   all.add(desc).add(hidden);
   po::positional_options_description pos;
@@ -76,6 +82,11 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
   try {
     po::store(po::command_line_parser(argc, argv).options(all).positional(pos).run(), vm);
     po::notify(vm);
+    for (auto [name, field] :
+         {std::pair{"verb", &o.verb}, std::pair{"config", &o.config}, std::pair{"root", &o.root},
+          std::pair{"format", &o.format}, std::pair{"backend", &o.backend},
+          std::pair{"port-source", &o.port_source}})
+      if (vm.count(name)) *field = vm[name].as<std::string>();
   } catch (const po::error& e) {
     err << format_error_id(kUsage) << ": " << e.what() << "\n" << kUsageText;
     return kExitError;
@@ -136,6 +147,14 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
     kernel = std::make_unique<LiveKernel>(fs, runner);
   else
     kernel = std::make_unique<TreeKernel>(fs);
+
+  // $SSH_CONNECTION = "client-ip client-port server-ip server-port": the server end is ours.
+  if (const char* ssh = std::getenv("SSH_CONNECTION")) {
+    std::istringstream f(ssh);
+    std::string client, cport, server;
+    f >> client >> cport >> server;
+    observed->management_interfaces = interfaces_with_address(*observed, *kernel, server);
+  }
 
   PlanContext ctx{*config, *observed, fs, *kernel, backend, o.prune};
   Plan plan = make_plan(ctx);

@@ -68,6 +68,7 @@ struct Observed {
   std::vector<RdmaDevice> devices;
   std::vector<NetDevice> netdevs;
   std::set<std::string> default_route_interfaces;
+  std::set<std::string> management_interfaces;  // carry the connection the operator is on
   const RdmaDevice* device(const std::string& name) const;
   const NetDevice* netdev(const std::string& name) const;
   // The port with this GUID, and its device.

@@ -29,8 +29,20 @@ std::map<std::string, std::string> protected_interfaces(const NodeConfig& config
   std::map<std::string, std::string> out;
   for (const auto& i : observed.default_route_interfaces)
     out[i] = "carries the default route";
+  for (const auto& i : observed.management_interfaces)
+    out[i] = "carries the management connection";
   for (const auto& i : config.protected_interfaces)
     out[i] = "listed in agent.protected_interfaces";
+  return out;
+}
+
+std::set<std::string> interfaces_with_address(const Observed& observed, const Kernel& kernel,
+                                              const std::string& ip) {
+  std::set<std::string> out;
+  if (ip.empty()) return out;
+  for (const auto& n : observed.netdevs)
+    for (const auto& a : kernel.addresses(n.name))
+      if (a.substr(0, a.find('/')) == ip) out.insert(n.name);
   return out;
 }
 

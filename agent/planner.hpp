@@ -3,6 +3,7 @@
 #pragma once
 
 #include <map>
+#include <set>
 #include <string>
 
 #include "agent/fs.hpp"
@@ -27,6 +28,11 @@ Plan make_plan(const PlanContext& ctx);
 // Interfaces that must not be disrupted without --force, and why.
 std::map<std::string, std::string> protected_interfaces(const NodeConfig& config,
                                                         const Observed& observed);
+
+// Interfaces holding `ip` (the local end of the operator's SSH connection, from
+// $SSH_CONNECTION), so that apply never cuts the session it runs in.
+std::set<std::string> interfaces_with_address(const Observed& observed, const Kernel& kernel,
+                                              const std::string& ip);
 
 // The manager that owns the host's networking, for backend = "auto":
 // NetworkManager if /run/NetworkManager exists, systemd-networkd if

@@ -119,6 +119,19 @@ TEST(ApplyDirect, DefaultRouteInterfaceIsProtected) {
   EXPECT_EQ(r.tree.read("/sys/class/net/ib0/mtu"), "2044\n");
 }
 
+TEST(ApplyDirect, ManagementConnectionInterfaceIsProtected) {
+  PlanRun r("[[ipoib]]\nport = { device = \"mlx5_0\" }\nmode = \"connected\"\n");
+  ASSERT_TRUE(r.kernel.add_address("ib0", "10.0.0.5/16"));
+  r.replan();
+  r.observed.management_interfaces = interfaces_with_address(r.observed, r.kernel, "10.0.0.5");
+  EXPECT_EQ(r.observed.management_interfaces, std::set<std::string>{"ib0"});
+  auto guarded = protected_interfaces(r.config, r.observed);
+  EXPECT_EQ(guarded["ib0"], "carries the management connection");
+  auto report = apply_plan(r.plan, r.tree.fs(), r.kernel, guarded, false);
+  EXPECT_EQ(report.error->id, kDisruptiveRefused);
+  EXPECT_EQ(r.tree.read("/sys/class/net/ib0/mode"), "datagram\n");
+}
+
 // A kernel whose n-th change fails, to check that a failure midway is reported
 // and the next plan shows exactly what is left.
 class FailingKernel final : public Kernel {

@@ -94,7 +94,7 @@ TEST(PlanIpoib, WrongParentNameListsIpoibInterfaces) {
 
 TEST(PlanIpoib, MissingIpoibModuleIsAPlanError) {
   PlanRun r("[[ipoib]]\nport = { device = \"mlx5_0\" }\n");
-  r.tree.fs().remove("/sys/module/ib_ipoib");
+  ASSERT_TRUE(r.tree.fs().remove("/sys/module/ib_ipoib"));
   r.replan();
   EXPECT_THAT(error_ids(r.plan), ElementsAre(kKernelSupportMissing.code));
 }

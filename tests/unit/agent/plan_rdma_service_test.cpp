@@ -47,7 +47,7 @@ TEST(PlanRoce, ValidationErrors) {
   ASSERT_THAT(error_ids(missing.plan), ElementsAre(kDeviceNotFound.code));
   EXPECT_THAT(missing.plan.errors[0].message, HasSubstr("devices here: mlx5_0, mlx5_1, mlx5_2"));
   PlanRun noconfigfs("[[roce]]\ndevice = \"mlx5_2\"\n");
-  noconfigfs.tree.fs().remove("/sys/kernel/config/rdma_cm");
+  ASSERT_TRUE(noconfigfs.tree.fs().remove("/sys/kernel/config/rdma_cm"));
   EXPECT_THAT(error_ids(noconfigfs.replan()), ElementsAre(kKernelSupportMissing.code));
 }
 
