@@ -1,6 +1,9 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <fstream>
+#include <sstream>
+
 #include "agent/errors.hpp"
 #include "agent/node_file.hpp"
 
@@ -154,6 +157,33 @@ TEST(NodeFile, MissingFileIsUnreadable) {
   auto r = load_node_file("/nonexistent/ibsm-node.toml");
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.error().id, kNodeFileUnreadable);
+}
+
+}  // namespace
+}  // namespace ibsm::agent
+
+namespace ibsm::agent {
+namespace {
+
+// The full example in docs/agent.md must stay a valid node file.
+TEST(NodeFile, DocumentedExampleParses) {
+  std::ifstream in(std::string(IBSM_SOURCE_DIR) + "/docs/agent.md");
+  std::stringstream ss;
+  ss << in.rdbuf();
+  std::string doc = ss.str();
+  auto start = doc.find("```toml\n");
+  ASSERT_NE(start, std::string::npos);
+  start += 8;
+  auto end = doc.find("```", start);
+  auto r = parse_node_file(doc.substr(start, end - start), "docs/agent.md");
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  EXPECT_EQ(r->ipoib.size(), 1u);
+  EXPECT_TRUE(r->ipoib[0].auto_pkeys);
+  EXPECT_EQ(r->ipoib[0].children.size(), 1u);
+  EXPECT_EQ(r->roce.size(), 1u);
+  EXPECT_EQ(r->soft_rdma.size(), 1u);
+  EXPECT_EQ(r->modules.size(), 2u);
+  EXPECT_TRUE(r->memlock && r->nfs);
 }
 
 }  // namespace
