@@ -16,6 +16,8 @@ inline constexpr ErrorId kTomlUnknownKey{5008};
 inline constexpr ErrorId kFileUnwritable{5009};
 inline constexpr ErrorId kLineTooLong{5010};
 inline constexpr ErrorId kLogFileUnopenable{5011};
+inline constexpr ErrorId kNonCanonicalBoolean{5012};
+inline constexpr ErrorId kMissingValue{5013};
 
 inline constexpr ErrorInfo kConfErrors[] = {
     {kUnknownKey, "Unknown configuration key",
@@ -55,6 +57,13 @@ inline constexpr ErrorInfo kConfErrors[] = {
      "Check the directory exists and is writable."},
     {kLineTooLong, "Configuration line too long",
      "A line of opensm.conf exceeds 1023 characters, OpenSM's limit.", "Shorten the line."},
+    {kNonCanonicalBoolean, "Boolean not written TRUE or FALSE",
+     "A boolean option has a value such as 'true', '1' or 'yes'. As in OpenSM, only the exact "
+     "word TRUE means true, so the option is set to FALSE (a warning).",
+     "Write TRUE or FALSE."},
+    {kMissingValue, "Configuration key without value",
+     "A line of opensm.conf has a key but no value. The line is ignored (a warning).",
+     "Add the value or remove the line."},
     {kLogFileUnopenable, "Cannot open log file",
      "The log file (log_file, -f) cannot be opened or reopened for writing.",
      "Check the path and permissions, or use -f stdout."},

@@ -30,15 +30,15 @@ Status append(std::vector<Warning>& into, Result<std::vector<Warning>> r) {
 }
 
 Result<std::string> refuse(const FlagUse& use, const std::string& what) {
-  return fail(kUnimplementedFlag, "flag " + use.spelled + " (" + flag_display(*use.flag) +
-                                      "): " + what + " is not implemented by ibsm yet");
+  return fail(kUnimplementedFlag,
+              "flag " + use.spelled + ": " + what + " is not implemented by ibsm yet");
 }
 
 // Applies one flag that sets an option-table row.
 Status apply_option_flag(const FlagUse& use, Options& o) {
   const OptionRow& row = *use.flag->row;
   if (row.impl == Impl::kNo) {
-    auto r = refuse(use, std::string(row.key));
+    auto r = refuse(use, "option " + std::string(row.key) + " (" + flag_display(*use.flag) + ")");
     return fail(r.error());
   }
   switch (row.cli.kind) {

@@ -64,12 +64,12 @@ Result<std::vector<Warning>> apply_opensm_conf(std::string_view text, std::strin
     }
     if (value.empty()) {
       warnings.push_back(
-          {kBadValue, where + ": key \"" + std::string(key) + "\" has no value, line ignored"});
+          {kMissingValue, where + ": key \"" + std::string(key) + "\" has no value, line ignored"});
       continue;
     }
     auto note = set_value(*row, o, value);
     if (!note) return fail(kBadValue, where + ": " + note.error().message);
-    if (!note->empty()) warnings.push_back({kBadValue, where + ": " + *note});
+    if (!note->empty()) warnings.push_back({kNonCanonicalBoolean, where + ": " + *note});
   }
   return warnings;
 }

@@ -39,6 +39,7 @@ TEST(OpensmConfReader, NonCanonicalBooleanIsReadAsFalseWithAWarning) {
   apply_ok("\nreassign_lids true\n", &w);
   ASSERT_EQ(w.size(), 1u);
   EXPECT_THAT(w[0].message, HasSubstr("test.conf:2"));
+  EXPECT_EQ(w[0].id, kNonCanonicalBoolean);
   EXPECT_THAT(w[0].message, HasSubstr("read as FALSE"));
 }
 
@@ -135,6 +136,7 @@ TEST(OpensmConfReader, KeyWithoutValueIsIgnoredWithWarning) {
   std::vector<Warning> w;
   EXPECT_EQ(apply_ok("sm_priority\n", &w).sm_priority, 0);
   ASSERT_EQ(w.size(), 1u);
+  EXPECT_EQ(w[0].id, kMissingValue);
   EXPECT_THAT(w[0].message, HasSubstr("no value"));
 }
 
