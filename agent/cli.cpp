@@ -15,6 +15,7 @@
 #include "agent/planner.hpp"
 #include "agent/port_source.hpp"
 #include "agent/report.hpp"
+#include "agent/run_lock.hpp"
 #include "agent/tree_kernel.hpp"
 #include "agent/verify.hpp"
 
@@ -169,6 +170,11 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
     auto verdicts = verify(plan, *observed, fs);
     out << render_verify(verdicts, fmt);
     return verify_exit_code(verdicts);
+  }
+  auto lock = RunLock::acquire(fs.real("/run/ibsm-agent.lock"));
+  if (!lock) {
+    err << to_string(lock.error()) << "\n";
+    return kExitError;
   }
   ApplyReport report = apply_plan(plan, fs, *kernel, guarded, o.force);
   out << render_apply(report, fmt);

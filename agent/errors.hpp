@@ -31,6 +31,7 @@ inline constexpr ErrorId kDisruptiveRefused{6201};
 inline constexpr ErrorId kStepFailed{6202};
 inline constexpr ErrorId kWriteFailed{6203};
 inline constexpr ErrorId kCommandFailed{6204};
+inline constexpr ErrorId kBusy{6205};
 
 // 63xx: observing the system.
 inline constexpr ErrorId kReadFailed{6301};
@@ -107,6 +108,10 @@ inline constexpr ErrorInfo kAgentErrors[] = {
     {kCommandFailed, "Command failed",
      "An external command (ip, rdma, nmcli, networkctl, modprobe) exited non-zero.",
      "Read the command's output in the message."},
+    {kBusy, "Another apply is running",
+     "Applies are serialised with a lock on /run/ibsm-agent.lock; another run (the boot or hotplug "
+     "unit, or an operator) holds it.",
+     "Wait for the other run to finish and apply again."},
     {kReadFailed, "System state unreadable", "A sysfs, configfs or /etc file could not be read.",
      "Check that --root points at a complete tree and that the agent runs with enough privilege."},
     {kPortQueryFailed, "Port query failed",

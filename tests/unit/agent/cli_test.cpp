@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "agent/cli.hpp"
+#include "agent/run_lock.hpp"
 #include "host_fixture.hpp"
 
 namespace ibsm::agent {
@@ -81,6 +82,15 @@ TEST(Cli, RefusedApplyExitsFive) {
               "}\nmtu = 1500\n");
   EXPECT_EQ(c.verb("apply"), kExitRefused);
   EXPECT_EQ(c.verb("apply", {"--force"}), kExitOk);
+}
+
+TEST(Cli, ApplyWaitsForNoOneAndFailsWhileAnotherRunHoldsTheLock) {
+  Cli c;
+  auto held = RunLock::acquire(c.tree.root() + "/run/ibsm-agent.lock");
+  ASSERT_TRUE(held.ok());
+  EXPECT_EQ(c.verb("apply"), kExitError);
+  EXPECT_THAT(c.err, HasSubstr("IBSM-6205"));
+  EXPECT_EQ(c.tree.read("/sys/class/net/ib0/ifalias"), "\n");
 }
 
 TEST(Cli, UsageAndNodeFileErrors) {
