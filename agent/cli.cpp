@@ -35,7 +35,7 @@ struct Options {
   bool prune = false;
 };
 
-const char* const kUsageText =
+constexpr const char* kUsageText =
     "Usage: ibsm-agent [show|plan|apply|verify] [options]\n"
     "Sets up IPoIB, RoCE and the rdma service on this host to match the node file.\n"
     "plan (the default) is read-only; apply changes the host.\n";

@@ -22,7 +22,7 @@ void ip_section(std::ostringstream& os, const ResolvedIface& r, bool v6) {
   int n = 0;
   for (const auto& a : r.addresses)
     if (is_v6(a) == v6) os << "address" << ++n << "=" << a << "\n";
-  os << "method=" << (n ? "manual" : (v6 ? "disabled" : "disabled")) << "\n";
+  os << "method=" << (n ? "manual" : "disabled") << "\n";
 }
 
 }  // namespace

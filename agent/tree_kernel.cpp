@@ -81,12 +81,12 @@ Status TreeKernel::add_rdma_link(const std::string& name, const std::string& typ
   if (auto s = need_netdev(netdev); !s) return s;
   std::string base = "/sys/class/infiniband/" + name;
   if (fs_.exists(base)) return fail(kCommandFailed, "rdma: device " + name + " exists");
-  for (const auto& [f, v] : std::vector<std::pair<std::string, std::string>>{
-           {"node_type", "1: CA"},
-           {"parent", netdev},
-           {"ports/1/state", "4: ACTIVE"},
-           {"ports/1/phys_state", "5: LinkUp"},
-           {"ports/1/link_layer", type == "siw" ? "Ethernet" : "Ethernet"}}) {
+  for (const auto& [f, v] :
+       std::vector<std::pair<std::string, std::string>>{{"node_type", "1: CA"},
+                                                        {"parent", netdev},
+                                                        {"ports/1/state", "4: ACTIVE"},
+                                                        {"ports/1/phys_state", "5: LinkUp"},
+                                                        {"ports/1/link_layer", "Ethernet"}}) {
     if (auto s = fs_.make_dir((base + "/" + f).substr(0, (base + "/" + f).rfind('/'))); !s)
       return s;
     if (auto s = fs_.write_attribute(base + "/" + f, v + "\n"); !s) return s;
