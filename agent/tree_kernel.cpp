@@ -81,8 +81,10 @@ Status TreeKernel::add_rdma_link(const std::string& name, const std::string& typ
   if (auto s = need_netdev(netdev); !s) return s;
   std::string base = "/sys/class/infiniband/" + name;
   if (fs_.exists(base)) return fail(kCommandFailed, "rdma: device " + name + " exists");
+  // siw registers as an iWARP RNIC, rxe as a CA.
+  std::string node_type = type == "siw" ? "4: RNIC" : "1: CA";
   for (const auto& [f, v] :
-       std::vector<std::pair<std::string, std::string>>{{"node_type", "1: CA"},
+       std::vector<std::pair<std::string, std::string>>{{"node_type", node_type},
                                                         {"parent", netdev},
                                                         {"ports/1/state", "4: ACTIVE"},
                                                         {"ports/1/phys_state", "5: LinkUp"},
