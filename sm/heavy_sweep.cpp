@@ -220,16 +220,33 @@ void SubnetManager::program(Fabric& f, SweepReport& report, mad::PortState targe
         if (auto ext = f.node(port.peer).path.extended(port.peer_port)) path = *ext;
       }
       const PortNum num = port.num;
-      client_.submit(SmpRequest::set(path, *want, num),
-                     [this, &f, &report, i, num](const SmpOutcome& o) {
-                       if (!o.ok()) {
-                         report_failure(log_, report, kErrProgrammingFailed, o, "PortInfo");
-                         return;
-                       }
-                       // The GetResp of a Set carries the port's new PortInfo.
-                       if (auto pi = mad::decode<mad::PortInfo>(o.response->data()); pi.ok())
-                         f.node(i).ports[num].info = *pi;
-                     });
+      const mad::PortInfo wanted = *want;
+      client_.submit(SmpRequest::set(path, wanted, num), [this, &f, &report, i, num, path,
+                                                          wanted](const SmpOutcome& o) {
+        if (o.ok()) {
+          // The GetResp of a Set carries the port's new PortInfo.
+          if (auto pi = mad::decode<mad::PortInfo>(o.response->data()); pi.ok())
+            f.node(i).ports[num].info = *pi;
+          return;
+        }
+        if (o.failure->kind != mad::SmpFailure::Kind::kStatus) {
+          report_failure(log_, report, kErrProgrammingFailed, o, "PortInfo");
+          return;
+        }
+        // A rejected Set may be the retry of one that took effect but whose
+        // answer was lost: asking for the state the port is already in is an
+        // error (IBA 14.2.5.6). Read the port back before calling it a failure.
+        client_.submit(SmpRequest::get<mad::PortInfo>(path, num), [this, &f, &report, i, num,
+                                                                   wanted](const SmpOutcome& g) {
+          auto pi = g.ok() ? mad::decode<mad::PortInfo>(g.response->data())
+                           : Result<mad::PortInfo>(fail(kErrProgrammingFailed, "no answer"));
+          if (pi.ok() && port_set_took_effect(wanted, *pi)) {
+            f.node(i).ports[num].info = *pi;
+            return;
+          }
+          report_failure(log_, report, kErrProgrammingFailed, g, "PortInfo Set rejected");
+        });
+      });
     }
   }
 }
@@ -301,11 +318,12 @@ SweepResult SubnetManager::heavy_sweep(const std::atomic<bool>& stop) {
       const Port& p = fabric_.node(h.node).ports[h.port];
       max_lid = std::max<Lid>(max_lid, static_cast<Lid>(p.lid + (1u << p.lmc) - 1));
     }
-    log_->info(
-        "SUBNET UP: heavy sweep {:.3f} s, {} nodes ({} switches, {} end ports), LIDs 1-{}, "
-        "MADs sent {}, received {}, retries {}, timeouts {}",
-        r.seconds, r.nodes, r.switches, r.end_ports, max_lid, r.mads.sent, r.mads.received,
-        r.mads.retries, r.mads.timeouts);
+    log_sys_event(log_,
+                  fmt::format("SUBNET UP: heavy sweep {:.3f} s, {} nodes ({} switches, {} end "
+                              "ports), LIDs 1-{}, MADs sent {}, received {}, retries {}, "
+                              "timeouts {}",
+                              r.seconds, r.nodes, r.switches, r.end_ports, max_lid, r.mads.sent,
+                              r.mads.received, r.mads.retries, r.mads.timeouts));
     write_dumps();
     log_->flush();
   } else {

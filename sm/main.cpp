@@ -9,6 +9,8 @@
 #include <iostream>
 
 #include "conf/invocation.hpp"
+#include "conf/log_settings.hpp"
+#include "conf/reload.hpp"
 #include "mad/umad_transport.hpp"
 #include "sm/subnet_manager.hpp"
 
@@ -22,6 +24,8 @@ extern "C" void on_signal(int sig) {
   if (g_control == nullptr) return;
   if (sig == SIGHUP) {
     g_control->heavy_sweep.store(true);
+  } else if (sig == SIGUSR1) {
+    g_control->reopen_log.store(true);
   } else {
     g_control->stop.store(true);
   }
@@ -58,14 +62,9 @@ int main(int argc, char** argv) {
   const auto& run = std::get<ibsm::conf::Run>(*inv);
   const ibsm::conf::Options& options = run.options;
 
-  ibsm::LogSettings ls;
-  ls.file = options.log_file;
-  ls.flags = options.log_flags;
-  ls.accumulate = options.accum_log_file;
-  ls.flush_each = options.force_log_flush;
   ibsm::Logger log;
   try {
-    log = ibsm::make_logger(ls);
+    log = ibsm::make_logger(ibsm::conf::log_settings(options));
   } catch (const std::exception& e) {
     std::cerr << "ibsm: cannot open log file " << options.log_file << ": " << e.what() << "\n";
     return 1;
@@ -96,6 +95,28 @@ int main(int argc, char** argv) {
     std::cerr << "ibsm: " << ibsm::to_string(st.error()) << "\n";
     return ibsm::conf::kUsageExitCode;
   }
+  // SIGHUP: re-read the configuration files with OpenSM's rules; a bad file
+  // changes nothing and the SM keeps its last good configuration.
+  ibsm::conf::Options running = options;
+  ibsm::conf::Options file_values = run.file_values;
+  sm.set_hangup_handler([&] {
+    auto reloaded = ibsm::conf::reload_config(running, file_values, run.config_files);
+    if (!reloaded.ok()) {
+      log->error("configuration not reloaded, keeping the running one: {}",
+                 ibsm::to_string(reloaded.error()));
+      return;
+    }
+    for (const auto& w : reloaded->warnings)
+      log->warn("{}: {}", ibsm::format_error_id(w.id), w.message);
+    for (const auto& c : reloaded->changed)
+      log->info("reloaded: {}", c);
+    for (const auto& c : reloaded->need_restart)
+      log->warn("changed in the file but needs a restart to take effect: {}", c);
+    running = reloaded->options;
+    file_values = reloaded->file_values;
+    ibsm::update_log_settings(log, ibsm::conf::log_settings(running));
+    sm.apply_options(running);
+  });
   ibsm::sm::ControlFlags control;
   g_control = &control;
   install_signals();

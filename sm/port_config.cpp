@@ -73,4 +73,11 @@ std::optional<mad::PortInfo> desired_port_info(const Fabric& fabric, NodeIndex n
   return want;
 }
 
+bool port_set_took_effect(const mad::PortInfo& wanted, const mad::PortInfo& now) {
+  if (now.lid != wanted.lid || now.lmc != wanted.lmc || now.master_sm_lid != wanted.master_sm_lid)
+    return false;
+  if (wanted.port_state == mad::PortState::kNoChange) return true;
+  return static_cast<unsigned>(now.port_state) >= static_cast<unsigned>(wanted.port_state);
+}
+
 }  // namespace ibsm::sm

@@ -29,4 +29,8 @@ struct PortPolicy {
 std::optional<mad::PortInfo> desired_port_info(const Fabric& fabric, NodeIndex node, PortNum port,
                                                const PortPolicy& policy, mad::PortState target);
 
+// Whether a port read back after a rejected Set already holds what the Set asked
+// for: the LID fields and a state at or beyond the one requested.
+bool port_set_took_effect(const mad::PortInfo& wanted, const mad::PortInfo& now);
+
 }  // namespace ibsm::sm

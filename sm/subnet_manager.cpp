@@ -77,6 +77,11 @@ Status SubnetManager::validate_start() const {
   return {};
 }
 
+void SubnetManager::apply_options(const conf::Options& options) {
+  options_ = options;
+  client_.set_settings(client_settings(options_));
+}
+
 void SubnetManager::set_phase(SweepPhase p) {
   if (p == phase_) return;
   log_->debug("sweep phase {} -> {}", phase_name(phase_), phase_name(p));
@@ -85,7 +90,8 @@ void SubnetManager::set_phase(SweepPhase p) {
 
 void SubnetManager::set_state(mad::SmState s, std::string_view why) {
   if (s == state_) return;
-  log_->info("SM state {} -> {} ({})", mad::sm_state_name(state_), mad::sm_state_name(s), why);
+  log_sys_event(log_, fmt::format("SM state {} -> {} ({})", mad::sm_state_name(state_),
+                                  mad::sm_state_name(s), why));
   state_ = s;
 }
 
@@ -182,7 +188,12 @@ int SubnetManager::run(ControlFlags& control) {
   const std::atomic<bool>& stop = control.stop;
   auto next_sweep = clock_.now();
   while (!stop.load()) {
-    if (control.heavy_sweep.exchange(false)) heavy_reason_ = HeavyReason::kForced;
+    if (control.reopen_log.exchange(false) && !reopen_log(log_))
+      log_->error("cannot reopen the log file; still writing to the old one");
+    if (control.heavy_sweep.exchange(false)) {
+      if (on_hangup_) on_hangup_();
+      heavy_reason_ = HeavyReason::kForced;
+    }
     // Traps, SIGHUP and the first sweep do not wait for the interval; a retry
     // after a failed sweep does (at most one second), so a dead fabric never spins.
     const bool urgent =

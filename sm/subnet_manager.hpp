@@ -4,6 +4,7 @@
 #pragma once
 
 #include <atomic>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -26,7 +27,8 @@ namespace ibsm::sm {
 // Requests from outside the SM's thread (signal handlers set these).
 struct ControlFlags {
   std::atomic<bool> stop{false};         // SIGTERM/SIGINT
-  std::atomic<bool> heavy_sweep{false};  // SIGHUP
+  std::atomic<bool> heavy_sweep{false};  // SIGHUP: reload configuration, then heavy sweep
+  std::atomic<bool> reopen_log{false};   // SIGUSR1: logrotate moved the log
 };
 
 struct SweepResult {
@@ -57,6 +59,12 @@ class SubnetManager {
   SweepResult sweep(const std::atomic<bool>& stop);
   void request_heavy_sweep(HeavyReason why) { heavy_reason_ = why; }
 
+  // Called on the SM's thread when SIGHUP arrives, before the heavy sweep it
+  // triggers; main() re-reads the configuration there and calls apply_options().
+  void set_hangup_handler(std::function<void()> h) { on_hangup_ = std::move(h); }
+  // Takes options that may change at run time (OpenSM's reloadable keys).
+  void apply_options(const conf::Options& options);
+
   const Fabric& fabric() const { return fabric_; }
   mad::SmState state() const { return state_; }
   const mad::SmpCounters& counters() const { return client_.counters(); }
@@ -79,6 +87,7 @@ class SubnetManager {
   void load_guid2lid();
   void save_guid2lid();
 
+  std::function<void()> on_hangup_;
   mad::MadTransport& transport_;
   const Clock& clock_;
   Logger log_;
