@@ -5,11 +5,10 @@
 #include <string>
 #include <string_view>
 
+#include "common/errors.hpp"
 #include "common/result.hpp"
 
 namespace ibsm {
-
-inline constexpr ErrorId kErrFileWrite{9001};
 
 // Optionally keeps the previous contents as `path + backup_suffix`.
 Status write_file_atomically(const std::string& path, std::string_view contents,

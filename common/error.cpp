@@ -10,6 +10,8 @@ std::string format_error_id(ErrorId id) {
   return buf;
 }
 
-std::string to_string(const Error& e) { return format_error_id(e.id) + ": " + e.message; }
+std::string to_string(const Error& e) {
+  return format_error_id(e.id) + ": " + e.message;
+}
 
 }  // namespace ibsm

@@ -202,10 +202,13 @@ void expect_fabric_up(const Rig& rig, std::size_t lid_holders) {
   EXPECT_EQ(sm_info.lid, sm_info.lmc == 0 ? 1 : 1u << sm_info.lmc);
   for (std::uint32_t i = 0; i < rig.fabric->size(); ++i) {
     const auto& n = rig.fabric->node(i);
-    if (n.is_switch()) EXPECT_EQ(n.ports[0].info.master_sm_lid, sm_info.lid) << n.id;
-    for (mad::PortNum p = 1; !n.is_switch() && p <= n.num_ports(); ++p)
+    if (n.is_switch()) {
+      EXPECT_EQ(n.ports[0].info.master_sm_lid, sm_info.lid) << n.id;
+      EXPECT_FALSE(n.switch_info->port_state_change) << n.id;
+    }
+    for (mad::PortNum p = 1; !n.is_switch() && p <= n.num_ports(); ++p) {
       EXPECT_EQ(n.ports[p].info.master_sm_lid, sm_info.lid) << n.id;
-    if (n.is_switch()) EXPECT_FALSE(n.switch_info->port_state_change) << n.id;
+    }
   }
   // guid2lid on disk matches the fabric.
   std::ifstream in(rig.options.cache_dir + "/guid2lid");

@@ -1,0 +1,91 @@
+// Prints docs/errors.md from the modules' error catalogs, or with --check FILE
+// verifies that FILE is current and that every ID is unique and in its module's range.
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <set>
+#include <span>
+#include <sstream>
+#include <string>
+
+#include "agent/errors.hpp"
+#include "common/errors.hpp"
+#include "conf/errors.hpp"
+#include "mad/errors.hpp"
+#include "partitions/errors.hpp"
+#include "routing/errors.hpp"
+#include "sm/errors.hpp"
+
+namespace {
+
+struct Module {
+  const char* name;
+  unsigned range;  // thousands digit
+  std::span<const ibsm::ErrorInfo> rows;
+};
+
+const Module kModules[] = {
+    {"MAD layer (mad/)", 1, ibsm::mad::kMadErrors},
+    {"Subnet manager (sm/)", 2, ibsm::sm::kSmErrors},
+    {"Routing (routing/)", 3, ibsm::routing::kRoutingErrors},
+    {"Partitions (partitions/, ibsm-part)", 4, ibsm::partitions::kPartitionErrors},
+    {"Configuration (conf/)", 5, ibsm::conf::kConfErrors},
+    {"Host agent (agent/, ibsm-agent)", 6, ibsm::agent::kAgentErrors},
+    {"Files (common/)", 9, ibsm::kCommonErrors},
+};
+
+std::string render() {
+  std::ostringstream out;
+  out << "# Error catalog\n\n"
+      << "Every error or warning an operator can see carries a stable ID (`IBSM-NNNN`) in the\n"
+      << "log line or message. IDs never change meaning. This file is generated from the\n"
+      << "catalog tables in the code (`<module>/errors.hpp`) by `docs/error_catalog`; a unit\n"
+      << "test fails when it is stale. Regenerate with\n"
+      << "`build/docs/error_catalog > docs/errors.md`.\n";
+  for (const auto& m : kModules) {
+    out << "\n## " << m.name << " — IBSM-" << m.range << "xxx\n";
+    for (const auto& e : m.rows) {
+      out << "\n### " << ibsm::format_error_id(e.id) << ": " << e.title << "\n\n"
+          << e.meaning << "\n\n**What to do:** " << e.action << "\n";
+    }
+  }
+  return out.str();
+}
+
+int check(const std::string& path) {
+  int bad = 0;
+  std::set<unsigned> seen;
+  for (const auto& m : kModules) {
+    for (const auto& e : m.rows) {
+      if (!seen.insert(e.id.code).second) {
+        std::cerr << ibsm::format_error_id(e.id) << " is listed twice\n";
+        ++bad;
+      }
+      if (e.id.code / 1000 != m.range) {
+        std::cerr << ibsm::format_error_id(e.id) << " is outside " << m.name << "'s range\n";
+        ++bad;
+      }
+      if (e.title.empty() || e.meaning.empty() || e.action.empty()) {
+        std::cerr << ibsm::format_error_id(e.id) << " has an empty catalog field\n";
+        ++bad;
+      }
+    }
+  }
+  std::ifstream in(path);
+  std::stringstream have;
+  have << in.rdbuf();
+  if (have.str() != render()) {
+    std::cerr << path << " is stale: regenerate it with `build/docs/error_catalog > " << path
+              << "`\n";
+    ++bad;
+  }
+  return bad == 0 ? 0 : 1;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc == 3 && std::string(argv[1]) == "--check") return check(argv[2]);
+  std::cout << render();
+  return 0;
+}
