@@ -23,6 +23,9 @@ struct ResolvedIface {
   std::uint16_t pkey = 0;  // normalised; children only
   IpoibMode mode = IpoibMode::kDatagram;
   int mtu = 0;
+  // mtu = "auto": the kernel decides (datagram: the broadcast group's MTU - 4, which the
+  // host cannot know before the join; connected: 65520), so any value up to `mtu` matches.
+  bool mtu_auto = false;
   std::vector<std::string> addresses;
   Membership membership = Membership::kFull;
   bool exists = false;   // the netdev exists now

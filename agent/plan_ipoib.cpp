@@ -143,6 +143,7 @@ std::vector<ResolvedIface> resolve_ipoib(const PlanContext& ctx, Plan& plan) {
     parent.mode = want.mode;
     parent.mtu =
         want.mtu.bytes.value_or(max_mtu(want.mode == IpoibMode::kConnected, want.broadcast_mtu));
+    parent.mtu_auto = !want.mtu.bytes;
     parent.addresses = want.addresses;
     parent.membership = want.membership;
     parent.exists = true;
@@ -195,6 +196,7 @@ std::vector<ResolvedIface> resolve_ipoib(const PlanContext& ctx, Plan& plan) {
       r.port = parent.port;
       r.mode = c.mode.value_or(want.mode);
       r.mtu = c.mtu.bytes.value_or(max_mtu(r.mode == IpoibMode::kConnected, want.broadcast_mtu));
+      r.mtu_auto = !c.mtu.bytes;
       r.addresses = c.addresses;
       r.membership = c.membership.value_or(want.membership);
       r.blocked = parent.blocked;

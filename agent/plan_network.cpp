@@ -33,12 +33,20 @@ Action link_action(ActionKind k, const ResolvedIface& r, std::string value, std:
   return a;
 }
 
+bool mtu_matches(const ResolvedIface& r, const NetDevice& n) {
+  if (!r.mtu_auto) return n.mtu == r.mtu;
+  return r.mode == IpoibMode::kDatagram ? n.mtu <= r.mtu : n.mtu == kConnectedMaxMtu;
+}
+
 // Mode and MTU of an existing interface; disruptive changes (ipoib_set_mode flushes paths).
-void plan_mode_mtu(const ResolvedIface& r, const NetDevice& n, Plan& plan, bool set_mtu = true) {
-  if (n.mode != mode_name(r.mode))
+void plan_mode_mtu(const ResolvedIface& r, const NetDevice& n, Plan& plan) {
+  bool switching = n.mode != mode_name(r.mode);
+  if (switching)
     plan.actions.push_back(
         link_action(ActionKind::kSetMode, r, mode_name(r.mode), "mode is " + n.mode, true));
-  if (set_mtu && (n.mtu != r.mtu || n.mode != mode_name(r.mode)))
+  // A mode switch sets the MTU itself (65520 connected, the UD MTU datagram): "auto" needs no more.
+  bool needs_mtu = switching ? !r.mtu_auto : !mtu_matches(r, n);
+  if (needs_mtu)
     plan.actions.push_back(link_action(ActionKind::kSetMtu, r, std::to_string(r.mtu),
                                        "mtu is " + std::to_string(n.mtu), true));
 }
@@ -77,7 +85,8 @@ void plan_direct(const PlanContext& ctx, const std::vector<ResolvedIface>& iface
       plan.actions.push_back(a);
       plan.actions.push_back(
           link_action(ActionKind::kSetAlias, r, alias_for(r), "mark as managed"));
-      if (r.mtu != (r.mode == IpoibMode::kConnected ? kConnectedMaxMtu : 2044))
+      // A new connected-mode child starts at 65520; any other explicit MTU is set after creation.
+      if (!r.mtu_auto && !(r.mode == IpoibMode::kConnected && r.mtu == kConnectedMaxMtu))
         plan.actions.push_back(
             link_action(ActionKind::kSetMtu, r, std::to_string(r.mtu), "new interface"));
       plan.actions.push_back(link_action(ActionKind::kLinkUp, r, "", "new interface"));
@@ -103,7 +112,7 @@ Action run_action(const std::string& resource, std::vector<std::string> argv, st
 
 bool changes_existing(const PlanContext& ctx, const ResolvedIface& r) {
   const NetDevice* n = ctx.observed.netdev(r.name);
-  return n && (n->mtu != r.mtu || n->mode != mode_name(r.mode));
+  return n && (!mtu_matches(r, *n) || n->mode != mode_name(r.mode));
 }
 
 void plan_networkmanager(const PlanContext& ctx, const std::vector<ResolvedIface>& ifaces,
@@ -161,7 +170,7 @@ void plan_networkd(const PlanContext& ctx, const std::vector<ResolvedIface>& ifa
       plan.actions.push_back(
           link_action(ActionKind::kSetMode, r, mode_name(r.mode), "mode is " + n->mode, true));
     reload = reload || written || (!n && !r.blocked);
-    if (n && !r.blocked && (written || n->mtu != r.mtu)) reconfigure.push_back(&r);
+    if (n && !r.blocked && (written || !mtu_matches(r, *n))) reconfigure.push_back(&r);
   }
   if (reload)
     plan.actions.push_back(run_action("networkd", {"networkctl", "reload"}, "units changed"));

@@ -41,8 +41,8 @@ std::string render_nm_keyfile(const ResolvedIface& r) {
      << "id=" << nm_connection_id(r) << "\n"
      << "type=infiniband\n"
      << "interface-name=" << r.name << "\n"
-     << "\n[infiniband]\n"
-     << "mtu=" << r.mtu << "\n";
+     << "\n[infiniband]\n";
+  if (!r.mtu_auto) os << "mtu=" << r.mtu << "\n";  // no key: NetworkManager leaves it to the kernel
   // NM writes p-key in decimal; the normalised key makes NM's <parent>.%04x name match ours.
   if (!r.parent.empty())
     os << "p-key=" << r.pkey << "\n"
@@ -73,10 +73,9 @@ std::string render_networkd_network(const ResolvedIface& r,
                                     const std::vector<std::string>& children) {
   std::ostringstream os;
   os << file_header() << "[Match]\n"
-     << "Name=" << r.name << "\n"
-     << "\n[Link]\n"
-     << "MTUBytes=" << r.mtu << "\n"
-     << "\n[Network]\n";
+     << "Name=" << r.name << "\n";
+  if (!r.mtu_auto) os << "\n[Link]\nMTUBytes=" << r.mtu << "\n";
+  os << "\n[Network]\n";
   for (const auto& c : children)
     os << "IPoIB=" << c << "\n";
   for (const auto& a : r.addresses)

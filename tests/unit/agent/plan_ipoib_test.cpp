@@ -38,7 +38,7 @@ addresses = ["10.2.0.5/16"]
   EXPECT_TRUE(r.plan.errors.empty()) << r.plan.errors[0].message;
   EXPECT_THAT(described(r.plan),
               ElementsAre("set ib0 alias ibsm-agent:ib0", "set ib0 mode connected",
-                          "set ib0 mtu 65520", "create ib0.8002 on ib0 (P_Key 0x8002, connected)",
+                          "create ib0.8002 on ib0 (P_Key 0x8002, connected)",
                           "set ib0.8002 alias ibsm-agent:ib0.8002", "set ib0.8002 up",
                           "add address 10.2.0.5/16 to ib0.8002"));
   EXPECT_TRUE(r.plan.actions[1].disruptive);
