@@ -115,6 +115,23 @@ bool changes_existing(const PlanContext& ctx, const ResolvedIface& r) {
   return n && (!mtu_matches(r, *n) || n->mode != mode_name(r.mode));
 }
 
+// Profiles someone else wrote for the same interface are reported, never touched:
+// the manager would use only one of them.
+void note_foreign_profiles(const PlanContext& ctx, const ResolvedIface& r, const std::string& dir,
+                           const std::string& ours, const std::string& needle, Plan& plan) {
+  for (const auto& name : ctx.fs.list(dir)) {
+    std::string path = dir + "/" + name;
+    if (path == ours) continue;
+    auto text = ctx.fs.read(path);
+    if (!text || text->find(kNmMarker) != std::string::npos ||
+        text->find(kFileMarker) != std::string::npos)
+      continue;
+    if (text->find(needle) != std::string::npos)
+      plan.notes.push_back(path + " (not ibsm-agent's) also configures " + r.name +
+                           "; the manager applies only one profile to it");
+  }
+}
+
 void plan_networkmanager(const PlanContext& ctx, const std::vector<ResolvedIface>& ifaces,
                          Plan& plan) {
   std::set<std::string> desired;
@@ -128,6 +145,8 @@ void plan_networkmanager(const PlanContext& ctx, const std::vector<ResolvedIface
     }
     std::string path = nm_keyfile_path(r);
     desired.insert(path);
+    note_foreign_profiles(ctx, r, "/etc/NetworkManager/system-connections", path,
+                          "interface-name=" + r.name + "\n", plan);
     std::size_t before = plan.actions.size();
     plan_owned_file(plan, ctx.fs, r.resource(), path, render_nm_keyfile(r), 0600, kNmMarker);
     bool written = plan.actions.size() > before;
@@ -160,6 +179,8 @@ void plan_networkd(const PlanContext& ctx, const std::vector<ResolvedIface>& ifa
                       render_networkd_netdev(r), 0644, kFileMarker);
     }
     desired.insert(networkd_path(r.name, "network"));
+    note_foreign_profiles(ctx, r, "/etc/systemd/network", networkd_path(r.name, "network"),
+                          "Name=" + r.name + "\n", plan);
     plan_owned_file(plan, ctx.fs, r.resource(), networkd_path(r.name, "network"),
                     render_networkd_network(r, kids), 0644, kFileMarker);
     bool written = plan.actions.size() > before;

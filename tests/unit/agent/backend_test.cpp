@@ -83,6 +83,7 @@ TEST(NetworkManager, NmcliOfflineAcceptsTheKeyfiles) {
   parent.mtu = 2044;
   ResolvedIface bare = child();
   bare.addresses.clear();
+  bare.mtu_auto = true;
   std::string out;
   for (const auto& r : {child(), bare, parent}) {
     EXPECT_EQ(nmcli_offline(render_nm_keyfile(r), out), 0) << out;
@@ -128,6 +129,19 @@ TEST(NetworkManager, ForeignProfileIsLeftAlone) {
   EXPECT_FALSE(r.apply());
   EXPECT_EQ(r.tree.read("/etc/NetworkManager/system-connections/ibsm-ib0.nmconnection"),
             "[connection]\nid=mine\n");
+}
+
+TEST(NetworkManager, ForeignProfileForTheSameInterfaceIsReported) {
+  PlanRun r(kNode);
+  r.tree.file("/etc/NetworkManager/system-connections/ib0.nmconnection",
+              "[connection]\nid=ib0\ntype=infiniband\ninterface-name=ib0\n");
+  r.replan(Backend::kNetworkManager);
+  EXPECT_THAT(r.plan.errors, IsEmpty());
+  EXPECT_THAT(r.plan.notes,
+              ElementsAre(HasSubstr("ib0.nmconnection (not ibsm-agent's) also configures ib0")));
+  ASSERT_TRUE(r.apply());
+  EXPECT_EQ(r.tree.read("/etc/NetworkManager/system-connections/ib0.nmconnection"),
+            "[connection]\nid=ib0\ntype=infiniband\ninterface-name=ib0\n");
 }
 
 TEST(NetworkManager, CustomChildNameIsAPlanError) {
@@ -196,6 +210,14 @@ TEST(Networkd, EveryKeyIsKnownToTheInstalledNetworkd) {
           << key << " unknown to systemd-networkd";
     }
   }
+}
+
+TEST(Networkd, ForeignUnitForTheSameInterfaceIsReported) {
+  PlanRun r(kNode);
+  r.tree.file("/etc/systemd/network/10-ib0.network", "[Match]\nName=ib0\n\n[Network]\nDHCP=yes\n");
+  r.replan(Backend::kNetworkd);
+  EXPECT_THAT(r.plan.notes,
+              ElementsAre(HasSubstr("10-ib0.network (not ibsm-agent's) also configures ib0")));
 }
 
 TEST(Networkd, ApplyTwiceThenNothingToDo) {
