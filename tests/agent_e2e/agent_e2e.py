@@ -104,7 +104,7 @@ def pkeys(port):
     return [(p["pkey"], p["membership"]) for p in port["pkeys"]]
 
 
-def host_tree(root, guid):
+def host_tree(root, guid, pkeys='pkeys = "auto"'):
     """A --root tree for a host: its IPoIB parent ib0 (the GUID in the last 8 address bytes)."""
     g = guid[2:]
     addr = "80:00:00:48:fe:80:00:00:00:00:00:00:" + ":".join(g[i:i + 2] for i in range(0, 16, 2))
@@ -113,7 +113,7 @@ def host_tree(root, guid):
         "sys/class/net/ib0/mtu": "2044\n", "sys/class/net/ib0/mode": "datagram\n",
         "sys/class/net/ib0/pkey": "0xffff\n", "sys/class/net/ib0/operstate": "up\n",
         "sys/class/net/ib0/ifalias": "\n", "sys/module/ib_ipoib/refcnt": "0\n",
-        "node.toml": '[[ipoib]]\nport = { guid = "%s" }\npkeys = "auto"\n' % guid,
+        "node.toml": '[[ipoib]]\nport = { guid = "%s" }\n%s\n' % (guid, pkeys),
     }
     for path, content in files.items():
         full = os.path.join(root, path)
@@ -156,6 +156,20 @@ def main():
         if h1["state"] == "ACTIVE":
             fail("h1 ACTIVE before any SM ran")
         g1, g2 = h1["port_guid"], h2["port_guid"]
+
+        # Before any SM: a child applied now is pending-sm, not failed (the port is not ACTIVE).
+        early = os.path.join(tmp, "root-early")
+        host_tree(early, g1, 'pkeys = [0x0002]')
+        early_args = ["--root", early, "--port-source", "umad", "--backend", "direct", "-c",
+                      os.path.join(early, "node.toml")]
+        r = fabric.agent_run("h1", ["apply"] + early_args)
+        if r.returncode != 0:
+            fail("h1 early apply exit %d\n%s%s" % (r.returncode, r.stdout, r.stderr))
+        r = fabric.agent_run("h1", ["verify", "--format", "json"] + early_args)
+        states = {v["resource"]: v["state"] for v in json.loads(r.stdout)["resources"]}
+        if r.returncode != 2 or states != {"ipoib ib0": "pending-sm", "ipoib ib0.8002": "pending-sm"}:
+            fail("h1 verify before the SM: exit %d, %s (want 2, pending-sm)" % (r.returncode, states))
+        print("verify before SM: h1 %s" % states)
 
         # Default is full everywhere; storage only for h1; compute: h1 limited, h2 full; other: h2.
         conf = os.path.join(tmp, "partitions.conf")
@@ -213,6 +227,28 @@ def main():
         if r.returncode != 0 or states != {"ipoib ib0": "ok", "ipoib ib0.8002": "ok"}:
             fail("h1 verify exit %d: %s" % (r.returncode, states))
         print("verify: h1 %s" % states)
+
+        # The early tree, created before the SM ran, is ok now that the SM programmed 0x8002.
+        r = fabric.agent_run("h1", ["verify", "--format", "json"] + early_args)
+        states = {v["resource"]: v["state"] for v in json.loads(r.stdout)["resources"]}
+        if r.returncode != 0 or set(states.values()) != {"ok"}:
+            fail("h1 early tree after the SM: exit %d, %s" % (r.returncode, states))
+        print("verify after SM (early tree): h1 %s" % states)
+
+        # compute (0x0003) gave h1 only limited membership: verify must say failed, not ok.
+        limited = os.path.join(tmp, "root-limited")
+        host_tree(limited, g1, 'pkeys = [0x0003]')
+        largs = ["--root", limited, "--port-source", "umad", "--backend", "direct", "-c",
+                 os.path.join(limited, "node.toml")]
+        r = fabric.agent_run("h1", ["apply"] + largs)
+        if r.returncode != 0:
+            fail("h1 limited apply exit %d\n%s%s" % (r.returncode, r.stdout, r.stderr))
+        r = fabric.agent_run("h1", ["verify", "--format", "json"] + largs)
+        verdicts = {v["resource"]: v for v in json.loads(r.stdout)["resources"]}
+        child = verdicts.get("ipoib ib0.8003", {})
+        if r.returncode != 3 or child.get("state") != "failed" or "limited" not in child.get("reason", ""):
+            fail("h1 limited member: exit %d, %s (want 3, failed)" % (r.returncode, verdicts))
+        print("verify limited: h1 ib0.8003 %s (%s)" % (child["state"], child["reason"]))
         return 0
     finally:
         fabric.stop()
