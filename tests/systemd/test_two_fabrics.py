@@ -134,7 +134,12 @@ def test_two_instances_two_fabrics(tmp_path, sims):
             cache = tmp_path / "cache" / guid[k] / "guid2lid"
             wait_for(lambda: cache.exists() and cache.stat().st_size > 0, UP_TIMEOUT,
                      f"guid2lid in {cache.parent}", died(k))
-            assert (tmp_path / "log/ibsm" / guid[k]).is_dir()
+            # Dump files land in the instance's own directory and name only its fabric.
+            lst = tmp_path / "log/ibsm" / guid[k] / "opensm-subnet.lst"
+            wait_for(lambda: lst.exists() and lst.stat().st_size > 0, UP_TIMEOUT, f"{lst}", died(k))
+            names = set(re.findall(r"\{(\w+)\}", lst.read_text()))
+            other = "hB" if k == "A" else "hA"
+            assert names and not any(n.startswith(other) for n in names), f"{lst}: {names}"
 
         for k, (sim, sm, judge, nnodes) in fabrics.items():
             where = f"[fabric {k}]"
