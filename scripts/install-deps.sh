@@ -7,7 +7,7 @@ packages="
   libibumad-dev libibmad-dev libboost-program-options-dev libspdlog-dev libtomlplusplus-dev
   libgtest-dev libgmock-dev
   ibsim-utils libumad2sim0 infiniband-diags opensm rdma-core
-  python3 python3-pytest
+  python3 python3-pytest systemd
 "
 missing=""
 for p in $packages; do
