@@ -28,6 +28,8 @@ std::string_view kind_name(ActionKind k) {
       return "add-address";
     case ActionKind::kLinkUp:
       return "link-up";
+    case ActionKind::kDeleteLink:
+      return "delete-link";
     case ActionKind::kAddRdmaLink:
       return "add-rdma-link";
     case ActionKind::kLoadModule:
@@ -64,6 +66,8 @@ std::string Action::describe() const {
       return "add address " + value + " to " + iface;
     case ActionKind::kLinkUp:
       return "set " + iface + " up";
+    case ActionKind::kDeleteLink:
+      return "delete " + iface;
     case ActionKind::kAddRdmaLink:
       return "rdma link add " + iface + " type " + value + " netdev " + parent;
     case ActionKind::kLoadModule:

@@ -20,6 +20,7 @@ enum class ActionKind {
   kSetAlias,        // iface, value = alias (the direct backend's ownership marker)
   kAddAddress,      // iface, value = address/prefix
   kLinkUp,          // iface
+  kDeleteLink,      // iface (owned IPoIB children only, --prune)
   kAddRdmaLink,     // iface = rdma link name, value = type, parent = netdev
   kLoadModule,      // value = module
   kRun,             // argv: reload or activate through the network manager

@@ -39,6 +39,8 @@ Status run_action(const Action& a, Fs& fs, Kernel& kernel) {
       return kernel.add_address(a.iface, a.value);
     case ActionKind::kLinkUp:
       return kernel.set_up(a.iface);
+    case ActionKind::kDeleteLink:
+      return kernel.delete_link(a.iface);
     case ActionKind::kAddRdmaLink:
       return kernel.add_rdma_link(a.iface, a.value, a.parent);
     case ActionKind::kLoadModule:

@@ -22,6 +22,7 @@ class Kernel {
   virtual Status set_mtu(const std::string& iface, int mtu) = 0;
   virtual Status set_alias(const std::string& iface, const std::string& alias) = 0;
   virtual Status set_up(const std::string& iface) = 0;
+  virtual Status delete_link(const std::string& iface) = 0;
   virtual std::vector<std::string> addresses(const std::string& iface) const = 0;
   virtual Status add_address(const std::string& iface, const std::string& cidr) = 0;
   virtual Status add_rdma_link(const std::string& name, const std::string& type,
@@ -59,6 +60,7 @@ class LiveKernel final : public Kernel {
   Status set_mtu(const std::string& iface, int mtu) override;
   Status set_alias(const std::string& iface, const std::string& alias) override;
   Status set_up(const std::string& iface) override;
+  Status delete_link(const std::string& iface) override;
   std::vector<std::string> addresses(const std::string& iface) const override;
   Status add_address(const std::string& iface, const std::string& cidr) override;
   Status add_rdma_link(const std::string& name, const std::string& type,

@@ -83,6 +83,10 @@ Status LiveKernel::set_up(const std::string& iface) {
   return exec({"ip", "link", "set", "dev", iface, "up"});
 }
 
+Status LiveKernel::delete_link(const std::string& iface) {
+  return exec({"ip", "link", "del", "dev", iface});
+}
+
 std::vector<std::string> parse_ip_addr_output(const std::string& output) {
   std::vector<std::string> out;
   std::istringstream in(output);

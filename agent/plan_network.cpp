@@ -98,6 +98,30 @@ void plan_direct(const PlanContext& ctx, const std::vector<ResolvedIface>& iface
   }
 }
 
+// Children carrying our alias that the node file no longer wants: removed with --prune.
+void plan_direct_prune(const PlanContext& ctx, const std::vector<ResolvedIface>& ifaces,
+                       Plan& plan) {
+  for (const NetDevice& n : ctx.observed.netdevs) {
+    if (!n.ipoib() || n.parent.empty() || n.ifalias != "ibsm-agent:" + n.name) continue;
+    bool wanted = std::any_of(ifaces.begin(), ifaces.end(),
+                              [&](const ResolvedIface& r) { return r.name == n.name; });
+    if (wanted) continue;
+    if (!ctx.prune) {
+      plan.notes.push_back(
+          n.name +
+          " was created by ibsm-agent but is no longer in the node file (--prune deletes it)");
+      continue;
+    }
+    Action a;
+    a.kind = ActionKind::kDeleteLink;
+    a.resource = "ipoib " + n.name;
+    a.iface = n.name;
+    a.disruptive = true;
+    a.reason = "no longer in the node file (--prune)";
+    plan.actions.push_back(a);
+  }
+}
+
 Action run_action(const std::string& resource, std::vector<std::string> argv, std::string reason,
                   const std::string& iface = "", bool disruptive = false) {
   Action a;
@@ -218,6 +242,7 @@ void plan_network_backend(const PlanContext& ctx, const std::vector<ResolvedIfac
     case Backend::kDirect:
     case Backend::kAuto:
       plan_direct(ctx, ifaces, plan);
+      plan_direct_prune(ctx, ifaces, plan);
       break;
   }
 }

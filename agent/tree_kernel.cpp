@@ -62,6 +62,13 @@ Status TreeKernel::set_up(const std::string& iface) {
   return fs_.write_attribute(net(iface) + "/operstate", "up\n");
 }
 
+Status TreeKernel::delete_link(const std::string& iface) {
+  if (auto s = need_netdev(iface); !s) return s;
+  for (const auto& f : fs_.list(net(iface)))
+    if (auto s = fs_.remove(net(iface) + "/" + f); !s) return s;
+  return fs_.remove(net(iface));
+}
+
 std::vector<std::string> TreeKernel::addresses(const std::string& iface) const {
   std::vector<std::string> out;
   std::istringstream in(fs_.read(net(iface) + "/ibsm-tree-addresses").value_or(""));

@@ -19,6 +19,7 @@ class TreeKernel final : public Kernel {
   Status set_mtu(const std::string& iface, int mtu) override;
   Status set_alias(const std::string& iface, const std::string& alias) override;
   Status set_up(const std::string& iface) override;
+  Status delete_link(const std::string& iface) override;
   std::vector<std::string> addresses(const std::string& iface) const override;
   Status add_address(const std::string& iface, const std::string& cidr) override;
   Status add_rdma_link(const std::string& name, const std::string& type,

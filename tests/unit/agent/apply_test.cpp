@@ -132,6 +132,25 @@ TEST(ApplyDirect, ManagementConnectionInterfaceIsProtected) {
   EXPECT_EQ(r.tree.read("/sys/class/net/ib0/mode"), "datagram\n");
 }
 
+TEST(ApplyDirect, OwnedChildNoLongerWantedIsDeletedOnlyWithPrune) {
+  PlanRun r("[[ipoib]]\nport = { device = \"mlx5_0\" }\npkeys = [2, 4]\n");
+  ASSERT_TRUE(r.apply());
+  // A child someone else made stays whatever happens.
+  testing::add_netdev(r.tree, "ib0.8006", 32, testing::kIb0Address, 2044, "datagram", "0x8006");
+  r.tree.file("/sys/class/net/ib0.8006/parent", "ib0\n");
+  r.config.ipoib[0].children.pop_back();
+  r.replan();
+  EXPECT_THAT(described(r.plan), IsEmpty());
+  EXPECT_THAT(r.plan.notes,
+              ElementsAre(HasSubstr("ib0.8004 was created by ibsm-agent but is no longer")));
+  r.replan(Backend::kDirect, /*prune=*/true);
+  EXPECT_THAT(described(r.plan), ElementsAre("delete ib0.8004"));
+  ASSERT_TRUE(r.apply());
+  EXPECT_FALSE(r.tree.fs().exists("/sys/class/net/ib0.8004"));
+  EXPECT_TRUE(r.tree.fs().exists("/sys/class/net/ib0.8006"));
+  EXPECT_TRUE(r.tree.fs().exists("/sys/class/net/ib0.8002"));
+}
+
 // A kernel whose n-th change fails, to check that a failure midway is reported
 // and the next plan shows exactly what is left.
 class FailingKernel final : public Kernel {
@@ -151,6 +170,9 @@ class FailingKernel final : public Kernel {
     return step() ? inner_.set_alias(i, a) : broken();
   }
   Status set_up(const std::string& i) override { return step() ? inner_.set_up(i) : broken(); }
+  Status delete_link(const std::string& i) override {
+    return step() ? inner_.delete_link(i) : broken();
+  }
   std::vector<std::string> addresses(const std::string& i) const override {
     return inner_.addresses(i);
   }

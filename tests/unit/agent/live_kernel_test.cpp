@@ -32,6 +32,7 @@ TEST(LiveKernel, IpoibChildUsesRtnetlinkWithTheNormalisedPKey) {
   ASSERT_TRUE(k.add_address("ib0.8002", "10.2.0.5/16"));
   ASSERT_TRUE(k.add_rdma_link("rxe0", "rxe", "eth1"));
   ASSERT_TRUE(k.load_module("rdma_rxe"));
+  ASSERT_TRUE(k.delete_link("ib0.8002"));
   EXPECT_THAT(
       runner.calls,
       ElementsAre(
@@ -41,7 +42,8 @@ TEST(LiveKernel, IpoibChildUsesRtnetlinkWithTheNormalisedPKey) {
           ElementsAre("ip", "link", "set", "dev", "ib0", "mtu", "2044"),
           ElementsAre("ip", "addr", "replace", "10.2.0.5/16", "dev", "ib0.8002"),
           ElementsAre("rdma", "link", "add", "rxe0", "type", "rxe", "netdev", "eth1"),
-          ElementsAre("modprobe", "rdma_rxe")));
+          ElementsAre("modprobe", "rdma_rxe"),
+          ElementsAre("ip", "link", "del", "dev", "ib0.8002")));
 }
 
 TEST(LiveKernel, UnknownDeviceTypeMeansIpoibIsNotLoaded) {
