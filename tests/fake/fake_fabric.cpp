@@ -86,6 +86,8 @@ std::optional<mad::PortInfo> apply_port_info_set(const mad::PortInfo& cur, const
     next.hoq_life = req.hoq_life;
     next.vl_stall_count = req.vl_stall_count;
     next.vl_high_limit = req.vl_high_limit;
+    next.partition_enforcement_inbound = req.partition_enforcement_inbound;
+    next.partition_enforcement_outbound = req.partition_enforcement_outbound;
     // 0 = no change; 255 (width) and 15 (speed) = everything supported.
     if (req.link_width_enabled == 255) {
       next.link_width_enabled = cur.link_width_supported;
