@@ -15,6 +15,7 @@
 #include "mad/attr/switch_info.hpp"
 #include "mad/dr_path.hpp"
 #include "mad/types.hpp"
+#include "partitions/fabric.hpp"
 
 namespace ibsm::sm {
 
@@ -33,6 +34,11 @@ struct Port {
   NodeIndex peer = kNoNode;  // node at the other end of the link
   PortNum peer_port = 0;
   bool peer_unreachable = false;  // link up but the peer did not answer
+
+  // Partitions: the P_Key table as read (or as programmed since), and the
+  // PartitionEnforcement bits the PortInfo Set must carry (switch external ports).
+  std::vector<std::uint16_t> pkeys;
+  std::optional<partitions::Enforcement> want_enforcement;
 
   // Assigned by the LID manager (end ports and switch port 0).
   Lid lid = 0;

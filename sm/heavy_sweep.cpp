@@ -284,6 +284,10 @@ SweepResult SubnetManager::heavy_sweep(const std::atomic<bool>& stop) {
                 mad::sm_state_name(state_));
     return finish(false);
   }
+  // P_Key tables of end ports and of switch ports facing them (the planner's input).
+  partitions_.read_tables(f, client_, result.report);
+  drain(stop);
+  if (stop.load()) return finish(false);
   log_->info("HEAVY SWEEP COMPLETE: {} nodes ({} switches, {} end ports)", f.size(),
              f.switch_count(), f.end_port_count());
   set_state(mad::SmState::kMaster, "no other SM is master (election not enabled)");
@@ -297,6 +301,7 @@ SweepResult SubnetManager::heavy_sweep(const std::atomic<bool>& stop) {
   if (!compute_routes(f, result.report)) return finish(false);
 
   set_phase(SweepPhase::kProgramming);
+  partitions_.program(f, client_, result.report);
   program_switches(f, result.report);
   program(f, result.report, mad::PortState::kArmed);
   drain(stop);
@@ -324,6 +329,8 @@ SweepResult SubnetManager::heavy_sweep(const std::atomic<bool>& stop) {
                               "timeouts {}",
                               r.seconds, r.nodes, r.switches, r.end_ports, max_lid, r.mads.sent,
                               r.mads.received, r.mads.retries, r.mads.timeouts));
+    partitions_.log_groups();
+    partitions_.save(fabric_);
     write_dumps();
     log_->flush();
   } else {

@@ -73,6 +73,21 @@ int main(int argc, char** argv) {
     log->warn("{}: {}", ibsm::format_error_id(w.id), w.message);
   log->info("ibsm {} starting", IBSM_VERSION);
 
+  // A broken partitions.conf stops the SM before it touches the fabric.
+  {
+    std::vector<std::string> errors;
+    if (!ibsm::sm::read_partitions_config(options.partition_config_file, errors, nullptr)) {
+      for (const auto& e : errors) {
+        log->error("{}", e);
+        std::cerr << "ibsm: " << e << "\n";
+      }
+      std::cerr << "ibsm: partition configuration " << options.partition_config_file
+                << " in error; not starting\n";
+      log->flush();
+      return 1;
+    }
+  }
+
   if (options.daemon && !daemonize(options.pidfile)) {
     log->error("cannot daemonize");
     return 1;

@@ -63,6 +63,14 @@ std::optional<mad::PortInfo> desired_port_info(const Fabric& fabric, NodeIndex n
       want.vl_stall_count = stall;
     }
   }
+  if (physical && node.is_switch() && p.want_enforcement) {
+    const partitions::Enforcement& e = *p.want_enforcement;
+    if (cur.partition_enforcement_inbound != e.inbound ||
+        cur.partition_enforcement_outbound != e.outbound)
+      differs = true;
+    want.partition_enforcement_inbound = e.inbound;
+    want.partition_enforcement_outbound = e.outbound;
+  }
   const mad::PortState next =
       physical ? next_state(cur.port_state, target) : mad::PortState::kNoChange;
   if (next != mad::PortState::kNoChange) {

@@ -51,7 +51,8 @@ SubnetManager::SubnetManager(mad::MadTransport& transport, const Clock& clock, L
       clock_(clock),
       log_(std::move(log)),
       options_(options),
-      client_(transport, clock, log_, client_settings(options)) {
+      client_(transport, clock, log_, client_settings(options)),
+      partitions_(log_, options_) {
   engine_chain_ = split_engines(conf::effective_routing_engine(options_), fallback_to_minhop_);
   client_.set_request_handler(
       [this](const mad::Smp& req, const mad::IncomingMad& raw) { on_request(req, raw); });
@@ -80,6 +81,7 @@ Status SubnetManager::validate_start() const {
 void SubnetManager::apply_options(const conf::Options& options) {
   options_ = options;
   client_.set_settings(client_settings(options_));
+  partitions_.apply_options(options_);
 }
 
 void SubnetManager::set_phase(SweepPhase p) {
@@ -192,6 +194,7 @@ int SubnetManager::run(ControlFlags& control) {
       log_->error("cannot reopen the log file; still writing to the old one");
     if (control.heavy_sweep.exchange(false)) {
       if (on_hangup_) on_hangup_();
+      partitions_.reload();
       heavy_reason_ = HeavyReason::kForced;
     }
     // Traps, SIGHUP and the first sweep do not wait for the interval; a retry

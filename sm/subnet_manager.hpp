@@ -19,6 +19,7 @@
 #include "routing/engine.hpp"
 #include "sm/fabric.hpp"
 #include "sm/guid2lid.hpp"
+#include "sm/pkey_manager.hpp"
 #include "sm/sweep_phase.hpp"
 #include "sm/sweep_report.hpp"
 
@@ -65,6 +66,11 @@ class SubnetManager {
   // Takes options that may change at run time (OpenSM's reloadable keys).
   void apply_options(const conf::Options& options);
 
+  // Re-reads partitions.conf (SIGHUP does it before its heavy sweep). A broken file
+  // is logged and the last good configuration stays in force: returns false.
+  bool reload_partitions() { return partitions_.reload(); }
+  const PartitionManager& partitions() const { return partitions_; }
+
   const Fabric& fabric() const { return fabric_; }
   mad::SmState state() const { return state_; }
   const mad::SmpCounters& counters() const { return client_.counters(); }
@@ -93,6 +99,7 @@ class SubnetManager {
   Logger log_;
   conf::Options options_;
   mad::SmpClient client_;
+  PartitionManager partitions_;
 
   mad::SmState state_ = mad::SmState::kDiscovering;
   SweepPhase phase_ = SweepPhase::kIdle;
