@@ -271,7 +271,16 @@ void PartitionManager::program(Fabric& f, mad::SmpClient& client, SweepReport& r
     Node& node = f.node(idx);
     if (pp.port_num >= node.ports.size()) continue;
     Port& port = node.ports[pp.port_num];
-    if (pp.set_enforcement) port.want_enforcement = *pp.set_enforcement;
+    if (pp.set_enforcement) {
+      // Only what the switch says it can do (SwitchInfo Inbound/OutboundEnforcementCap):
+      // asking a switch for bits it cannot hold would be repeated on every sweep.
+      partitions::Enforcement e = *pp.set_enforcement;
+      if (node.switch_info) {
+        e.inbound = e.inbound && node.switch_info->inbound_enforcement_cap;
+        e.outbound = e.outbound && node.switch_info->outbound_enforcement_cap;
+      }
+      port.want_enforcement = e;
+    }
     if (!pp.dropped.empty()) {
       log_->warn("port {} of {}: {} P_Keys do not fit in its table", pp.port_num,
                  mad::format_guid(pp.node_guid), pp.dropped.size());

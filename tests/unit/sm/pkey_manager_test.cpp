@@ -195,6 +195,21 @@ TEST(Partitions, ReloadChangesOnlyThePortsConcerned) {
   expect_v1_tables(rig);
 }
 
+TEST(Partitions, EnforcementOnlyWhereTheSwitchCanEnforce) {
+  Rig rig;
+  rig.write(rig.file_v1());
+  auto& si = *rig.fabric->node(rig.node("b")).switch_info;
+  si.inbound_enforcement_cap = false;
+  si.outbound_enforcement_cap = false;
+  rig.start();
+  ASSERT_TRUE(rig.sweep().subnet_up);
+  EXPECT_EQ(rig.table("b", 3), (Table{0xffff, 0x8010}));
+  EXPECT_EQ(rig.enforce("b", 3), kNone);
+  EXPECT_EQ(rig.enforce("c", 2), kBoth);
+  ASSERT_TRUE(rig.sweep().subnet_up);
+  EXPECT_EQ(rig.fabric->stats().count(Method::kSet), 0u);
+}
+
 TEST(Partitions, BrokenFileOnReloadChangesNothing) {
   Rig rig;
   rig.write(rig.file_v1());
