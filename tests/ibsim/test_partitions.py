@@ -155,3 +155,34 @@ def test_broken_file_stops_ibsm_before_it_starts(fabric, sm, sims, workdir):
     out = proc.outfile.read_text(errors="replace")
     assert rc != 0, out
     assert re.search(re.escape(str(conf)) + r":\d+:\d+:", out), out
+
+
+def test_sighup_reload_changes_one_port_and_broken_file_changes_nothing(fabric, sm, sims, sm_procs,
+                                                                        workdir):
+    """Dropping Hca3 from 0x0002 and sending SIGHUP changes Hca3 and the switch port
+    facing it only; (ibsm) a broken file on SIGHUP keeps the last good configuration."""
+    sim, proc, topo, _, conf = run_sm(sm, sims, sm_procs, workdir, fabric, "", "hup")
+    where = f"[{fabric.name} / {sm.name}]"
+    before = all_tables(sim, fabric.judge, topo)
+    hca2 = topo.by_desc["Hca2"].ports[1].guid
+    conf.write_text("Default=0x7fff, ipoib, defmember=full: ALL;\n"
+                    f"Compute=0x0002, ipoib: {hca2:#018x}=full;\n"
+                    "Mgmt=0x0003: ALL_SWITCHES=full;\n")
+    ups = proc.count_up()
+    proc.proc.send_signal(signal.SIGHUP)
+    proc.wait_up(UP_TIMEOUT, ups + 1)
+    after = all_tables(sim, fabric.judge, topo)
+    changed = {k for k in before if before[k] != after[k]}
+    sw_port = next(f"{n.desc}[{p.num}]" for n in topo.nodes.values() if n.is_switch
+                   for p in n.ports.values() if p.peer_desc == "Hca3")
+    assert changed == {"Hca3[1]", sw_port}, f"{where} changed: {sorted(changed)}\n{after}"
+    assert after["Hca3[1]"] == [0xffff], f"{where} {after['Hca3[1]']}"
+    if sm.name != "ibsm":
+        return
+    conf.write_text("Default=0x7fff: ALL=full;\nno colon here\n")
+    ups = proc.count_up()
+    proc.proc.send_signal(signal.SIGHUP)
+    proc.wait_up(UP_TIMEOUT, ups + 1)
+    again = all_tables(sim, fabric.judge, topo)
+    assert again == after, f"{where} a broken file changed the fabric"
+    assert "keeping the last good one" in proc.log(), proc.tail()
