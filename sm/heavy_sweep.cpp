@@ -6,6 +6,7 @@
 #include <chrono>
 #include <fstream>
 
+#include "common/atomic_file.hpp"
 #include "mad/attr/forwarding_table.hpp"
 #include "mad/attr/port_info.hpp"
 #include "mad/attr/switch_info.hpp"
@@ -14,6 +15,7 @@
 #include "sm/lid_manager.hpp"
 #include "sm/port_config.hpp"
 #include "sm/routing_input.hpp"
+#include "sm/subnet_dump.hpp"
 #include "sm/subnet_manager.hpp"
 
 namespace ibsm::sm {
@@ -343,11 +345,17 @@ SweepResult SubnetManager::heavy_sweep(const std::atomic<bool>& stop) {
 // OpenSM writes opensm-lfts.dump (ibroute's format) when routing logging (0x40)
 // is on; so does ibsm, so both SMs' tables can be diffed.
 void SubnetManager::write_dumps() {
-  if ((options_.log_flags & 0x40) == 0 || options_.dump_files_dir.empty()) return;
+  if (options_.dump_files_dir.empty()) return;
   ::mkdir(options_.dump_files_dir.c_str(), 0755);
-  std::string path = options_.dump_files_dir;
-  if (path.back() != '/') path += '/';
-  path += "opensm-lfts.dump";
+  std::string dir = options_.dump_files_dir;
+  if (dir.back() != '/') dir += '/';
+  // opensm-subnet.lst is written after every heavy sweep, as OpenSM does.
+  if (auto st = write_file_atomically(dir + "opensm-subnet.lst", format_subnet_lst(fabric_), false);
+      !st.ok()) {
+    log_->warn("{}", to_string(st.error()));
+  }
+  if ((options_.log_flags & 0x40) == 0) return;
+  const std::string path = dir + "opensm-lfts.dump";
   std::ofstream out(path, std::ios::trunc);
   routing::dump_lfts(out, routed_topology_, routes_);
   if (!out) log_->warn("cannot write {}", path);
