@@ -61,7 +61,11 @@ Plan make_plan(const PlanContext& ctx) {
   plan.interfaces = resolve_ipoib(ctx, plan);
   plan_network_backend(ctx, plan.interfaces, plan);
   plan_udev_names(ctx, plan.interfaces, plan);
-  plan_rdma_service(ctx, plan);
+  plan_roce(ctx, plan);
+  plan_soft_rdma(ctx, plan);
+  plan_modules(ctx, plan);
+  plan_memlock(ctx, plan);
+  plan_nfs(ctx, plan);
   return plan;
 }
 

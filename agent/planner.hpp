@@ -44,7 +44,12 @@ std::string backend_name(Backend b);
 std::vector<ResolvedIface> resolve_ipoib(const PlanContext& ctx, Plan& plan);
 void plan_network_backend(const PlanContext& ctx, const std::vector<ResolvedIface>& ifaces,
                           Plan& plan);
-void plan_rdma_service(const PlanContext& ctx, Plan& plan);
+// Always direct, whatever the network manager:
+void plan_roce(const PlanContext& ctx, Plan& plan);
+void plan_soft_rdma(const PlanContext& ctx, Plan& plan);
+void plan_modules(const PlanContext& ctx, Plan& plan);
+void plan_memlock(const PlanContext& ctx, Plan& plan);
+void plan_nfs(const PlanContext& ctx, Plan& plan);
 void plan_udev_names(const PlanContext& ctx, const std::vector<ResolvedIface>& ifaces, Plan& plan);
 
 }  // namespace ibsm::agent

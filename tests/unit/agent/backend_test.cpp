@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "agent/errors.hpp"
+#include "agent/network_backend.hpp"
 #include "agent/renderers.hpp"
 #include "plan_fixture.hpp"
 
@@ -40,6 +41,13 @@ ResolvedIface child() {
   r.mtu = 65520;
   r.addresses = {"10.2.0.5/16", "fd00:2::5/64"};
   return r;
+}
+
+TEST(NetworkBackend, OnePerManagerAutoFallsBackToDirect) {
+  EXPECT_EQ(make_network_backend(Backend::kNetworkManager)->name(), "networkmanager");
+  EXPECT_EQ(make_network_backend(Backend::kNetworkd)->name(), "networkd");
+  EXPECT_EQ(make_network_backend(Backend::kDirect)->name(), "direct");
+  EXPECT_EQ(make_network_backend(Backend::kAuto)->name(), "direct");
 }
 
 TEST(NetworkManager, KeyfileGolden) {
