@@ -12,9 +12,10 @@
 #include "agent/planner.hpp"
 
 namespace ibsm::agent {
-namespace {
 
 constexpr std::string_view kRdmaCm = "/sys/kernel/config/rdma_cm";
+
+namespace {
 
 std::string devices_here(const Observed& o) {
   std::string s;
