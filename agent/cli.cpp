@@ -35,7 +35,7 @@ struct Options {
   bool prune = false;
 };
 
-constexpr const char* kUsageText =
+constexpr const char* usage_text =
     "Usage: ibsm-agent [show|plan|apply|verify] [options]\n"
     "Sets up IPoIB, RoCE and the rdma service on this host to match the node file.\n"
     "plan (the default) is read-only; apply changes the host.\n";
@@ -89,11 +89,11 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
           std::pair{"port-source", &o.port_source}})
       if (vm.count(name)) *field = vm[name].as<std::string>();
   } catch (const po::error& e) {
-    err << format_error_id(kUsage) << ": " << e.what() << "\n" << kUsageText;
+    err << format_error_id(kUsage) << ": " << e.what() << "\n" << usage_text;
     return kExitError;
   }
   if (vm.count("help")) {
-    out << kUsageText << desc;
+    out << usage_text << desc;
     return kExitOk;
   }
   if (vm.count("version")) {

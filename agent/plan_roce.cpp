@@ -13,7 +13,7 @@
 
 namespace ibsm::agent {
 
-constexpr std::string_view kRdmaCm = "/sys/kernel/config/rdma_cm";
+constexpr std::string_view rdma_cm_root = "/sys/kernel/config/rdma_cm";
 
 namespace {
 
@@ -54,14 +54,14 @@ void plan_roce(const PlanContext& ctx, Plan& plan) {
           kNotInfiniBand, resource + ": link layer is InfiniBand; a RoCE mode needs Ethernet"});
       continue;
     }
-    if (!ctx.fs.is_dir(std::string(kRdmaCm))) {
+    if (!ctx.fs.is_dir(std::string(rdma_cm_root))) {
       plan.errors.push_back(
-          Error{kKernelSupportMissing, resource + ": " + std::string(kRdmaCm) +
+          Error{kKernelSupportMissing, resource + ": " + std::string(rdma_cm_root) +
                                            " missing (configfs not mounted, rdma_cm not loaded, or "
                                            "CONFIG_INFINIBAND_ADDR_TRANS_CONFIGFS off)"});
       continue;
     }
-    std::string dir = std::string(kRdmaCm) + "/" + r.device;
+    std::string dir = std::string(rdma_cm_root) + "/" + r.device;
     std::string port_dir = dir + "/ports/" + std::to_string(r.port);
     std::string mode = r.mode == RoceMode::kV2 ? "RoCE v2" : "IB/RoCE v1";
     bool fresh = !ctx.fs.is_dir(dir);

@@ -6,7 +6,7 @@
 
 namespace ibsm::agent {
 
-constexpr std::string_view kIbClass = "/sys/class/infiniband";
+constexpr std::string_view ib_class_dir = "/sys/class/infiniband";
 
 std::pair<int, std::string> parse_numbered_state(const std::string& text) {
   auto colon = text.find(':');
@@ -36,7 +36,8 @@ static bool zero_gid(const std::string& gid) {
 }
 
 void read_gids(const Fs& fs, const std::string& dev, PortState& port) {
-  std::string base = std::string(kIbClass) + "/" + dev + "/ports/" + std::to_string(port.number);
+  std::string base =
+      std::string(ib_class_dir) + "/" + dev + "/ports/" + std::to_string(port.number);
   for (const auto& idx : fs.list(base + "/gids")) {
     std::string gid = trim(fs.read(base + "/gids/" + idx).value_or(""));
     if (gid.empty() || zero_gid(gid)) continue;
@@ -53,8 +54,8 @@ void read_gids(const Fs& fs, const std::string& dev, PortState& port) {
 
 Result<std::vector<RdmaDevice>> SysfsPortSource::devices() const {
   std::vector<RdmaDevice> out;
-  for (const auto& name : fs_.list(std::string(kIbClass))) {
-    std::string base = std::string(kIbClass) + "/" + name;
+  for (const auto& name : fs_.list(std::string(ib_class_dir))) {
+    std::string base = std::string(ib_class_dir) + "/" + name;
     RdmaDevice d;
     d.name = name;
     d.node_type = parse_numbered_state(fs_.read(base + "/node_type").value_or("")).second;
