@@ -4,7 +4,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
-#include <iterator>
+#include <sstream>
 #include <string>
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size);
@@ -15,8 +15,9 @@ int main(int argc, char** argv) {
     for (const auto& e : std::filesystem::directory_iterator(argv[i])) {
       if (!e.is_regular_file()) continue;
       std::ifstream in(e.path(), std::ios::binary);
-      const std::string data((std::istreambuf_iterator<char>(in)),
-                             std::istreambuf_iterator<char>());
+      std::ostringstream buffer;
+      buffer << in.rdbuf();
+      const std::string data = buffer.str();
       LLVMFuzzerTestOneInput(reinterpret_cast<const std::uint8_t*>(data.data()), data.size());
       ++files;
     }
