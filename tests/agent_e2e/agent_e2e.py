@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """ibsm-agent end to end on ibsim.
 
-Debian's opensm programs a partitions.conf on a simulated fabric; then
+An SM (ibsm, or Debian's opensm) programs a partitions.conf on a simulated fabric; then
 `ibsm-agent show` and `plan`, run as hosts of that fabric under umad2sim, must
 see exactly the P_Keys the SM gave each host and plan the matching IPoIB
 children. Conditions are waited for with deadlines, never with fixed sleeps,
@@ -21,7 +21,7 @@ import time
 UMAD2SIM = "/usr/lib/x86_64-linux-gnu/umad2sim/libumad2sim.so"
 SKIP = 77  # meson's "skipped" exit status
 
-# sw -- smhost (runs opensm), h1, h2
+# sw -- smhost (runs the SM), h1, h2
 NET = """Switch 8 "sw"
 [1] "smhost"[1]
 [2] "h1"[1]
@@ -135,11 +135,13 @@ def plan_children(fabric, host, root):
 
 
 def main():
-    if len(sys.argv) != 2:
+    if len(sys.argv) not in (2, 3):
         print(__doc__)
         return 1
     agent = os.path.abspath(sys.argv[1])
-    for tool in ("ibsim", "opensm"):
+    # The SM that programs the partitions: ibsm when given, else Debian's opensm.
+    sm = os.path.abspath(sys.argv[2]) if len(sys.argv) == 3 else "opensm"
+    for tool in ("ibsim", sm):
         if not shutil.which(tool):
             print("SKIP: %s not installed (apt install ibsim-utils opensm)" % tool)
             return SKIP
@@ -186,12 +188,12 @@ def main():
         env = fabric.env("smhost")
         env["OSM_CACHE_DIR"] = osm
         # -o: one sweep, then exit.
-        r = subprocess.run(["opensm", "-o", "-d", "2", "-f", os.path.join(osm, "osm.log"), "-P", conf],
+        r = subprocess.run([sm, "-o", "-d", "2", "-f", os.path.join(osm, "osm.log"), "-P", conf],
                            cwd=osm, env=env, capture_output=True, text=True, timeout=120)
         with open(os.path.join(osm, "osm.log")) as f:
             log = f.read()
         if r.returncode != 0 or "SUBNET UP" not in log:
-            fail("opensm did not bring the subnet up (exit %d)\n%s" % (r.returncode, log[-2000:]))
+            fail("%s did not bring the subnet up (exit %d)\n%s" % (sm, r.returncode, log[-2000:]))
 
         h1 = wait_for("h1 ACTIVE", 30, lambda: (lambda p: p if p and p["state"] == "ACTIVE" else None)(
             fabric.port("h1")))
