@@ -37,7 +37,7 @@
   X(kDevice, lmc, std::uint8_t, 0, dec(0, 7), kRestart, kYes, cli_arg('l', "lmc"), "LID mask control: each port gets 2^lmc LIDs (0-7)") \
   X(kDevice, lmc_esp0, bool, false, flag(), kRestart, kNo, no_cli(), "Apply the LMC to enhanced switch port 0 as well") \
   X(kDevice, sm_sl, std::uint8_t, 0, dec(0, 15), kHup, kNo, cli_arg(0, "sm_sl"), "Service level of SM/SA traffic (0-15)") \
-  X(kDevice, packet_life_time, std::uint8_t, 0x12, hex(2, 0, 31), kHup, kYes, no_cli(), "Switch packet lifetime code: 4.096us * 2^value; 0x14 and above = infinite") \
+  X(kDevice, packet_life_time, std::uint8_t, 0x12, hex(2, 0, 31), kHup, kNo, no_cli(), "Switch packet lifetime code: 4.096us * 2^value; 0x14 and above = infinite") \
   X(kDevice, vl_stall_count, std::uint8_t, 0x07, hex(2, 0, 7), kHup, kYes, no_cli(), "Dropped packets in a row that put a switch-to-switch VL into VLStalled") \
   X(kDevice, leaf_vl_stall_count, std::uint8_t, 0x07, hex(2, 0, 7), kHup, kYes, no_cli(), "As vl_stall_count, for switch ports facing a CA or router") \
   X(kDevice, head_of_queue_lifetime, std::uint8_t, 0x12, hex(2, 0, 31), kHup, kYes, no_cli(), "Head-of-queue lifetime code on switch-to-switch ports; 0x14 and above = infinite") \
@@ -56,7 +56,7 @@
   X(kPartitions, no_partition_enforcement, bool, false, flag(), kHup, kNo, cli_set('N', "no_part_enforce"), "Deprecated: disable partition enforcement on switches (use part_enforce off)") \
   X(kPartitions, part_enforce, std::string, "both", choice("both", "in", "out", "off"), kHup, kYes, cli_arg('Z', "part_enforce"), "Switch partition enforcement: both, in, out or off") \
   X(kPartitions, allow_both_pkeys, bool, false, flag(), kRestart, kYes, cli_set('W', "allow_both_pkeys"), "Allow full and limited membership of the same P_Key on one port") \
-  X(kPartitions, keep_pkey_indexes, bool, true, flag(), kHup, kYes, no_cli(), "Keep P_Key table positions of existing entries when recomputing tables") \
+  X(kPartitions, keep_pkey_indexes, bool, true, flag(), kHup, kNo, no_cli(), "Keep P_Key table positions of existing entries when recomputing tables") \
   X(kPartitions, sm_assigned_guid, std::uint8_t, 0x00, hex(2), kHup, kNo, no_cli(), "Byte placed in SM-assigned alias GUIDs; make it unique per subnet") \
   /* ---- sweep ---- */ \
   X(kSweep, sweep_interval, std::uint32_t, 10, dec(), kHup, kYes, cli_arg('s', "sweep"), "Seconds between light sweeps; 0 = no periodic sweeps") \
@@ -99,7 +99,7 @@
   X(kHandover, honor_guid2lid_file, bool, false, flag(), kHup, kNo, cli_set('x', "honor_guid2lid"), "Use the guid2lid cache when leaving STANDBY") \
   /* ---- timing and threading ---- */ \
   X(kTiming, max_wire_smps, std::uint32_t, 4, dec(), kHup, kYes, cli_arg('n', "maxsmps"), "SMPs in flight at once; 0 = unlimited") \
-  X(kTiming, max_wire_smps2, std::uint32_t, 4, dec(), kHup, kYes, no_cli(), "SMPs in flight including timed-out ones; <= max_wire_smps disables") \
+  X(kTiming, max_wire_smps2, std::uint32_t, 4, dec(), kHup, kNo, no_cli(), "SMPs in flight including timed-out ones; <= max_wire_smps disables") \
   X(kTiming, max_smps_timeout, std::uint32_t, 600000, dec(), kHup, kNo, no_cli(), "Microseconds to wait before sending SMPs above max_wire_smps") \
   X(kTiming, transaction_timeout, std::uint32_t, 200, dec(), kRestart, kYes, cli_arg('t', "timeout"), "Milliseconds before a MAD transaction is retried") \
   X(kTiming, transaction_retries, std::uint32_t, 3, dec(), kRestart, kYes, cli_arg(0, "retries"), "Retries of a MAD transaction before it fails") \
