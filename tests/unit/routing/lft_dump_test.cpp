@@ -12,30 +12,7 @@
 namespace ibsm::routing {
 namespace {
 
-constexpr std::string_view kNet = R"(Switch 8 "Switch1"
-[1] "Hca1"[1]
-[2] "Hca3"[1]
-[3] "Switch2"[3]
-[5] "Switch2"[5]
-
-Switch 8 "Switch2"
-[1] "Hca2"[1]
-[2] "Hca4"[1]
-[3] "Switch1"[3]
-[5] "Switch1"[5]
-
-Hca 2 "Hca1"
-[1] "Switch1"[1]
-
-Hca 2 "Hca2"
-[1] "Switch2"[1]
-
-Hca 2 "Hca3"
-[1] "Switch1"[2]
-
-Hca 2 "Hca4"
-[1] "Switch2"[2]
-)";
+constexpr std::string_view kNet = test::kTwoSwitchesParallelLinks;
 
 constexpr std::string_view kOpenSmDump =
     R"(Unicast lids [0-6] of switch Lid 1 guid 0x0000000000200000 ('Switch1'):

@@ -28,30 +28,7 @@ struct GoldenCase {
 //
 //   Hca1 --1[ Switch1 ]3====3[ Switch2 ]1-- Hca2
 //   Hca3 --2[         ]5====5[         ]2-- Hca4
-constexpr std::string_view kParallel = R"(Switch 8 "Switch1"
-[1] "Hca1"[1]
-[2] "Hca3"[1]
-[3] "Switch2"[3]
-[5] "Switch2"[5]
-
-Switch 8 "Switch2"
-[1] "Hca2"[1]
-[2] "Hca4"[1]
-[3] "Switch1"[3]
-[5] "Switch1"[5]
-
-Hca 2 "Hca1"
-[1] "Switch1"[1]
-
-Hca 2 "Hca2"
-[1] "Switch2"[1]
-
-Hca 2 "Hca3"
-[1] "Switch1"[2]
-
-Hca 2 "Hca4"
-[1] "Switch2"[2]
-)";
+constexpr std::string_view kParallel = test::kTwoSwitchesParallelLinks;
 
 // A 2-level fat tree: 3 leaves x 2 hosts, 2 spines. Each leaf's two hosts leave on
 // different spines, and each spine serves one host of every leaf.

@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <string>
+#include <string_view>
 
 #include "routing/engine.hpp"
 #include "tests/support/fabric.hpp"
@@ -13,6 +14,33 @@
 #include "tests/support/to_routing.hpp"
 
 namespace ibsm::routing::test {
+
+// ibsim-utils' net.2sw2path4hca: two switches joined by two parallel links, a host
+// on each of ports 1 and 2 of each switch. Shared by the golden and dump tests.
+inline constexpr std::string_view kTwoSwitchesParallelLinks = R"(Switch 8 "Switch1"
+[1] "Hca1"[1]
+[2] "Hca3"[1]
+[3] "Switch2"[3]
+[5] "Switch2"[5]
+
+Switch 8 "Switch2"
+[1] "Hca2"[1]
+[2] "Hca4"[1]
+[3] "Switch1"[3]
+[5] "Switch1"[5]
+
+Hca 2 "Hca1"
+[1] "Switch1"[1]
+
+Hca 2 "Hca2"
+[1] "Switch2"[1]
+
+Hca 2 "Hca3"
+[1] "Switch1"[2]
+
+Hca 2 "Hca4"
+[1] "Switch2"[2]
+)";
 
 // Directory of the shared benchmark fabrics (IBSM_TOPOLOGIES_DIR overrides the default).
 inline std::string topologies_dir() {
