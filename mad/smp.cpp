@@ -82,10 +82,10 @@ Result<Smp> Smp::parse(std::span<const std::uint8_t> bytes) {
   return s;
 }
 
-Smp Smp::response(ConstPayload data) const {
+Smp Smp::response(ConstPayload data, Method method) const {
   Smp r = *this;
   auto* b = raw(r.bytes_);
-  r.bytes_[3] = static_cast<std::uint8_t>(Method::kGetResp);  // R bit and method (see request())
+  r.bytes_[3] = static_cast<std::uint8_t>(method);  // R bit and method (see request())
   if (directed()) {
     mad_set_field(b, 0, IB_DRSMP_STATUS_F, 0);
     mad_set_field(b, 0, IB_DRSMP_DIRECTION_F, 1);

@@ -46,7 +46,8 @@ class Smp {
   // The GetResp answering this request, carrying `data`. For a DR request the
   // D bit is set and the path kept, so the kernel's SMI returns it along the
   // reverse path (IBA 14.2.2.2).
-  Smp response(ConstPayload data) const;
+  // `method` is GetResp for Get/Set and TrapRepress for a Trap (IBA 13.4.8.3).
+  Smp response(ConstPayload data, Method method = Method::kGetResp) const;
 
   Method method() const;
   bool is_response() const;

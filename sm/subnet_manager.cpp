@@ -154,11 +154,7 @@ void SubnetManager::on_request(const mad::Smp& req, const mad::IncomingMad& raw)
       if (req.method() != mad::Method::kTrap) return;
       auto notice = mad::decode<mad::Notice>(req.data());
       // IBA 13.4.8.3: a trap is acknowledged with TrapRepress carrying the same notice.
-      mad::Smp repress = req.response(req.data());
-      auto bytes = repress.bytes();
-      bytes[3] = static_cast<std::uint8_t>(mad::Method::kTrapRepress);
-      auto parsed = mad::Smp::parse(bytes);
-      if (parsed.ok()) client_.respond(*parsed, raw.slid);
+      client_.respond(req.response(req.data(), mad::Method::kTrapRepress), raw.slid);
       if (notice.ok()) {
         log_->info("trap {} from LID {} (details LID {})", notice->trap_number, notice->issuer_lid,
                    notice->details_lid());
