@@ -14,6 +14,7 @@
 #include "mad/errors.hpp"
 #include "partitions/errors.hpp"
 #include "routing/errors.hpp"
+#include "sa/errors.hpp"
 #include "sm/errors.hpp"
 
 namespace {
@@ -27,6 +28,7 @@ struct Module {
 const Module kModules[] = {
     {"MAD layer (mad/)", 1, ibsm::mad::kMadErrors},
     {"Subnet manager (sm/)", 2, ibsm::sm::kSmErrors},
+    {"Subnet Administrator (sa/)", 7, ibsm::sa::kSaErrors},
     {"Routing (routing/)", 3, ibsm::routing::kRoutingErrors},
     {"Partitions (partitions/, ibsm-part)", 4, ibsm::partitions::kPartitionErrors},
     {"Configuration (conf/)", 5, ibsm::conf::kConfErrors},

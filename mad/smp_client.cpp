@@ -66,6 +66,7 @@ SmpClient::SmpClient(MadTransport& transport, const Clock& clock, Logger log,
                      SmpClientSettings settings)
     : transport_(transport), clock_(clock), log_(std::move(log)), settings_(settings) {
   if (settings_.window == 0) settings_.window = 1u << 16;  // OpenSM: 0 = unlimited
+  dispatcher_.set_logger(log_);
 }
 
 SmpClient::TxState SmpClient::transition(Transaction& tx, TxEvent ev) const {
@@ -163,6 +164,13 @@ void SmpClient::finish(const TxPtr& tx, const Smp* response, const SmpFailure* f
 }
 
 void SmpClient::handle(const IncomingMad& in) {
+  // Every management class reaches us on the one port: SMPs are ours, the rest
+  // (SA, ...) belong to whoever registered for the class.
+  const std::uint8_t mgmt_class = in.length >= 2 ? in.bytes[1] : 0;
+  if (mgmt_class != kClassSmiLid && mgmt_class != kClassSmiDirected) {
+    dispatcher_.dispatch(in);
+    return;
+  }
   // A MAD shorter than 256 bytes is malformed, whatever the buffer behind it holds.
   auto parsed = Smp::parse(
       std::span<const std::uint8_t>(in.bytes.data(), std::min(in.length, in.bytes.size())));

@@ -22,6 +22,7 @@
 
 #include "common/clock.hpp"
 #include "common/log.hpp"
+#include "mad/dispatcher.hpp"
 #include "mad/smp.hpp"
 #include "mad/transport.hpp"
 
@@ -101,6 +102,9 @@ class SmpClient {
   // behind our own requests).
   void respond(const Smp& response, Lid dlid);
   void set_request_handler(RequestHandler h) { on_request_ = std::move(h); }
+  // MADs of other management classes that arrive on the same port (the SA's
+  // class 0x03) go to the dispatcher's handler for their class.
+  MadDispatcher& dispatcher() { return dispatcher_; }
 
   // Sends what the window allows, waits up to max_wait for one MAD, handles
   // deadlines. Returns after at most about max_wait.
@@ -144,6 +148,7 @@ class SmpClient {
   SmpClientSettings settings_;
   SmpCounters counters_;
   RequestHandler on_request_;
+  MadDispatcher dispatcher_;
   std::deque<TxPtr> queue_;
   std::unordered_map<std::uint32_t, TxPtr> on_wire_;
   std::deque<std::pair<Clock::TimePoint, std::uint32_t>> deadlines_;  // send order = deadline order

@@ -7,9 +7,12 @@
 #include <chrono>
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
+#include <vector>
 
 #include "common/result.hpp"
+#include "mad/errors.hpp"
 #include "mad/types.hpp"
 
 namespace ibsm::mad {
@@ -21,12 +24,31 @@ struct OutgoingMad {
   std::uint32_t timeout_ms = 0;  // 0 for responses (nothing to wait for)
 };
 
+// Where a GSI MAD (SA, ...) comes from or goes to: the address vector of the
+// requester, so a response retraces it (IBA 13.5.4: responses go to the
+// requester's QP, LID, SL and P_Key index; a GRH when the request carried one).
+struct MadAddress {
+  Lid lid = 0;
+  std::uint32_t qpn = 1;
+  std::uint32_t qkey = 0x80010000;  // the GSI Q_Key (IBA 13.5.3)
+  std::uint8_t sl = 0;
+  std::uint16_t pkey_index = 0;
+  bool grh = false;
+  std::array<std::uint8_t, 16> gid{};  // remote GID (requests: source GID)
+  std::uint8_t hop_limit = 0;
+  std::uint8_t traffic_class = 0;
+  std::uint32_t flow_label = 0;
+};
+
 struct IncomingMad {
+  // The first 256 bytes; a longer (RMPP-reassembled) message keeps the rest in `tail`.
   std::array<std::uint8_t, 256> bytes{};
-  std::size_t length = 0;
+  std::size_t length = 0;  // the whole message, tail included
+  std::vector<std::uint8_t> tail;
   int status = 0;  // 0, or an errno such as ETIMEDOUT for a send the kernel gave up on
   Lid slid = 0;
   std::uint32_t sqpn = 0;
+  MadAddress from;  // full address vector of the sender (slid/sqpn repeated there)
 };
 
 // What the SM needs to know about the port it runs on.
@@ -50,6 +72,20 @@ class MadTransport {
   // unsolicited request). nullopt when nothing arrived.
   virtual std::optional<IncomingMad> receive(std::chrono::milliseconds max_wait) = 0;
   virtual LocalPort local_port() const = 0;
+
+  // GSI classes (SA, class 0x03). Sends one message of any length: on a real
+  // kernel a message with the RMPP ACTIVE flag is segmented by the kernel's RMPP
+  // (the agent registered with rmpp_version 1). A transport that cannot carry
+  // more than one MAD says so in max_gsi_length().
+  virtual Status send_gsi(std::span<const std::uint8_t> mad, const MadAddress& to,
+                          std::uint32_t timeout_ms) {
+    (void)mad;
+    (void)to;
+    (void)timeout_ms;
+    return fail(kErrSendFailed, "this transport carries no GSI MADs");
+  }
+  // Longest message send_gsi delivers whole (256: no RMPP on this transport).
+  virtual std::size_t max_gsi_length() const { return 256; }
 };
 
 }  // namespace ibsm::mad

@@ -18,6 +18,7 @@ inline constexpr Lid kFirstMulticastLid = 0xC000;
 // Management classes (IBA 13.4.4).
 inline constexpr std::uint8_t kClassSmiLid = 0x01;
 inline constexpr std::uint8_t kClassSmiDirected = 0x81;
+inline constexpr std::uint8_t kClassSubnAdm = 0x03;
 
 // Methods (IBA 13.4.5).
 enum class Method : std::uint8_t {

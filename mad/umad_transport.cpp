@@ -8,6 +8,7 @@
 #include <endian.h>
 #include <cerrno>
 #include <cstring>
+#include <algorithm>
 #include <vector>
 
 #include "mad/errors.hpp"
@@ -98,6 +99,34 @@ Result<std::unique_ptr<UmadTransport>> UmadTransport::open(Guid port_guid) {
                                        std::to_string(t->port_.port_num) +
                                        " (another SM on this port?)");
   }
+  // The Subnet Administrator's GSI agent (class 0x03 version 2) with kernel RMPP, so a
+  // GetTableResp of any size is one send. Registered here, on the SM's port, because
+  // requests to QP1 of the SM port must find an agent of their class: ibsim's
+  // umad2sim even kills a process that receives a class it never registered.
+  long sa_methods[16 / sizeof(long)] = {};
+  for (unsigned bit : {0x01u, 0x02u, 0x12u, 0x14u, 0x15u}) {  // Get Set GetTable GetMulti Delete
+    sa_methods[bit / (8 * sizeof(long))] |= 1L << (bit % (8 * sizeof(long)));
+  }
+  // umad2sim (LD_PRELOAD) carries one 256-byte MAD and no RMPP, whatever the
+  // registration says: detect it by its client symbol and send single MADs there.
+  const bool simulated = ::dlsym(RTLD_DEFAULT, "sim_client_init") != nullptr;
+  t->agent_sa_ = umad_register(t->fd_, kClassSubnAdm, 2, simulated ? 0 : 1, sa_methods);
+  if (t->agent_sa_ >= 0 && !simulated) {
+    t->gsi_max_length_ = std::size_t{1} << 20;
+    t->gsi_status_ = "SA agent registered with kernel RMPP";
+  } else {
+    if (t->agent_sa_ < 0) t->agent_sa_ = umad_register(t->fd_, kClassSubnAdm, 2, 0, sa_methods);
+    if (t->agent_sa_ < 0) {
+      return fail(kErrAgentRegister, "cannot register the SA agent (class 0x03) on " +
+                                         t->port_.ca_name + " port " +
+                                         std::to_string(t->port_.port_num));
+    }
+    t->gsi_max_length_ = 256;
+    t->gsi_status_ = simulated ? "SA agent without RMPP (ibsim's umad2sim carries single MADs): "
+                                 "tables longer than one MAD are trimmed to its first records"
+                               : "SA agent without RMPP (kernel refused rmpp_version 1): "
+                                 "tables longer than one MAD are trimmed to its first records";
+  }
   char issm[256];
   if (umad_get_issm_path(t->port_.ca_name.c_str(), t->port_.port_num, issm, sizeof issm) != 0) {
     t->issm_status_ = "no issm device for this port; IsSM not raised";
@@ -118,6 +147,7 @@ Result<std::unique_ptr<UmadTransport>> UmadTransport::open(Guid port_guid) {
 UmadTransport::~UmadTransport() {
   if (agent_dr_ >= 0) umad_unregister(fd_, agent_dr_);
   if (agent_lid_ >= 0) umad_unregister(fd_, agent_lid_);
+  if (agent_sa_ >= 0) umad_unregister(fd_, agent_sa_);
   if (fd_ >= 0) umad_close_port(fd_);
   if (issm_fd_ >= 0) ::close(issm_fd_);
 }
@@ -137,18 +167,70 @@ Status UmadTransport::send(const OutgoingMad& mad) {
 }
 
 std::optional<IncomingMad> UmadTransport::receive(std::chrono::milliseconds max_wait) {
-  alignas(8) std::uint8_t buf[sizeof(ib_user_mad) + 256];
-  int len = 256;
-  const int rc = umad_recv(fd_, buf, &len, static_cast<int>(max_wait.count()));
+  // Room for an RMPP-reassembled request (the kernel hands it over whole); a
+  // longer one fails with ENOSPC and is read again with the length it needs.
+  if (recv_buf_.size() < sizeof(ib_user_mad) + 8192) recv_buf_.resize(sizeof(ib_user_mad) + 8192);
+  int len = static_cast<int>(recv_buf_.size() - sizeof(ib_user_mad));
+  int rc = umad_recv(fd_, recv_buf_.data(), &len, static_cast<int>(max_wait.count()));
+  if (rc < 0 && rc == -ENOSPC && len > 0 && len < (1 << 24)) {
+    recv_buf_.resize(sizeof(ib_user_mad) + static_cast<std::size_t>(len));
+    rc = umad_recv(fd_, recv_buf_.data(), &len, 0);
+  }
   if (rc < 0) return std::nullopt;
-  auto* um = reinterpret_cast<ib_user_mad*>(buf);
+  auto* um = reinterpret_cast<ib_user_mad*>(recv_buf_.data());
   IncomingMad in;
-  in.length = static_cast<std::size_t>(len > 256 ? 256 : (len < 0 ? 0 : len));
-  std::memcpy(in.bytes.data(), umad_get_mad(um), 256);
+  const std::size_t total = len < 0 ? 0 : static_cast<std::size_t>(len);
+  const std::size_t avail = recv_buf_.size() - sizeof(ib_user_mad);
+  in.length = std::min(total, avail);
+  const auto* mad = static_cast<const std::uint8_t*>(umad_get_mad(um));
+  std::memcpy(in.bytes.data(), mad, std::min<std::size_t>(256, avail));
+  if (in.length > 256) in.tail.assign(mad + 256, mad + in.length);
   in.status = umad_status(um);
   in.slid = be16toh(um->addr.lid);
   in.sqpn = be32toh(um->addr.qpn);
+  in.from.lid = in.slid;
+  in.from.qpn = in.sqpn;
+  in.from.qkey = be32toh(um->addr.qkey);
+  in.from.sl = um->addr.sl;
+  in.from.pkey_index = um->addr.pkey_index;
+  in.from.grh = um->addr.grh_present != 0;
+  if (in.from.grh) {
+    std::memcpy(in.from.gid.data(), um->addr.gid, 16);
+    in.from.hop_limit = um->addr.hop_limit;
+    in.from.traffic_class = um->addr.traffic_class;
+    in.from.flow_label = be32toh(um->addr.flow_label);
+  }
   return in;
+}
+
+Status UmadTransport::send_gsi(std::span<const std::uint8_t> mad, const MadAddress& to,
+                               std::uint32_t timeout_ms) {
+  if (agent_sa_ < 0) return fail(kErrSendFailed, "no SA agent registered");
+  if (mad.size() < 24 || mad.size() > gsi_max_length_) {
+    return fail(kErrSendFailed, "GSI MAD of " + std::to_string(mad.size()) + " bytes (max " +
+                                    std::to_string(gsi_max_length_) + ")");
+  }
+  // The exact length: the kernel pads a single MAD to 256 bytes and segments an
+  // RMPP-active one; umad2sim passes the length on, and clients count records by it.
+  send_buf_.assign(sizeof(ib_user_mad) + std::max<std::size_t>(mad.size(), 256), 0);
+  auto* um = reinterpret_cast<ib_user_mad*>(send_buf_.data());
+  std::memcpy(umad_get_mad(um), mad.data(), mad.size());
+  umad_set_addr(um, to.lid, static_cast<int>(to.qpn), to.sl, static_cast<int>(to.qkey));
+  umad_set_pkey(um, to.pkey_index);
+  if (to.grh) {
+    ib_mad_addr_t a{};
+    a.grh_present = 1;
+    std::memcpy(a.gid, to.gid.data(), 16);
+    a.hop_limit = to.hop_limit;
+    a.traffic_class = to.traffic_class;
+    a.flow_label = to.flow_label;  // umad_set_grh converts to network order
+    umad_set_grh(um, &a);
+  }
+  const int length = static_cast<int>(mad.size());
+  if (umad_send(fd_, agent_sa_, um, length, static_cast<int>(timeout_ms), 0) < 0) {
+    return fail(kErrSendFailed, std::string("umad_send (SA): ") + std::strerror(errno));
+  }
+  return {};
 }
 
 LocalPort UmadTransport::local_port() const {

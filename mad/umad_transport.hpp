@@ -23,6 +23,11 @@ class UmadTransport final : public MadTransport {
   Status send(const OutgoingMad& mad) override;
   std::optional<IncomingMad> receive(std::chrono::milliseconds max_wait) override;
   LocalPort local_port() const override;
+  Status send_gsi(std::span<const std::uint8_t> mad, const MadAddress& to,
+                  std::uint32_t timeout_ms) override;
+  std::size_t max_gsi_length() const override { return gsi_max_length_; }
+  // How the SA agent was registered ("kernel RMPP", or why single MADs only), for the log.
+  const std::string& gsi_status() const { return gsi_status_; }
   // What became of the IsSM request ("issm0 held", or why not), for the log.
   const std::string& issm_status() const { return issm_status_; }
 
@@ -34,6 +39,11 @@ class UmadTransport final : public MadTransport {
   std::string issm_status_;
   int agent_dr_ = -1;
   int agent_lid_ = -1;
+  int agent_sa_ = -1;
+  std::size_t gsi_max_length_ = 256;
+  std::string gsi_status_;
+  std::vector<std::uint8_t> send_buf_;
+  std::vector<std::uint8_t> recv_buf_;
 };
 
 // Local ports libibumad can see (for -g validation and error messages).

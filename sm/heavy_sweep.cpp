@@ -333,6 +333,7 @@ SweepResult SubnetManager::heavy_sweep(const std::atomic<bool>& stop) {
                               r.mads.received, r.mads.retries, r.mads.timeouts));
     partitions_.log_groups();
     partitions_.save(fabric_);
+    publish_sa_snapshot();
     write_dumps();
     log_->flush();
   } else {

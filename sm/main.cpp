@@ -102,6 +102,7 @@ int main(int argc, char** argv) {
   const auto port = (*transport)->local_port();
   log->info("bound to {} port {} (GUID {}); {}", port.ca_name, port.port_num,
             ibsm::mad::format_guid(port.port_guid), (*transport)->issm_status());
+  log->info("{}", (*transport)->gsi_status());
 
   ibsm::SteadyClock clock;
   ibsm::sm::SubnetManager sm(**transport, clock, log, options);

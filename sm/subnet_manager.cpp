@@ -9,6 +9,7 @@
 #include "common/atomic_file.hpp"
 #include "mad/attr/notice.hpp"
 #include "mad/attr/sm_info.hpp"
+#include "sm/sa_snapshot.hpp"
 
 namespace ibsm::sm {
 
@@ -52,7 +53,10 @@ SubnetManager::SubnetManager(mad::MadTransport& transport, const Clock& clock, L
       log_(std::move(log)),
       options_(options),
       client_(transport, clock, log_, client_settings(options)),
-      partitions_(log_, options_) {
+      partitions_(log_, options_),
+      sa_(transport, clock, log_, sa_settings(options)) {
+  client_.dispatcher().set_handler(sa::kClassSubnAdm,
+                                   [this](const mad::IncomingMad& in) { sa_.handle(in); });
   engine_chain_ = split_engines(conf::effective_routing_engine(options_), fallback_to_minhop_);
   client_.set_request_handler(
       [this](const mad::Smp& req, const mad::IncomingMad& raw) { on_request(req, raw); });
@@ -82,6 +86,25 @@ void SubnetManager::apply_options(const conf::Options& options) {
   options_ = options;
   client_.set_settings(client_settings(options_));
   partitions_.apply_options(options_);
+  sa_.set_settings(sa_settings(options_));
+}
+
+// The SA answers from what this sweep left, as one immutable snapshot, and only
+// as master after the first sweep (IBA 15.4.1; OpenSM's osm_sa_mad_ctrl.c).
+void SubnetManager::publish_sa_snapshot() {
+  SaSnapshotInput in{fabric_, routes_, routed_switches_, partitions_.groups(), options_};
+  in.sm_lid = sm_lid_;
+  in.sm_state = state_;
+  in.act_count = static_cast<std::uint32_t>(client_.counters().sent);
+  in.generation = ++sa_generation_;
+  const auto t0 = std::chrono::steady_clock::now();
+  auto snap = build_sa_snapshot(in);
+  const double ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  log_->info("SA snapshot {} published in {:.1f} ms ({} nodes, {} groups, ~{} KB)", in.generation,
+             ms, snap->nodes.size(), snap->groups.size(), snap->memory_bytes() / 1024);
+  sa_.publish(std::move(snap));
+  sa_.set_serving(state_ == mad::SmState::kMaster && first_master_sweep_done_);
 }
 
 void SubnetManager::set_phase(SweepPhase p) {
@@ -98,8 +121,11 @@ void SubnetManager::set_state(mad::SmState s, std::string_view why) {
 }
 
 void SubnetManager::drain(const std::atomic<bool>& stop) {
-  while (!client_.idle() && !stop.load())
+  // SA requests are answered in here too (from the last published snapshot).
+  while (!client_.idle() && !stop.load()) {
     client_.poll(std::chrono::milliseconds(100));
+    sa_.tick();
+  }
 }
 
 void SubnetManager::load_guid2lid() {
@@ -219,8 +245,9 @@ int SubnetManager::run(ControlFlags& control) {
       }
       continue;
     }
-    // Between sweeps: answer SMInfo queries and traps.
+    // Between sweeps: answer SMInfo queries, traps and SA requests.
     client_.poll(std::chrono::milliseconds(100));
+    sa_.tick();
   }
   return 0;
 }

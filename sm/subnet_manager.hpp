@@ -17,6 +17,7 @@
 #include "mad/smp_client.hpp"
 #include "mad/transport.hpp"
 #include "routing/engine.hpp"
+#include "sa/server.hpp"
 #include "sm/fabric.hpp"
 #include "sm/guid2lid.hpp"
 #include "sm/pkey_manager.hpp"
@@ -74,6 +75,8 @@ class SubnetManager {
   const Fabric& fabric() const { return fabric_; }
   mad::SmState state() const { return state_; }
   const mad::SmpCounters& counters() const { return client_.counters(); }
+  const sa::SaServer& sa() const { return sa_; }
+  sa::SaServer& sa() { return sa_; }
 
  private:
   SweepResult heavy_sweep(const std::atomic<bool>& stop);
@@ -89,6 +92,7 @@ class SubnetManager {
   void forget_reset_switches(const Fabric& f);
 
   void write_dumps();
+  void publish_sa_snapshot();
   void on_request(const mad::Smp& req, const mad::IncomingMad& raw);
   void load_guid2lid();
   void save_guid2lid();
@@ -100,6 +104,8 @@ class SubnetManager {
   conf::Options options_;
   mad::SmpClient client_;
   PartitionManager partitions_;
+  sa::SaServer sa_;
+  std::uint64_t sa_generation_ = 0;
 
   mad::SmState state_ = mad::SmState::kDiscovering;
   SweepPhase phase_ = SweepPhase::kIdle;

@@ -132,7 +132,7 @@ struct LidRoute {
   unsigned hops = 0;
 };
 
-class FakeFabric final : public mad::MadTransport {
+class FakeFabric : public mad::MadTransport {
  public:
   FakeFabric(const testsupport::Fabric& description, FakeClock& clock, FakeOptions options = {});
 

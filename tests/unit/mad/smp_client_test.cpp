@@ -286,9 +286,16 @@ TEST_F(SmpClientTest, GarbageMadsAreDroppedNotFatal) {
   junk.length = kMadSize;
   junk.bytes.fill(0xff);
   transport.inbox.push_back(junk);
+  IncomingMad bad_smp;  // SMP class, broken header (base version 0xff)
+  bad_smp.length = kMadSize;
+  bad_smp.bytes.fill(0xff);
+  bad_smp.bytes[1] = kClassSmiLid;
+  transport.inbox.push_back(bad_smp);
   transport.answer(0);
   run_until_idle();
   EXPECT_TRUE(outcomes[0].ok);
+  // Class 0xff has no agent: counted by the dispatcher; the broken SMP is an error.
+  EXPECT_EQ(client.dispatcher().unhandled(), 1u);
   EXPECT_EQ(client.counters().errors, 1u);
 }
 

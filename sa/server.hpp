@@ -1,0 +1,88 @@
+// SaServer: the Subnet Administrator (IBA chapter 15) on the SM's port.
+//
+// The SM's dispatcher hands it every class 0x03 MAD. A request is answered at
+// once, on the SM's thread, from the snapshot the last completed sweep published;
+// nothing blocks and nothing waits for a sweep. The rules OpenSM applies before
+// any record handler runs (osm_sa_mad_ctrl.c) are here: answer only as MASTER
+// after the first sweep, drop a wrong non-zero SM_Key, drop unknown attributes
+// and methods, status 0x0C for a known attribute with a method it does not take.
+// Get/GetTable rules (NO_RECORDS, TOO_MANY_RECORDS, empty tables) are applied to
+// what the attribute's handler found. Responses are framed for the transport:
+// one RMPP message through the kernel, or a single trimmed MAD (umad2sim).
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <memory>
+
+#include "common/clock.hpp"
+#include "common/log.hpp"
+#include "mad/transport.hpp"
+#include "sa/context.hpp"
+#include "sa/sa_mad.hpp"
+#include "sa/settings.hpp"
+#include "sa/snapshot.hpp"
+#include "sa/state.hpp"
+
+namespace ibsm::sa {
+
+struct SaCounters {
+  std::uint64_t received = 0;     // SA MADs handed to us
+  std::uint64_t answered = 0;     // responses sent
+  std::uint64_t errors = 0;       // responses with a non-zero status
+  std::uint64_t not_serving = 0;  // dropped: not master or before the first sweep
+  std::uint64_t bad_key = 0;      // dropped: wrong non-zero SM_Key
+  std::uint64_t malformed = 0;    // dropped: not an SA MAD, too short
+  std::uint64_t unsupported = 0;  // dropped: unknown attribute or method
+  std::uint64_t unknown_requester = 0;  // dropped: source LID not in the subnet
+  std::uint64_t trimmed = 0;      // tables cut to one MAD (transport without RMPP)
+  std::uint64_t send_failed = 0;
+  std::uint64_t responses_in = 0;  // ReportResp and other responses received
+  std::array<std::uint64_t, 256> by_attr{};  // requests by attribute (low byte of the ID)
+};
+
+class SaServer {
+ public:
+  SaServer(mad::MadTransport& transport, const Clock& clock, Logger log, SaSettings settings);
+
+  // The SM's sweep published a new snapshot (nullptr: none yet).
+  void publish(SnapshotPtr snapshot) { snapshot_ = std::move(snapshot); }
+  const SnapshotPtr& snapshot() const { return snapshot_; }
+  // IBA 15.4.1 / OpenSM: the SA answers only while the SM is MASTER and its first
+  // sweep is done.
+  void set_serving(bool serving) { serving_ = serving; }
+  bool serving() const { return serving_; }
+  void set_settings(const SaSettings& s) { settings_ = s; }
+  const SaSettings& settings() const { return settings_; }
+
+  // One MAD of class 0x03 from the wire.
+  void handle(const mad::IncomingMad& in);
+  // Timers: lease expiry, Report retries. Called from the SM's loop.
+  void tick();
+
+  // Answers a request without the wire (benchmarks, tests): the response bytes.
+  SaResponse answer(const SaMad& request, const mad::MadAddress& from);
+
+  const SaCounters& counters() const { return counters_; }
+  SaState& state() { return *state_; }
+  Framing framing() const {
+    return transport_.max_gsi_length() > kMadSize ? Framing::kKernelRmpp : Framing::kSingleMad;
+  }
+
+ private:
+  // Logs at most a few lines per kind and then every 2^k-th.
+  void log_dropped(std::uint64_t count, std::string_view what, const mad::IncomingMad& in);
+  bool respond(const SaResponse& r, const mad::MadAddress& to);
+
+  mad::MadTransport& transport_;
+  const Clock& clock_;
+  Logger log_;
+  SaSettings settings_;
+  SnapshotPtr snapshot_;
+  bool serving_ = false;
+  SaCounters counters_;
+  std::unique_ptr<SaState> state_;
+  bool trim_logged_ = false;
+};
+
+}  // namespace ibsm::sa

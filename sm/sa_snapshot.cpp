@@ -1,0 +1,95 @@
+#include "sm/sa_snapshot.hpp"
+
+#include <algorithm>
+
+namespace ibsm::sm {
+
+sa::SaSettings sa_settings(const conf::Options& o) {
+  sa::SaSettings s;
+  s.sa_key = o.sa_key;
+  s.subnet_timeout = o.subnet_timeout;
+  s.packet_life_time = o.packet_life_time;
+  s.sm_sl = o.sm_sl;
+  s.qos = o.qos;
+  s.allow_both_pkeys = o.allow_both_pkeys;
+  s.use_mfttop = o.use_mfttop;
+  s.disable_multicast = o.disable_multicast;
+  s.use_original_extended_sa_rates_only = o.use_original_extended_sa_rates_only;
+  s.drop_event_subscriptions = o.drop_event_subscriptions;
+  s.transaction_timeout_ms = o.transaction_timeout;
+  s.transaction_retries = o.transaction_retries;
+  return s;
+}
+
+sa::SnapshotPtr build_sa_snapshot(const SaSnapshotInput& in) {
+  auto snap = std::make_shared<sa::Snapshot>();
+  const Fabric& f = in.fabric;
+  snap->generation = in.generation;
+  snap->subnet_prefix = in.options.subnet_prefix;
+  snap->sm_lid = in.sm_lid;
+  snap->nodes.resize(f.size());
+  for (NodeIndex i = 0; i < f.size(); ++i) {
+    const Node& n = f.node(i);
+    sa::SnapNode& s = snap->nodes[i];
+    s.info = n.info;
+    s.description = n.description;
+    s.switch_info = n.switch_info;
+    s.ports.resize(n.ports.size());
+    for (std::size_t p = 0; p < n.ports.size(); ++p) {
+      const Port& from = n.ports[p];
+      sa::SnapPort& to = s.ports[p];
+      to.num = static_cast<PortNum>(p);
+      to.present = from.present;
+      to.guid = from.guid;
+      to.info = from.info;
+      to.pkeys = from.pkeys;
+      if (from.peer != kNoNode) to.peer = sa::PortRef{from.peer, from.peer_port};
+      to.lid = from.lid;
+      to.lmc = from.lmc;
+      // Switch external ports answer PortInfo with port 0's LID fields.
+      if (n.is_switch() && p != 0 && !n.ports.empty()) {
+        to.info.lid = n.ports[0].lid;
+        to.info.lmc = n.ports[0].lmc;
+      } else if (from.lid != 0) {
+        to.info.lid = from.lid;
+        to.info.lmc = from.lmc;
+      }
+    }
+  }
+  for (std::size_t s = 0; s < in.routes.lfts.size() && s < in.routed_switches.size(); ++s)
+    snap->nodes[in.routed_switches[s]].lft = in.routes.lfts[s];
+  if (f.sm_node != kNoNode) snap->sm_port = sa::PortRef{f.sm_node, f.sm_port};
+
+  for (const auto& g : in.groups.by_mlid()) {
+    sa::SnapGroup sg;
+    sg.mgid = g.params.mgid;
+    sg.mlid = g.mlid;
+    sg.qkey = g.params.qkey;
+    sg.pkey = g.params.pkey;
+    sg.mtu = g.params.mtu;
+    sg.rate = g.params.rate;
+    sg.sl = g.params.sl;
+    sg.scope = g.params.scope;
+    sg.tclass = g.params.tclass;
+    sg.flow_label = g.params.flow_label;
+    sg.packet_life = in.options.subnet_timeout;
+    sg.well_known = g.origin == partitions::McGroup::Origin::kConfigured;
+    snap->groups.push_back(std::move(sg));
+  }
+
+  if (f.sm_node != kNoNode) {
+    sa::SnapSm me;
+    me.port = snap->sm_port;
+    me.lid = in.sm_lid;
+    me.guid = f.node(f.sm_node).ports[f.sm_port].guid;
+    me.sm_key = in.options.sm_key;
+    me.act_count = in.act_count;
+    me.priority = in.options.sm_priority;
+    me.state = in.sm_state;
+    snap->sms.push_back(me);
+  }
+  snap->index();
+  return snap;
+}
+
+}  // namespace ibsm::sm

@@ -1,0 +1,33 @@
+// Turns the result of a heavy sweep (the Fabric, the routes, the multicast
+// groups) into the SA's immutable snapshot, and opensm.conf into the SA's settings.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "conf/options.hpp"
+#include "mad/types.hpp"
+#include "partitions/mcast_groups.hpp"
+#include "routing/engine.hpp"
+#include "sa/settings.hpp"
+#include "sa/snapshot.hpp"
+#include "sm/fabric.hpp"
+
+namespace ibsm::sm {
+
+struct SaSnapshotInput {
+  const Fabric& fabric;
+  const routing::Routes& routes;
+  const std::vector<NodeIndex>& routed_switches;  // routes.lfts[i] belongs to this node
+  const partitions::McGroupTable& groups;
+  const conf::Options& options;
+  Lid sm_lid = 0;
+  mad::SmState sm_state = mad::SmState::kMaster;
+  std::uint32_t act_count = 0;
+  std::uint64_t generation = 0;
+};
+
+sa::SnapshotPtr build_sa_snapshot(const SaSnapshotInput& in);
+sa::SaSettings sa_settings(const conf::Options& o);
+
+}  // namespace ibsm::sm

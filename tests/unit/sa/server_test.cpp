@@ -1,0 +1,142 @@
+// The SA's dispatch rules and framing, observed as a client would: the bytes
+// that leave through the transport for each request.
+#include <gtest/gtest.h>
+
+#include "sa/record_layout.hpp"
+#include "tests/unit/sa/sa_fixture.hpp"
+
+namespace ibsm::sa {
+namespace {
+
+using satest::SaRig;
+
+TEST(SaServer, ClassPortInfoAsOpenSmAdvertisesIt) {
+  SaRig rig;
+  const std::vector<std::uint8_t> none;
+  auto a = rig.request(method::kGet, attr::kClassPortInfo, none, 0, rig.lid_of("ha"));
+  ASSERT_TRUE(a);
+  EXPECT_EQ(a->header.method, method::kGetResp);
+  EXPECT_EQ(a->header.status, 0);
+  ASSERT_GE(a->data.size(), 72u);
+  EXPECT_EQ(a->data[0], 1);                                  // BaseVersion
+  EXPECT_EQ(a->data[1], 2);                                  // ClassVersion
+  EXPECT_EQ((a->data[2] << 8) | a->data[3], 0x2602);         // CapabilityMask
+  const std::uint32_t w = (std::uint32_t{a->data[4]} << 24) | (a->data[5] << 16) |
+                          (a->data[6] << 8) | a->data[7];
+  EXPECT_EQ(w >> 5, 0xB5E8u);                                // CapabilityMask2
+  EXPECT_EQ(w & 0x1f, 0x10u);                                // RespTimeValue for 200 ms
+  EXPECT_EQ(a->data[35], 1);                                 // RedirectQP
+}
+
+TEST(SaServer, ResponseEchoesTidAndClearsSmKey) {
+  SaRig rig;
+  std::vector<std::uint8_t> q(112, 0);
+  const Lid lid = rig.lid_of("hb");
+  q[0] = static_cast<std::uint8_t>(lid >> 8);
+  q[1] = static_cast<std::uint8_t>(lid);
+  auto a = rig.request(method::kGet, attr::kNodeRecord, q, 1, rig.lid_of("ha"), /*sm_key=*/1);
+  ASSERT_TRUE(a);
+  EXPECT_EQ(a->header.status, 0);
+  EXPECT_EQ(a->header.sm_key, 0u);
+  EXPECT_EQ(a->header.tid, 0x1000u);
+  EXPECT_EQ(a->header.attr_offset, 14);
+  EXPECT_EQ(a->bytes.size(), 56u + 112u);
+  EXPECT_EQ(a->record_count(), 1u);
+}
+
+TEST(SaServer, WrongNonZeroSmKeyIsDropped) {
+  SaRig rig;
+  std::vector<std::uint8_t> q(112, 0);
+  EXPECT_FALSE(rig.request(method::kGetTable, attr::kNodeRecord, q, 0, rig.lid_of("ha"), 2));
+  EXPECT_EQ(rig.sa().counters().bad_key, 1u);
+}
+
+TEST(SaServer, UnknownAttributeAndMethodAreDropped) {
+  SaRig rig;
+  std::vector<std::uint8_t> q(8, 0);
+  EXPECT_FALSE(rig.request(method::kGet, 0x00ee, q, 0, rig.lid_of("ha")));
+  EXPECT_FALSE(rig.request(0x03 /* Send */, attr::kNodeRecord, q, 0, rig.lid_of("ha")));
+}
+
+TEST(SaServer, KnownAttributeWithWrongMethodGetsStatus0C) {
+  SaRig rig;
+  std::vector<std::uint8_t> q(8, 0);
+  auto a = rig.request(method::kSet, attr::kNodeRecord, q, 0, rig.lid_of("ha"));
+  ASSERT_TRUE(a);
+  EXPECT_EQ(a->header.method, method::kGetResp);
+  EXPECT_EQ(a->header.status, status::kMethodAttrUnsupported);
+  EXPECT_EQ(a->bytes.size(), 256u);
+}
+
+TEST(SaServer, GetMatchingNothingOrManyGetsStatus) {
+  SaRig rig;
+  std::vector<std::uint8_t> q(112, 0);
+  q[1] = 0xEE;  // LID 0xEE: nobody
+  auto none = rig.request(method::kGet, attr::kNodeRecord, q, 1, rig.lid_of("ha"));
+  ASSERT_TRUE(none);
+  EXPECT_EQ(none->header.status, status::kNoRecords);
+  auto many = rig.request(method::kGet, attr::kNodeRecord, q, 0, rig.lid_of("ha"));
+  ASSERT_TRUE(many);
+  EXPECT_EQ(many->header.status, status::kTooManyRecords);
+  // GetTable of nothing: an empty table, never NO_RECORDS.
+  auto empty = rig.request(method::kGetTable, attr::kNodeRecord, q, 1, rig.lid_of("ha"));
+  ASSERT_TRUE(empty);
+  EXPECT_EQ(empty->header.status, 0);
+  EXPECT_EQ(empty->header.attr_offset, 0);
+  EXPECT_EQ(empty->bytes.size(), 56u);
+}
+
+TEST(SaServer, GetTableWithKernelRmppIsOneActiveMessage) {
+  SaRig rig;
+  std::vector<std::uint8_t> q(112, 0);
+  auto a = rig.request(method::kGetTable, attr::kNodeRecord, q, 0, rig.lid_of("ha"));
+  ASSERT_TRUE(a);
+  EXPECT_EQ(a->header.method, method::kGetTableResp);
+  // 2 switches + 4 single-port CAs + a 2-port CA = 8 records of 112 bytes.
+  EXPECT_EQ(a->bytes.size(), 56u + 8u * 112u);
+  EXPECT_EQ(a->header.rmpp_flags, rmpp::kFlagActive);
+  EXPECT_EQ(a->header.rmpp_type, 0);
+  EXPECT_EQ(a->header.attr_offset, 14);
+}
+
+TEST(SaServer, GetTableOnSingleMadTransportIsTrimmedAndSelfContained) {
+  SaRig rig(satest::kSmallNet, {}, 256);
+  std::vector<std::uint8_t> q(112, 0);
+  auto a = rig.request(method::kGetTable, attr::kNodeRecord, q, 0, rig.lid_of("ha"));
+  ASSERT_TRUE(a);
+  EXPECT_EQ(a->bytes.size(), 56u + 112u);
+  EXPECT_EQ(a->header.rmpp_flags, rmpp::kFlagActive | rmpp::kFlagFirst | rmpp::kFlagLast);
+  EXPECT_EQ(a->header.rmpp_type, rmpp::kTypeData);
+  EXPECT_EQ(a->header.rmpp_segment, 1u);
+  EXPECT_EQ(a->header.rmpp_length, 56u + 112u - 36u);
+  EXPECT_EQ(rig.sa().counters().trimmed, 1u);
+}
+
+TEST(SaServer, NotServingBeforeTheFirstSweep) {
+  SaRig rig;
+  rig.sa().set_serving(false);
+  std::vector<std::uint8_t> q(8, 0);
+  EXPECT_FALSE(rig.request(method::kGet, attr::kClassPortInfo, q, 0, rig.lid_of("ha")));
+  EXPECT_EQ(rig.sa().counters().not_serving, 1u);
+}
+
+TEST(SaServer, TruncatedAndForeignMadsAreCountedNotFatal) {
+  SaRig rig;
+  std::vector<std::uint8_t> shortmad(40, 0);
+  shortmad[0] = 1;
+  shortmad[1] = 3;
+  EXPECT_FALSE(rig.raw(shortmad, rig.lid_of("ha")));
+  std::vector<std::uint8_t> v1(256, 0);
+  v1[0] = 1;
+  v1[1] = 3;
+  v1[2] = 1;  // class version 1
+  v1[3] = method::kGet;
+  v1[17] = 1;  // ClassPortInfo
+  auto a = rig.raw(v1, rig.lid_of("ha"));
+  ASSERT_TRUE(a);
+  EXPECT_EQ(a->header.status, status::kBadVersion);
+  EXPECT_EQ(rig.sa().counters().malformed, 1u);
+}
+
+}  // namespace
+}  // namespace ibsm::sa
