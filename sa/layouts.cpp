@@ -5,7 +5,8 @@
 namespace ibsm::sa {
 
 const RecordLayout* find_layout(std::uint16_t attr_id) {
-  for (auto family : {topology_layouts(), path_layouts(), service_layouts(), multicast_layouts()}) {
+  for (auto family : {topology_layouts(), path_layouts(), service_layouts(), multicast_layouts(),
+                      table_layouts()}) {
     for (const RecordLayout& l : family)
       if (l.attr_id == attr_id) return &l;
   }

@@ -40,6 +40,7 @@ std::span<const RecordLayout> topology_layouts();  // node, port, switch, link, 
 std::span<const RecordLayout> path_layouts();      // PathRecord, MultiPathRecord, TraceRecord
 std::span<const RecordLayout> service_layouts();   // ServiceRecord, InformInfo(Record)
 std::span<const RecordLayout> multicast_layouts(); // MCMemberRecord
+std::span<const RecordLayout> table_layouts();     // P_KeyTable, SL2VL, VLArbitration records
 
 // Reads/writes a field of at most 64 bits (big-endian, IBA bit order).
 std::uint64_t get_field(std::span<const std::uint8_t> record, const Field& f);
