@@ -152,9 +152,14 @@ void SubnetManager::program_switches(Fabric& f, SweepReport& report) {
         break;
       }
     }
-    if (node.switch_info->linear_fdb_top != top || node.switch_info->port_state_change) {
+    // LifeTimeValue: how long a packet may wait in the switch (opensm.conf
+    // packet_life_time, IBA 14.2.5.4; OpenSM sets it with LinearFDBTop).
+    const std::uint8_t life = options_.packet_life_time;
+    if (node.switch_info->linear_fdb_top != top || node.switch_info->port_state_change ||
+        node.switch_info->life_time_value != life) {
       mad::SwitchInfo si = *node.switch_info;
       si.linear_fdb_top = top;
+      si.life_time_value = life;
       si.port_state_change = true;  // write 1 to clear (IBA 14.2.5.4)
       client_.submit(SmpRequest::set(path, si), [this, &report, guid, top](const SmpOutcome& o) {
         if (!o.ok()) {
@@ -204,6 +209,7 @@ void SubnetManager::program(Fabric& f, SweepReport& report, mad::PortState targe
   policy.subnet_prefix = options_.subnet_prefix;
   policy.max_op_vls = options_.max_op_vls;
   policy.subnet_timeout = options_.subnet_timeout;
+  policy.master_sm_sl = options_.sm_sl;
   policy.head_of_queue_lifetime = options_.head_of_queue_lifetime;
   policy.leaf_head_of_queue_lifetime = options_.leaf_head_of_queue_lifetime;
   policy.vl_stall_count = options_.vl_stall_count;

@@ -37,7 +37,7 @@ std::optional<mad::PortInfo> desired_port_info(const Fabric& fabric, NodeIndex n
     apply(want.master_sm_lid, policy.sm_lid);
     apply(want.gid_prefix, policy.subnet_prefix);
     apply(want.subnet_timeout, policy.subnet_timeout);
-    want.master_sm_sl = 0;
+    apply(want.master_sm_sl, policy.master_sm_sl);
     if (policy.client_reregister && !node.is_switch() &&
         (cur.capability_mask & mad::kCapIsClientReregSupported)) {
       want.client_reregister = true;

@@ -15,6 +15,7 @@ struct PortPolicy {
   std::uint64_t subnet_prefix = 0xfe80000000000000ULL;
   std::uint8_t max_op_vls = 5;
   std::uint8_t subnet_timeout = 18;
+  std::uint8_t master_sm_sl = 0;  // opensm.conf sm_sl: the SL ports use to reach the SM/SA
   std::uint8_t head_of_queue_lifetime = 0x12;
   std::uint8_t leaf_head_of_queue_lifetime = 0x10;
   std::uint8_t vl_stall_count = 7;

@@ -51,6 +51,16 @@ TEST(SaServer, WrongNonZeroSmKeyIsDropped) {
   EXPECT_EQ(rig.sa().counters().bad_key, 1u);
 }
 
+TEST(SaServer, SaKeyFromOpensmConfDecidesWhichKeyIsAccepted) {
+  conf::Options o;
+  o.sa_key = 0x1234;
+  SaRig rig(satest::kSmallNet, o);
+  std::vector<std::uint8_t> q(8, 0);
+  EXPECT_FALSE(rig.request(method::kGet, attr::kClassPortInfo, q, 0, rig.lid_of("ha"), 1));
+  EXPECT_TRUE(rig.request(method::kGet, attr::kClassPortInfo, q, 0, rig.lid_of("ha"), 0x1234));
+  EXPECT_TRUE(rig.request(method::kGet, attr::kClassPortInfo, q, 0, rig.lid_of("ha"), 0));
+}
+
 TEST(SaServer, UnknownAttributeAndMethodAreDropped) {
   SaRig rig;
   std::vector<std::uint8_t> q(8, 0);

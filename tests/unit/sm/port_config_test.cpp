@@ -151,6 +151,17 @@ TEST_F(PortConfigTest, ChangedLidOrSmLidIsSentAgain) {
   EXPECT_TRUE(desired_port_info(fabric, a, 1, policy, PortState::kActive).has_value());
 }
 
+TEST_F(PortConfigTest, SmSlBecomesMasterSmSlAndAChangeIsSent) {
+  auto want = desired_port_info(fabric, a, 1, policy, PortState::kActive);
+  ASSERT_TRUE(want.has_value());
+  EXPECT_EQ(want->master_sm_sl, 0);
+  applied(a, 1, *want, PortState::kActive);
+  policy.master_sm_sl = 5;  // opensm.conf sm_sl 5
+  auto again = desired_port_info(fabric, a, 1, policy, PortState::kActive);
+  ASSERT_TRUE(again.has_value());
+  EXPECT_EQ(again->master_sm_sl, 5);
+}
+
 TEST_F(PortConfigTest, MaxOpVlsCapsOperationalVls) {
   policy.max_op_vls = 2;
   EXPECT_EQ(desired_port_info(fabric, a, 1, policy, PortState::kArmed)->operational_vls, 2);

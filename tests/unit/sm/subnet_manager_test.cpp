@@ -342,6 +342,21 @@ TEST(SubnetManagerSteadyState, SecondSweepIsLightAndSendsNoSets) {
   EXPECT_EQ(rig.lids(), before);
 }
 
+TEST(SubnetManagerProgramming, PacketLifeTimeIsProgrammedIntoEverySwitchOnce) {
+  Rig rig(net(kHandDrawn));
+  rig.options.packet_life_time = 0x0b;
+  rig.restart();
+  ASSERT_TRUE(rig.sweep().subnet_up);
+  for (std::uint32_t i = 0; i < rig.fabric->size(); ++i) {
+    const auto& n = rig.fabric->node(i);
+    if (!n.is_switch()) continue;
+    EXPECT_EQ(n.switch_info->life_time_value, 0x0b) << n.id;
+  }
+  rig.sm->request_heavy_sweep(HeavyReason::kForced);
+  ASSERT_TRUE(rig.sweep().subnet_up);
+  EXPECT_EQ(rig.fabric->stats().count(Method::kSet, AttrId::kSwitchInfo), 0u);
+}
+
 TEST(SubnetManagerSteadyState, ForcedHeavySweepOnAConfiguredFabricSendsNoSets) {
   Rig rig(testsupport::two_level_fat_tree(3, 2, 2));
   ASSERT_TRUE(rig.sweep().subnet_up);
