@@ -100,7 +100,10 @@ bool SubnetManager::compute_routes(const Fabric& f, SweepReport& report) {
     auto engine = routing::make_engine(name);
     if (!engine) continue;
     const auto t0 = std::chrono::steady_clock::now();
-    auto routes = engine->route(in.topology);
+    // The engine is pure (topology in, tables out): it runs on a worker thread
+    // while this thread keeps answering SA requests and SMInfo/traps, so a long
+    // routing step on a big fabric does not stall the SA.
+    auto routes = compute_while_serving([&] { return engine->route(in.topology); });
     const double ms =
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     if (routes.ok()) {

@@ -5,6 +5,7 @@
 
 #include <atomic>
 #include <functional>
+#include <future>
 #include <memory>
 #include <optional>
 #include <string>
@@ -91,6 +92,17 @@ class SubnetManager {
   void program_switches(Fabric& f, SweepReport& report);
   void forget_reset_switches(const Fabric& f);
 
+  // Runs `work` on a worker thread while this thread keeps polling the port
+  // (SA requests, SMInfo, traps); returns its result.
+  template <class Work>
+  auto compute_while_serving(Work&& work) {
+    auto done = std::async(std::launch::async, std::forward<Work>(work));
+    while (done.wait_for(std::chrono::milliseconds(0)) != std::future_status::ready) {
+      client_.poll(std::chrono::milliseconds(5));
+      sa_.tick();
+    }
+    return done.get();
+  }
   void write_dumps();
   void publish_sa_snapshot();
   void on_request(const mad::Smp& req, const mad::IncomingMad& raw);
