@@ -18,7 +18,7 @@ Unexpected<Error> io_error(const std::string& what, const std::string& path) {
 }  // namespace
 
 Status write_file_atomically(const std::string& path, std::string_view contents, bool durable,
-                             std::string_view backup_suffix) {
+                             std::string_view backup_suffix, unsigned mode) {
   std::string tmp = path + ".tmpXXXXXX";
   int fd = ::mkstemp(tmp.data());
   if (fd < 0) return io_error("cannot create temporary file for", path);
@@ -34,7 +34,7 @@ Status write_file_atomically(const std::string& path, std::string_view contents,
     }
     off += static_cast<std::size_t>(n);
   }
-  ::fchmod(fd, 0644);
+  ::fchmod(fd, static_cast<mode_t>(mode));
   if (durable && ::fsync(fd) < 0) {
     auto e = io_error("cannot fsync", tmp);
     ::close(fd);

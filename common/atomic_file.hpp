@@ -10,9 +10,11 @@
 
 namespace ibsm {
 
-// Optionally keeps the previous contents as `path + backup_suffix`.
+// Optionally keeps the previous contents as `path + backup_suffix`. `mode` is the
+// new file's permission bits (0600 for files holding keys).
 Status write_file_atomically(const std::string& path, std::string_view contents,
-                             bool durable = true, std::string_view backup_suffix = {});
+                             bool durable = true, std::string_view backup_suffix = {},
+                             unsigned mode = 0644);
 
 // Reads a whole file; an error names the path and errno text.
 Result<std::string> read_file(const std::string& path);

@@ -88,8 +88,8 @@
   X(kRouting, port_shifting, bool, false, flag(), kHup, kNo, cli_set(0, "port-shifting"), "Shift the starting port per destination when balancing") \
   X(kRouting, scatter_ports, std::uint32_t, 0, dec(), kHup, kNo, cli_arg(0, "scatter-ports"), "Random port choice with this seed; 0 = round robin") \
   X(kRouting, guid_routing_order_no_scatter, bool, false, flag(), kRestart, kNo, cli_set(0, "guid_routing_order_no_scatter"), "Do not scatter ports of GUIDs in the routing order file") \
-  X(kRouting, sa_db_file, std::string, "", text(), kRestart, kNo, cli_arg('S', "sadb_file"), "SA database dump to load at start-up") \
-  X(kRouting, sa_db_dump, bool, false, flag(), kHup, kNo, no_cli(), "Dump the SA database after every light sweep") \
+  X(kRouting, sa_db_file, std::string, "", text(), kRestart, kYes, cli_arg('S', "sadb_file"), "SA database dump to load at start-up") \
+  X(kRouting, sa_db_dump, bool, false, flag(), kHup, kYes, no_cli(), "Dump the SA database after every light sweep") \
   X(kRouting, torus_config, std::string, "/etc/opensm/torus-2QoS.conf", text(), kHup, kNo, cli_arg(0, "torus_config"), "torus-2QoS configuration file") \
   /* ---- handover / multiple SMs ---- */ \
   X(kHandover, sm_priority, std::uint8_t, 0, dec(0, 15), kHup, kYes, cli_arg('p', "priority"), "SM priority for master election (0 lowest - 15 highest)") \
@@ -110,10 +110,10 @@
   X(kMisc, daemon, bool, false, flag(), kRestart, kYes, cli_set('B', "daemon"), "Run in the background") \
   X(kMisc, sm_inactive, bool, false, flag(), kHup, kNo, cli_set('I', "inactive"), "Start in NOTACTIVE state") \
   X(kMisc, babbling_port_policy, bool, false, flag(), kHup, kNo, no_cli(), "Disable ports that keep sending traps") \
-  X(kMisc, drop_event_subscriptions, bool, false, flag(), kHup, kNo, no_cli(), "Drop InformInfo/ServiceRecord subscriptions of removed ports") \
+  X(kMisc, drop_event_subscriptions, bool, false, flag(), kHup, kYes, no_cli(), "Drop InformInfo/ServiceRecord subscriptions of removed ports") \
   X(kMisc, ipoib_mcgroup_creation_validation, bool, true, flag(), kHup, kNo, no_cli(), "Check new IPoIB groups against the broadcast group (RFC 4391)") \
   X(kMisc, mcgroup_join_validation, bool, true, flag(), kHup, kNo, no_cli(), "Check join parameters against an existing multicast group") \
-  X(kMisc, use_original_extended_sa_rates_only, bool, false, flag(), kHup, kNo, no_cli(), "Report SA rates only up to 300 Gb/s (old clients)") \
+  X(kMisc, use_original_extended_sa_rates_only, bool, false, flag(), kHup, kYes, no_cli(), "Report SA rates only up to 300 Gb/s (old clients)") \
   X(kMisc, use_optimized_slvl, bool, false, flag(), kHup, kNo, no_cli(), "Use optimized SL2VL programming where supported") \
   X(kMisc, fsync_high_avail_files, bool, true, flag(), kHup, kNo, no_cli(), "fsync the guid2lid/guid2mkey/neighbors cache files") \
   /* ---- performance manager ---- */ \

@@ -43,6 +43,38 @@ int open_device(const char* path, int flags) {
 
 }  // namespace
 
+MethodMask method_mask(std::initializer_list<unsigned> methods) {
+  MethodMask mask{};
+  constexpr unsigned kBits = 8 * sizeof(long);
+  for (unsigned bit : methods) {
+    if (bit < mask.size() * kBits) mask[bit / kBits] |= 1L << (bit % kBits);
+  }
+  return mask;
+}
+
+MethodMask sa_agent_method_mask() {
+  return method_mask({0x01u, 0x02u, 0x12u, 0x14u, 0x15u});  // Get Set GetTable GetMulti Delete
+}
+
+SaAgentRegistration register_sa_agent(bool simulated, const std::function<int(int)>& reg) {
+  SaAgentRegistration r;
+  r.agent = reg(simulated ? 0 : 1);
+  if (r.agent >= 0 && !simulated) {
+    r.rmpp_version = 1;
+    r.max_length = kRmppMaxLength;
+    r.status = "SA agent registered with kernel RMPP";
+    return r;
+  }
+  if (r.agent < 0 && !simulated) r.agent = reg(0);  // a kernel without RMPP for us
+  r.rmpp_version = 0;
+  r.max_length = 256;
+  r.status = simulated ? "SA agent without RMPP (ibsim's umad2sim carries single MADs): "
+                         "tables longer than one MAD are trimmed to its first records"
+                       : "SA agent without RMPP (kernel refused rmpp_version 1): "
+                         "tables longer than one MAD are trimmed to its first records";
+  return r;
+}
+
 std::vector<LocalPort> list_local_ports() {
   std::vector<LocalPort> out;
   char names[UMAD_MAX_DEVICES][UMAD_CA_NAME_LEN];
@@ -99,34 +131,24 @@ Result<std::unique_ptr<UmadTransport>> UmadTransport::open(Guid port_guid) {
                                        std::to_string(t->port_.port_num) +
                                        " (another SM on this port?)");
   }
-  // The Subnet Administrator's GSI agent (class 0x03 version 2) with kernel RMPP, so a
-  // GetTableResp of any size is one send. Registered here, on the SM's port, because
-  // requests to QP1 of the SM port must find an agent of their class: ibsim's
-  // umad2sim even kills a process that receives a class it never registered.
-  long sa_methods[16 / sizeof(long)] = {};
-  for (unsigned bit : {0x01u, 0x02u, 0x12u, 0x14u, 0x15u}) {  // Get Set GetTable GetMulti Delete
-    sa_methods[bit / (8 * sizeof(long))] |= 1L << (bit % (8 * sizeof(long)));
-  }
-  // umad2sim (LD_PRELOAD) carries one 256-byte MAD and no RMPP, whatever the
-  // registration says: detect it by its client symbol and send single MADs there.
+  // The Subnet Administrator's GSI agent (class 0x03 version 2). Registered here, on
+  // the SM's port, because requests to QP1 of the SM port must find an agent of their
+  // class: ibsim's umad2sim even kills a process that receives a class it never
+  // registered. umad2sim is detected by its client symbol.
+  MethodMask sa_mask = sa_agent_method_mask();  // umad_register takes a non-const mask
   const bool simulated = ::dlsym(RTLD_DEFAULT, "sim_client_init") != nullptr;
-  t->agent_sa_ = umad_register(t->fd_, kClassSubnAdm, 2, simulated ? 0 : 1, sa_methods);
-  if (t->agent_sa_ >= 0 && !simulated) {
-    t->gsi_max_length_ = std::size_t{1} << 20;
-    t->gsi_status_ = "SA agent registered with kernel RMPP";
-  } else {
-    if (t->agent_sa_ < 0) t->agent_sa_ = umad_register(t->fd_, kClassSubnAdm, 2, 0, sa_methods);
-    if (t->agent_sa_ < 0) {
-      return fail(kErrAgentRegister, "cannot register the SA agent (class 0x03) on " +
-                                         t->port_.ca_name + " port " +
-                                         std::to_string(t->port_.port_num));
-    }
-    t->gsi_max_length_ = 256;
-    t->gsi_status_ = simulated ? "SA agent without RMPP (ibsim's umad2sim carries single MADs): "
-                                 "tables longer than one MAD are trimmed to its first records"
-                               : "SA agent without RMPP (kernel refused rmpp_version 1): "
-                                 "tables longer than one MAD are trimmed to its first records";
+  SaAgentRegistration sa = register_sa_agent(simulated, [&](int rmpp_version) {
+    return umad_register(t->fd_, kClassSubnAdm, 2, static_cast<std::uint8_t>(rmpp_version),
+                         sa_mask.data());
+  });
+  if (sa.agent < 0) {
+    return fail(kErrAgentRegister, "cannot register the SA agent (class 0x03) on " +
+                                       t->port_.ca_name + " port " +
+                                       std::to_string(t->port_.port_num));
   }
+  t->agent_sa_ = sa.agent;
+  t->gsi_max_length_ = sa.max_length;
+  t->gsi_status_ = std::move(sa.status);
   char issm[256];
   if (umad_get_issm_path(t->port_.ca_name.c_str(), t->port_.port_num, issm, sizeof issm) != 0) {
     t->issm_status_ = "no issm device for this port; IsSM not raised";

@@ -3,7 +3,11 @@
 // LID-routed SMPs and raises the port's IsSM capability bit (open of issmN).
 #pragma once
 
+#include <array>
+#include <functional>
+#include <initializer_list>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "mad/transport.hpp"
@@ -48,5 +52,30 @@ class UmadTransport final : public MadTransport {
 
 // Local ports libibumad can see (for -g validation and error messages).
 std::vector<LocalPort> list_local_ports();
+
+// The methods an agent takes, as umad_register's 128-bit mask (bit m = method m).
+using MethodMask = std::array<long, 16 / sizeof(long)>;
+MethodMask method_mask(std::initializer_list<unsigned> methods);
+// The SA agent's methods, as OpenSM registers them: Get, Set, GetTable, GetMulti, Delete.
+MethodMask sa_agent_method_mask();
+
+// The longest GSI message a kernel-RMPP agent hands to one umad_send.
+inline constexpr std::size_t kRmppMaxLength = std::size_t{1} << 20;
+
+// How the SA's GSI agent ended up registered.
+struct SaAgentRegistration {
+  int agent = -1;  // < 0: no agent
+  int rmpp_version = 0;
+  std::size_t max_length = 256;  // what send_gsi may carry in one message
+  std::string status;            // for the log
+};
+
+// Registers the SA agent through `reg(rmpp_version)` (umad_register in production;
+// pure otherwise, so the choice is testable without a port). On a real kernel
+// rmpp_version 1, so a GetTableResp of any size is one send; when the kernel refuses
+// it, rmpp_version 0 and single MADs. Under ibsim's umad2sim (`simulated`), which
+// carries one 256-byte MAD and no RMPP whatever the registration says, rmpp_version
+// 0 and single MADs from the start.
+SaAgentRegistration register_sa_agent(bool simulated, const std::function<int(int)>& reg);
 
 }  // namespace ibsm::mad

@@ -28,6 +28,9 @@ struct RequestContext {
   Clock::TimePoint now{};
   SaState& state;
   const Logger& log;
+  // How the answer leaves: with single-MAD framing only what fits 200 bytes arrives,
+  // so handlers of large tables may stop computing early.
+  Framing framing = Framing::kKernelRmpp;
 
   std::uint8_t method() const { return request.header.method; }
   std::uint64_t comp_mask() const { return request.header.comp_mask; }
@@ -48,6 +51,9 @@ struct HandlerResult {
   std::vector<std::uint8_t> records;
   std::size_t count = 0;
   bool drop = false;  // no answer at all (OpenSM's silent discards)
+  // The response's AttributeID when it is not the request's (a MultiPathRecord
+  // request is answered with PathRecords, IBA o15-0.2.7); 0: the request's.
+  std::uint16_t attr_id = 0;
 
   std::span<std::uint8_t> add() {  // appends a zeroed record, returns it
     const std::size_t size = std::size_t{words} * 8;

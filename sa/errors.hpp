@@ -11,6 +11,8 @@ inline constexpr ErrorId kErrSaUnsupported{7003};
 inline constexpr ErrorId kErrSaSendFailed{7004};
 inline constexpr ErrorId kErrSaTrimmed{7005};
 inline constexpr ErrorId kErrSaUnknownRequester{7006};
+inline constexpr ErrorId kErrSaDbLoad{7030};
+inline constexpr ErrorId kErrSaDbWrite{7031};
 
 inline constexpr ErrorInfo kSaErrors[] = {
     {kErrSaMalformed, "Malformed SA MAD",
@@ -40,6 +42,16 @@ inline constexpr ErrorInfo kSaErrors[] = {
      "about nodes, ports, paths, groups and services from it are not answered.",
      "A port that came up after the last sweep; the next sweep assigns it. Frequent lines: "
      "check that sweeps complete."},
+    {kErrSaDbLoad, "SA database file not restored",
+     "The file named by sa_db_file (-S) could not be read, or a line of it is not an SA "
+     "database record as OpenSM writes them (opensm-sa.dump). The message names the file, the "
+     "line and the field. Records before that line are restored, the rest are not.",
+     "Fix or remove the line (or the sa_db_file setting). The SM keeps running; clients whose "
+     "service records or event subscriptions were not restored register them again."},
+    {kErrSaDbWrite, "SA database dump could not be written",
+     "sa_db_dump is set but opensm-sa.dump could not be written to dump_files_dir.",
+     "Check that dump_files_dir exists and is writable; the dump is retried after the next "
+     "sweep."},
 };
 
 }  // namespace ibsm::sa

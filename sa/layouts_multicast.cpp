@@ -1,8 +1,51 @@
-// Record layouts of the multicast family (filled by the multicast records' owner).
+// The wire layout of the multicast family (IBA 15.2.5.17), field by field in record
+// order, so field i is ComponentMask bit i (OpenSM's IB_MCR_COMPMASK_* numbering:
+// 0 MGID ... 4 MTUSelector, 5 MTU ... 16 JoinState, 17 ProxyJoin). Sizes are pinned
+// by static_assert.
+#include <array>
+
 #include "sa/record_layout.hpp"
+#include "sa/sa_mad.hpp"
 
 namespace ibsm::sa {
 
-std::span<const RecordLayout> multicast_layouts() { return {}; }
+namespace {
+
+// MCMemberRecord: 52 bytes on the wire, 56 with padding (AttributeOffset 7).
+constexpr std::array<Field, 19> kMcMemberRecord = {{
+    {"MGID", 0, 128},
+    {"PortGID", 128, 128},
+    {"Q_Key", 256, 32},
+    {"MLID", 288, 16},
+    {"MTUSelector", 304, 2},
+    {"MTU", 306, 6},
+    {"TClass", 312, 8},
+    {"P_Key", 320, 16},
+    {"RateSelector", 336, 2},
+    {"Rate", 338, 6},
+    {"PacketLifeTimeSelector", 344, 2},
+    {"PacketLifeTime", 346, 6},
+    {"SL", 352, 4},
+    {"FlowLabel", 356, 20},
+    {"HopLimit", 376, 8},
+    {"Scope", 384, 4},
+    {"JoinState", 388, 4},
+    // IBA puts ProxyJoin in the top bit of byte 49 (bit 392). OpenSM and
+    // infiniband-diags (saquery -X, osmtest) declare it as a C bit-field, which on the
+    // little-endian hosts they run on is the low bit of byte 49; they are the only
+    // clients that ever set it (the kernel never does), so ibsm reads and writes it
+    // where they do. The seven bits before it stay reserved, unnamed.
+    {"ProxyJoin", 399, 1},
+    {"Reserved", 400, 16},
+}};
+static_assert(kMcMemberRecord.back().bit_offset + kMcMemberRecord.back().bit_width == 52 * 8);
+
+constexpr std::array kLayouts = {
+    RecordLayout{attr::kMcMemberRecord, "MCMemberRecord", 52, kMcMemberRecord},
+};
+
+}  // namespace
+
+std::span<const RecordLayout> multicast_layouts() { return kLayouts; }
 
 }  // namespace ibsm::sa

@@ -149,7 +149,9 @@ SaResponse build_sa_response(const SaHeader& request, std::uint8_t resp_method,
   SaResponse out;
   out.records_total = record_count;
   const std::size_t size = std::size_t{record_words} * 8;
-  const bool table = resp_method == method::kGetTableResp || resp_method == method::kGetMultiResp;
+  // GetTraceTableResp is a table too (IBA 15.2.2 table 184: sent with RMPP).
+  const bool table = resp_method == method::kGetTableResp || resp_method == method::kGetMultiResp ||
+                     resp_method == method::kGetTraceTableResp;
   std::size_t n = size == 0 ? 0 : std::min(record_count, records.size() / size);
   if (framing == Framing::kSingleMad || !table) n = std::min(n, size == 0 ? 0 : kDataSize / size);
   out.records = n;

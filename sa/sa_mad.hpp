@@ -38,6 +38,7 @@ inline constexpr std::uint8_t kResponseBit = 0x80;
 inline constexpr std::uint8_t kGetResp = 0x81;
 inline constexpr std::uint8_t kReportResp = 0x86;
 inline constexpr std::uint8_t kGetTableResp = 0x92;
+inline constexpr std::uint8_t kGetTraceTableResp = 0x93;
 inline constexpr std::uint8_t kGetMultiResp = 0x94;
 inline constexpr std::uint8_t kDeleteResp = 0x95;
 }  // namespace method

@@ -46,7 +46,15 @@ SaServer::SaServer(mad::MadTransport& transport, const Clock& clock, Logger log,
       clock_(clock),
       log_(std::move(log)),
       settings_(settings),
-      state_(std::make_unique<SaState>()) {}
+      state_(std::make_unique<SaState>()) {
+  state_->informs.attach(transport_, log_);  // Reports leave through our transport
+}
+
+void SaServer::publish(SnapshotPtr snapshot) {
+  SnapshotPtr previous = std::move(snapshot_);
+  snapshot_ = std::move(snapshot);
+  if (snapshot_) report_port_changes(previous.get(), *snapshot_);
+}
 
 void SaServer::log_dropped(std::uint64_t count, std::string_view what,
                            const mad::IncomingMad& in) {
@@ -100,8 +108,11 @@ SaResponse SaServer::answer(const SaMad& request, const mad::MadAddress& from) {
   }
   RequestContext ctx{snap,        settings_, request,  from, requester, h.sm_key == settings_.sa_key,
                      clock_.now(), *state_,  log_};
+  ctx.framing = framing();
   HandlerResult r = entry->handler(ctx);
   if (r.drop) return none;
+  SaHeader out = h;
+  if (r.attr_id != 0) out.attr_id = r.attr_id;
   std::uint16_t st = r.status;
   std::size_t count = r.count;
   if (st == status::kOk && h.method == method::kGet) {
@@ -113,9 +124,9 @@ SaResponse SaServer::answer(const SaMad& request, const mad::MadAddress& from) {
     ++counters_.errors;
     // An error response carries no records (Get), but a Delete or Set may echo one.
     if (h.method == method::kGet || h.method == method::kGetTable || count == 0)
-      return build_sa_response(h, resp, st, 0, {}, 0, framing());
+      return build_sa_response(out, resp, st, 0, {}, 0, framing());
   }
-  return build_sa_response(h, resp, st, r.words, r.records, count, framing());
+  return build_sa_response(out, resp, st, r.words, r.records, count, framing());
 }
 
 void SaServer::handle(const mad::IncomingMad& in) {

@@ -24,6 +24,10 @@
 #include "sa/snapshot.hpp"
 #include "sa/state.hpp"
 
+namespace ibsm::mad {
+struct Notice;
+}  // namespace ibsm::mad
+
 namespace ibsm::sa {
 
 struct SaCounters {
@@ -45,8 +49,10 @@ class SaServer {
  public:
   SaServer(mad::MadTransport& transport, const Clock& clock, Logger log, SaSettings settings);
 
-  // The SM's sweep published a new snapshot (nullptr: none yet).
-  void publish(SnapshotPtr snapshot) { snapshot_ = std::move(snapshot); }
+  // The SM's sweep published a new snapshot (nullptr: none yet). Ports that
+  // appeared or vanished since the previous one are reported to subscribers
+  // (traps 64/65, sa/events.cpp).
+  void publish(SnapshotPtr snapshot);
   const SnapshotPtr& snapshot() const { return snapshot_; }
   // IBA 15.4.1 / OpenSM: the SA answers only while the SM is MASTER and its first
   // sweep is done.
@@ -59,6 +65,20 @@ class SaServer {
   void handle(const mad::IncomingMad& in);
   // Timers: lease expiry, Report retries. Called from the SM's loop.
   void tick();
+
+  // Event forwarding (sa/events.cpp, IBA 13.4.8): a trap the SM received from
+  // the fabric (`source_lid`: where it came from; traps 129-131 are not
+  // forwarded, as in OpenSM), and the multicast group traps 66 (created) and 67
+  // (deleted), forwarded to subscribers whose port holds the group's P_Key.
+  void forward_trap(const mad::Notice& notice, Lid source_lid);
+  void report_group_change(bool created, const Gid& mgid, std::uint16_t pkey);
+
+  // The SA database (sa/sa_db.cpp, OpenSM's format): restores service records
+  // and subscriptions from sa_db_file (start-up); writes opensm-sa.dump when
+  // sa_db_dump is set and something changed (after sweeps). A bad file is
+  // logged with its line and returned; the SA keeps what it read before it.
+  Status load_db();
+  bool dump_db();
 
   // Answers a request without the wire (benchmarks, tests): the response bytes.
   SaResponse answer(const SaMad& request, const mad::MadAddress& from);
@@ -73,6 +93,8 @@ class SaServer {
   // Logs at most a few lines per kind and then every 2^k-th.
   void log_dropped(std::uint64_t count, std::string_view what, const mad::IncomingMad& in);
   bool respond(const SaResponse& r, const mad::MadAddress& to);
+  // Traps 64/65 for ports new in `now` or gone since `previous` (sa/events.cpp).
+  void report_port_changes(const Snapshot* previous, const Snapshot& now);
 
   mad::MadTransport& transport_;
   const Clock& clock_;

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 
 namespace ibsm::sa {
 
@@ -18,9 +19,15 @@ struct SaSettings {
   bool disable_multicast = false;
   bool use_original_extended_sa_rates_only = false;
   bool drop_event_subscriptions = false;
+  std::uint8_t sm_assigned_guid = 0;  // sm_assigned_guid: byte 4 of SA-chosen alias GUIDs
   std::uint32_t transaction_timeout_ms = 200;  // Reports we send
   std::uint32_t transaction_retries = 3;
   std::uint8_t resp_time_value = 0x10;  // ClassPortInfo.RespTimeValue
+  // The SA database (sa/sa_db.hpp): restored from sa_db_file at start, written
+  // to dump_files_dir/opensm-sa.dump after sweeps when sa_db_dump is set.
+  std::string sa_db_file;
+  bool sa_db_dump = false;
+  std::string dump_files_dir;
 };
 
 }  // namespace ibsm::sa

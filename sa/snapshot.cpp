@@ -1,5 +1,7 @@
 #include "sa/snapshot.hpp"
 
+#include "sa/path_resolver.hpp"
+
 namespace ibsm::sa {
 
 void Snapshot::index() {
@@ -23,6 +25,7 @@ void Snapshot::index() {
         by_lid[l] = PortRef{n, p.num};
     }
   }
+  path_tables = build_path_tables(*this);
 }
 
 std::size_t Snapshot::memory_bytes() const {
@@ -36,6 +39,9 @@ std::size_t Snapshot::memory_bytes() const {
   }
   for (const SnapGroup& g : groups)
     b += sizeof(g) + g.members.capacity() * sizeof(SnapGroup::Member);
+  b += partitions.capacity() * sizeof(SnapPartition) +
+       path_sl.index_of_lid.capacity() * sizeof(std::uint32_t) + path_sl.sl.capacity();
+  if (path_tables) b += path_tables->bytes();
   return b;
 }
 

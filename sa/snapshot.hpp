@@ -34,6 +34,17 @@ struct PortRef {
   bool operator==(const PortRef&) const = default;
 };
 
+// The VL tables of one port as the SM last read or programmed them (sm/port_tables.hpp).
+// Shared by the snapshots that carry it and never changed once published.
+struct PortVlTables {
+  // SLtoVLMappingTable (IBA 14.2.5.8) in the record's 64-bit form (SL0 in bits 63-60):
+  // a switch port's tables as output port, indexed by input port 0..NumPorts; a CA
+  // port's single table at [0]. Tables the SM does not know read as 0, as in OpenSM.
+  std::vector<std::uint64_t> sl2vl;
+  // VLArbitrationTable blocks 1-4 (IBA 14.2.5.9) at [0..3], as on the wire.
+  std::array<std::array<std::uint8_t, 64>, 4> vlarb{};
+};
+
 struct SnapPort {
   PortNum num = 0;
   bool present = false;  // PortInfo read in the sweep
@@ -43,6 +54,8 @@ struct SnapPort {
   PortRef peer;                      // the port at the other end of the link
   Lid lid = 0;                       // end ports and switch port 0
   std::uint8_t lmc = 0;
+  // SL2VL and VLArbitration tables; null: never read (their records read 0).
+  std::shared_ptr<const PortVlTables> vl_tables;
 };
 
 struct SnapNode {
@@ -51,11 +64,18 @@ struct SnapNode {
   std::vector<SnapPort> ports;          // index = port number (CAs: [0] unused)
   std::optional<mad::SwitchInfo> switch_info;
   std::vector<PortNum> lft;             // switches: egress port by LID (0xFF: none)
-  std::vector<std::uint16_t> mft;       // switches: port mask words, 16 per MLID block row
-                                        // (index (mlid-0xC000)*positions + position); empty: none
+  // Switches: the multicast forwarding table (IBA 14.2.5.11) as the switch holds it
+  // once programmed. mft[(mlid - 0xC000) * mft_positions() + position] is the port
+  // mask of that MLID for ports 16*position .. 16*position+15 (bit i = port
+  // 16*position+i, port 0 included). It covers whole blocks of 32 MLIDs, from MLID
+  // 0xC000 up to the last block in use (OpenSM's max_block_in_use): each block in it
+  // is one MFTRecord per position (sa/records/mft_record.cpp); empty: no MLID used.
+  std::vector<std::uint16_t> mft;
   std::uint32_t index = 0;
 
   bool is_switch() const { return info.node_type == mad::NodeType::kSwitch; }
+  // Port-mask words per MLID: ports 0..NumPorts in groups of 16 (OpenSM's max_position+1).
+  std::size_t mft_positions() const { return (std::size_t{info.num_ports} + 1 + 15) / 16; }
   Guid guid() const { return info.node_guid; }
 };
 
@@ -82,6 +102,37 @@ struct SnapGroup {
   std::vector<Member> members;
 };
 
+// A partition of partitions.conf as paths in it need it: the SL their PathRecords
+// carry (`sl=`, OpenSM's prtn->sl; forced to 0 unless QoS is on).
+struct SnapPartition {
+  std::uint16_t pkey = 0;  // base P_Key (15 bits)
+  std::uint8_t sl = 0;
+};
+
+// The SL a routing engine assigns to each path (OpenSM's path_sl hook: LASH, DFSSSP,
+// torus-2QoS and Nue spread paths over SLs to stay deadlock free). Routing engines
+// that need it fill it when the snapshot is built; it stays empty otherwise and paths
+// then take the requested or the partition's SL.
+struct PathSlTable {
+  std::vector<std::uint32_t> index_of_lid;  // by LID: row (source) and column (destination)
+  std::uint32_t size = 0;                   // rows = columns
+  std::vector<std::uint8_t> sl;             // size*size: [source row * size + destination]
+
+  bool empty() const { return sl.empty(); }
+  // The engine's SL for the path from `slid` to `dlid`, or nullopt when it has none.
+  std::optional<std::uint8_t> find(Lid slid, Lid dlid) const {
+    if (slid >= index_of_lid.size() || dlid >= index_of_lid.size()) return std::nullopt;
+    const std::uint32_t s = index_of_lid[slid];
+    const std::uint32_t d = index_of_lid[dlid];
+    if (s >= size || d >= size) return std::nullopt;
+    const std::size_t at = std::size_t{s} * size + d;
+    if (at >= sl.size()) return std::nullopt;
+    return sl[at];
+  }
+};
+
+struct PathTables;  // sa/path_resolver.hpp: what PathRecord resolution reads per port
+
 // An SM the master knows of (itself first), for SMInfoRecord.
 struct SnapSm {
   PortRef port;
@@ -101,11 +152,16 @@ struct Snapshot {
   std::vector<SnapNode> nodes;
   std::vector<SnapGroup> groups;
   std::vector<SnapSm> sms;
+  std::vector<SnapPartition> partitions;  // sorted by P_Key (partitions.conf)
+  PathSlTable path_sl;                    // filled by routing engines with per-path SLs
 
   // Lookups, filled by index().
   std::vector<PortRef> by_lid;  // unicast LIDs 0..0xBFFF (every LID of an LMC range)
   std::unordered_map<Guid, PortRef> by_port_guid;
   std::unordered_map<Guid, std::uint32_t> by_node_guid;
+  // Per-port MTU, rate, links and sorted P_Keys for path resolution; index-based, so
+  // a copy of the snapshot may share it as long as its nodes and ports are the same.
+  std::shared_ptr<const PathTables> path_tables;
 
   // Builds the lookup tables from nodes (call once, before publishing).
   void index();

@@ -2,7 +2,9 @@
 // records with leases, event subscriptions) and the Reports in flight.
 #pragma once
 
+#include "sa/alias_guids.hpp"
 #include "sa/inform_store.hpp"
+#include "sa/sa_db.hpp"
 #include "sa/service_store.hpp"
 
 namespace ibsm::sa {
@@ -11,6 +13,8 @@ class SaState {
  public:
   ServiceStore services;
   InformStore informs;
+  SaDbKept db_kept;  // SA database records other capabilities own (sa/sa_db.hpp)
+  AliasGuids aliases;  // GUIDInfoRecord Set/Delete (sa/records/guid_info_record.cpp)
 };
 
 }  // namespace ibsm::sa

@@ -164,12 +164,16 @@ void SubnetManager::program_switches(Fabric& f, SweepReport& report) {
       si.linear_fdb_top = top;
       si.life_time_value = life;
       si.port_state_change = true;  // write 1 to clear (IBA 14.2.5.4)
-      client_.submit(SmpRequest::set(path, si), [this, &report, guid, top](const SmpOutcome& o) {
+      client_.submit(SmpRequest::set(path, si), [this, &f, &report, idx, guid,
+                                                 top](const SmpOutcome& o) {
         if (!o.ok()) {
           report_failure(log_, report, kErrProgrammingFailed, o, "SwitchInfo LinearFDBTop");
           return;
         }
         programmed_top_[guid] = top;
+        // The GetResp of a Set carries what the switch now holds (SA SwitchInfoRecord).
+        if (auto held = mad::decode<mad::SwitchInfo>(o.response->data()); held.ok())
+          f.node(idx).switch_info = *held;
       });
     } else {
       programmed_top_[guid] = top;
@@ -297,6 +301,9 @@ SweepResult SubnetManager::heavy_sweep(const std::atomic<bool>& stop) {
   }
   // P_Key tables of end ports and of switch ports facing them (the planner's input).
   partitions_.read_tables(f, client_, result.report);
+  // The SA's other port tables (sm/port_tables.hpp) are read after SUBNET UP; what
+  // a reset or a departure makes stale is decided on what discovery found.
+  port_tables_.forget_changed(f);
   drain(stop);
   if (stop.load()) return finish(false);
   log_->info("HEAVY SWEEP COMPLETE: {} nodes ({} switches, {} end ports)", f.size(),
@@ -315,6 +322,8 @@ SweepResult SubnetManager::heavy_sweep(const std::atomic<bool>& stop) {
   partitions_.program(f, client_, result.report);
   program_switches(f, result.report);
   program(f, result.report, mad::PortState::kArmed);
+  // Alias GUIDs the SA assigned, only blocks the ports lack; a new master rewrites all.
+  alias_guids_.program_all(f, sa_.state().aliases, client_, !first_master_sweep_done_);
   drain(stop);
   if (stop.load()) return finish(false);
 
@@ -344,6 +353,12 @@ SweepResult SubnetManager::heavy_sweep(const std::atomic<bool>& stop) {
     partitions_.save(fabric_);
     publish_sa_snapshot();
     write_dumps();
+    // The tables no port needs to come up, read once per device: never in the way of
+    // SUBNET UP; the SA gets them with a second snapshot (zeros until then, as OpenSM).
+    if (port_tables_.read(fabric_, client_).total() > 0) {
+      drain(stop);
+      publish_sa_snapshot();
+    }
     log_->flush();
   } else {
     log_->error("ERRORS DURING INITIALIZATION: {} problems in {:.3f} s; next sweep is heavy",

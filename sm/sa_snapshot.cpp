@@ -16,8 +16,12 @@ sa::SaSettings sa_settings(const conf::Options& o) {
   s.disable_multicast = o.disable_multicast;
   s.use_original_extended_sa_rates_only = o.use_original_extended_sa_rates_only;
   s.drop_event_subscriptions = o.drop_event_subscriptions;
+  s.sm_assigned_guid = o.sm_assigned_guid;
   s.transaction_timeout_ms = o.transaction_timeout;
   s.transaction_retries = o.transaction_retries;
+  s.sa_db_file = o.sa_db_file;
+  s.sa_db_dump = o.sa_db_dump;
+  s.dump_files_dir = o.dump_files_dir;
   return s;
 }
 
@@ -43,14 +47,19 @@ sa::SnapshotPtr build_sa_snapshot(const SaSnapshotInput& in) {
       to.guid = from.guid;
       to.info = from.info;
       to.pkeys = from.pkeys;
+      if (in.tables != nullptr) {
+        to.vl_tables = in.tables->vl_tables(n.guid(), to.num);
+        if (to.pkeys.empty()) {
+          if (const auto* pk = in.tables->pkeys(n.guid(), to.num)) to.pkeys = *pk;
+        }
+      }
       if (from.peer != kNoNode) to.peer = sa::PortRef{from.peer, from.peer_port};
       to.lid = from.lid;
       to.lmc = from.lmc;
-      // Switch external ports answer PortInfo with port 0's LID fields.
-      if (n.is_switch() && p != 0 && !n.ports.empty()) {
-        to.info.lid = n.ports[0].lid;
-        to.info.lmc = n.ports[0].lmc;
-      } else if (from.lid != 0) {
+      // Switch external ports keep the LID fields they answered with (IBA 14.2.5.6:
+      // only port 0 has them; ibsim answers 0), as OpenSM's PortInfoRecord shows
+      // them; end ports and port 0 show the LID assigned in this sweep.
+      if ((!n.is_switch() || p == 0) && from.lid != 0) {
         to.info.lid = from.lid;
         to.info.lmc = from.lmc;
       }
@@ -70,6 +79,9 @@ sa::SnapshotPtr build_sa_snapshot(const SaSnapshotInput& in) {
     sg.rate = g.params.rate;
     sg.sl = g.params.sl;
     sg.scope = g.params.scope;
+    // OpenSM's pre-created groups (osm_prtn_add_mcgroup): HopLimit 0 for link-local
+    // scope, 0xFF beyond it.
+    sg.hop_limit = g.params.scope == 2 ? 0 : 0xff;
     sg.tclass = g.params.tclass;
     sg.flow_label = g.params.flow_label;
     sg.packet_life = in.options.subnet_timeout;
@@ -87,6 +99,13 @@ sa::SnapshotPtr build_sa_snapshot(const SaSnapshotInput& in) {
     me.priority = in.options.sm_priority;
     me.state = in.sm_state;
     snap->sms.push_back(me);
+  }
+  if (in.partitions != nullptr) {
+    for (const auto& p : in.partitions->partitions)
+      snap->partitions.push_back({static_cast<std::uint16_t>(p.pkey & 0x7fff), p.sl});
+    std::sort(
+        snap->partitions.begin(), snap->partitions.end(),
+        [](const sa::SnapPartition& a, const sa::SnapPartition& b) { return a.pkey < b.pkey; });
   }
   snap->index();
   return snap;

@@ -8,10 +8,12 @@
 #include "conf/options.hpp"
 #include "mad/types.hpp"
 #include "partitions/mcast_groups.hpp"
+#include "partitions/resolve.hpp"
 #include "routing/engine.hpp"
 #include "sa/settings.hpp"
 #include "sa/snapshot.hpp"
 #include "sm/fabric.hpp"
+#include "sm/port_tables.hpp"
 
 namespace ibsm::sm {
 
@@ -25,6 +27,8 @@ struct SaSnapshotInput {
   mad::SmState sm_state = mad::SmState::kMaster;
   std::uint32_t act_count = 0;
   std::uint64_t generation = 0;
+  const partitions::ResolvedConfig* partitions = nullptr;  // partitions.conf: SLs of paths
+  const PortTables* tables = nullptr;  // SL2VL/VLArb tables, inter-switch P_Keys
 };
 
 sa::SnapshotPtr build_sa_snapshot(const SaSnapshotInput& in);

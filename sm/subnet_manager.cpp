@@ -62,6 +62,9 @@ SubnetManager::SubnetManager(mad::MadTransport& transport, const Clock& clock, L
       [this](const mad::Smp& req, const mad::IncomingMad& raw) { on_request(req, raw); });
   if (options_.force_heavy_sweep) heavy_reason_ = HeavyReason::kFirstSweep;
   load_guid2lid();
+  // sa_db_file: service records and subscriptions of the last run. A bad file is
+  // logged by the SA with its line; the SM runs without what it could not read.
+  static_cast<void>(sa_.load_db());
 }
 
 Status SubnetManager::validate_start() const {
@@ -97,6 +100,8 @@ void SubnetManager::publish_sa_snapshot() {
   in.sm_state = state_;
   in.act_count = static_cast<std::uint32_t>(client_.counters().sent);
   in.generation = ++sa_generation_;
+  in.partitions = &partitions_.resolved();
+  in.tables = &port_tables_;
   const auto t0 = std::chrono::steady_clock::now();
   auto snap = build_sa_snapshot(in);
   const double ms =
@@ -105,6 +110,7 @@ void SubnetManager::publish_sa_snapshot() {
              ms, snap->nodes.size(), snap->groups.size(), snap->memory_bytes() / 1024);
   sa_.publish(std::move(snap));
   sa_.set_serving(state_ == mad::SmState::kMaster && first_master_sweep_done_);
+  sa_.dump_db();  // sa_db_dump: after each sweep that brought the subnet up, as OpenSM
 }
 
 void SubnetManager::set_phase(SweepPhase p) {
@@ -189,6 +195,7 @@ void SubnetManager::on_request(const mad::Smp& req, const mad::IncomingMad& raw)
             notice->trap_number == 145) {
           heavy_reason_ = HeavyReason::kTrap;
         }
+        sa_.forward_trap(*notice, raw.slid);  // to InformInfo subscribers (IBA 13.4.8)
       }
       return;
     }
@@ -203,9 +210,15 @@ SweepResult SubnetManager::sweep(const std::atomic<bool>& stop) {
     heavy_reason_ = HeavyReason::kForced;
   if (heavy_reason_ == HeavyReason::kNone) {
     SweepResult light = light_sweep(stop);
+    if (light.subnet_up) sa_.dump_db();  // sa_db_dump: OpenSM writes after every light sweep
     if (heavy_reason_ == HeavyReason::kNone || stop.load()) return light;
   }
   return heavy_sweep(stop);
+}
+
+std::size_t SubnetManager::program_alias_changes() {
+  if (state_ != mad::SmState::kMaster || !first_master_sweep_done_) return 0;
+  return alias_guids_.program_changes(fabric_, sa_.state().aliases, client_);
 }
 
 int SubnetManager::run(ControlFlags& control) {
@@ -248,7 +261,9 @@ int SubnetManager::run(ControlFlags& control) {
     // Between sweeps: answer SMInfo queries, traps and SA requests.
     client_.poll(std::chrono::milliseconds(100));
     sa_.tick();
+    program_alias_changes();  // the next poll puts them on the wire
   }
+  if (state_ == mad::SmState::kMaster) sa_.dump_db();  // what changed since the last sweep
   return 0;
 }
 

@@ -19,9 +19,11 @@
 #include "mad/transport.hpp"
 #include "routing/engine.hpp"
 #include "sa/server.hpp"
+#include "sm/alias_guid_programmer.hpp"
 #include "sm/fabric.hpp"
 #include "sm/guid2lid.hpp"
 #include "sm/pkey_manager.hpp"
+#include "sm/port_tables.hpp"
 #include "sm/sweep_phase.hpp"
 #include "sm/sweep_report.hpp"
 
@@ -72,12 +74,20 @@ class SubnetManager {
   // is logged and the last good configuration stays in force: returns false.
   bool reload_partitions() { return partitions_.reload(); }
   const PartitionManager& partitions() const { return partitions_; }
+  const PortTables& port_tables() const { return port_tables_; }
 
   const Fabric& fabric() const { return fabric_; }
   mad::SmState state() const { return state_; }
   const mad::SmpCounters& counters() const { return client_.counters(); }
   const sa::SaServer& sa() const { return sa_; }
   sa::SaServer& sa() { return sa_; }
+
+  // Alias GUIDs the SA queued (GUIDInfoRecord Set/Delete) since the last call: queues
+  // SubnSet(GUIDInfo) for the blocks the ports do not hold yet (sm/alias_guid_programmer.hpp);
+  // the SMP client's polls carry them out. run() calls it between polls; only a master
+  // past its first sweep programs. Returns the Sets queued.
+  std::size_t program_alias_changes();
+  const AliasGuidProgrammer& alias_guids() const { return alias_guids_; }
 
  private:
   SweepResult heavy_sweep(const std::atomic<bool>& stop);
@@ -116,8 +126,10 @@ class SubnetManager {
   conf::Options options_;
   mad::SmpClient client_;
   PartitionManager partitions_;
+  PortTables port_tables_{log_};  // SL2VL/VLArb (and inter-switch P_Key) tables, by GUID
   sa::SaServer sa_;
   std::uint64_t sa_generation_ = 0;
+  AliasGuidProgrammer alias_guids_{log_};  // what each port holds of the SA's alias GUIDs
 
   mad::SmState state_ = mad::SmState::kDiscovering;
   SweepPhase phase_ = SweepPhase::kIdle;

@@ -6,8 +6,10 @@
 #include <cstring>
 
 #include "mad/attr/forwarding_table.hpp"
+#include "mad/attr/guid_info.hpp"
 #include "mad/attr/node_description.hpp"
 #include "mad/attr/pkey_table.hpp"
+#include "mad/attr/vl_tables.hpp"
 
 namespace ibsm::fake {
 
@@ -188,6 +190,27 @@ void FakeFabric::cold_port(FakeNode& n, PortNum p) {
   }
   port.pkeys.assign(options_.partition_cap, 0);
   if (!port.pkeys.empty()) port.pkeys[0] = 0xffff;
+  // VL tables. What they hold after a reset is the device's choice (IBA 14.2.5.8/9);
+  // these spread the SLs and the low-priority arbitration entries over the port's
+  // data VLs (VLCap 1, 2, 3, 4, 5: 1, 2, 4, 8, 15 VLs); high priority serves VL0.
+  if (n.is_switch() ? p == 0 : p != 0) pi.capability_mask |= mad::kCapIsSlMappingSupported;
+  const unsigned vls = pi.vl_cap >= 5 ? 15u : pi.vl_cap == 0 ? 1u : 1u << (pi.vl_cap - 1);
+  std::array<std::uint8_t, 8> sl2vl{};
+  for (unsigned sl = 0; sl < 16; ++sl)
+    sl2vl[sl / 2] |= static_cast<std::uint8_t>((sl % vls) << (sl % 2 == 0 ? 4 : 0));
+  port.sl2vl.assign(n.is_switch() ? std::size_t{n.num_ports()} + 1 : 1, sl2vl);
+  port.vlarb = {};
+  for (unsigned e = 0; e < 32 && e < pi.vl_arbitration_low_cap; ++e) {
+    port.vlarb[0][2 * e] = static_cast<std::uint8_t>(e % vls);
+    port.vlarb[0][2 * e + 1] = 1;
+  }
+  if (pi.vl_arbitration_high_cap > 0) port.vlarb[2][1] = 4;
+  // GUIDInfo (IBA 14.2.5.5): after a reset only index 0, the port GUID, is set; the
+  // aliases the SM wrote are gone. A switch's table is port 0's.
+  const bool has_guids = n.is_switch() ? p == 0 : p != 0;
+  if (has_guids) pi.guid_cap = options_.guid_cap;
+  port.guids.assign(has_guids ? options_.guid_cap : 0, 0);
+  if (!port.guids.empty()) port.guids[0] = n.is_switch() ? n.info.node_guid : n.info.node_guid + p;
 }
 
 void FakeFabric::reset_cold() {
@@ -590,6 +613,82 @@ FakeFabric::Answer FakeFabric::answer(FakeNode& n, PortNum in_port, const mad::S
       mad::PKeyBlock b;
       for (std::size_t e = 0; e < mad::PKeyBlock::kEntries && first + e < table.size(); ++e)
         b.pkeys[e] = table[first + e];
+      mad::encode(b, mad::Payload(a.data));
+      return a;
+    }
+    case mad::AttrId::kSlToVlTable: {
+      // IBA 14.2.5.8: a CA port has one table; a switch one per (input, output) pair,
+      // modifier bits 15-8 input and 7-0 output, port 0 as output only when enhanced.
+      // Bits 16-17 (all ports at once) need OptimizedSLtoVLMappingProgramming: not here.
+      PortNum out = in_port;
+      std::size_t in = 0;
+      if (n.is_switch()) {
+        out = static_cast<PortNum>(mod & 0xff);
+        in = (mod >> 8) & 0xff;
+        const bool enhanced = n.switch_info && n.switch_info->enhanced_port0;
+        if ((mod >> 16) != 0 || out > n.num_ports() || in > n.num_ports() ||
+            (out == 0 && !enhanced)) {
+          a.status = mad::kStatusInvalidValue;
+          return a;
+        }
+      }
+      auto& tables = n.ports[out].sl2vl;
+      if (in >= tables.size()) {
+        a.status = mad::kStatusInvalidValue;
+        return a;
+      }
+      if (set) std::copy_n(req.data().begin(), tables[in].size(), tables[in].begin());
+      a.data.fill(0);
+      std::copy(tables[in].begin(), tables[in].end(), a.data.begin());
+      return a;
+    }
+    case mad::AttrId::kVlArbitration: {
+      // IBA 14.2.5.9: block 1-4 in bits 31-16, the switch's output port in bits 15-0;
+      // a block exists only as the port's VLCap and VLArbitration caps say.
+      const unsigned block = mod >> 16;
+      const std::uint32_t port_field = n.is_switch() ? (mod & 0xffff) : in_port;
+      const bool enhanced = n.switch_info && n.switch_info->enhanced_port0;
+      if (port_field > n.num_ports() || (n.is_switch() && port_field == 0 && !enhanced)) {
+        a.status = mad::kStatusInvalidValue;
+        return a;
+      }
+      FakePort& port = n.ports[port_field];
+      const mad::PortInfo& pi = port.info;
+      if (!mad::vlarb_block_exists(pi.vl_cap, pi.vl_arbitration_low_cap, pi.vl_arbitration_high_cap,
+                                   block)) {
+        a.status = mad::kStatusInvalidValue;
+        return a;
+      }
+      auto& t = port.vlarb[block - 1];
+      if (set) {
+        const unsigned cap = block <= 2 ? pi.vl_arbitration_low_cap : pi.vl_arbitration_high_cap;
+        const unsigned entries = block % 2 == 1 ? std::min(cap, 32u) : cap - 32;
+        for (unsigned e = 0; e < entries && e < 32; ++e) {
+          t[2 * e] = req.data()[2 * e] & 0x0f;
+          t[2 * e + 1] = req.data()[2 * e + 1];
+        }
+      }
+      a.data.fill(0);
+      std::copy(t.begin(), t.end(), a.data.begin());
+      return a;
+    }
+    case mad::AttrId::kGuidInfo: {
+      // IBA 14.2.5.5: the table of the port the SMP entered (a switch: port 0's; its
+      // external ports have none), modifier = block; index 0 is read-only.
+      auto& table = n.ports[n.is_switch() ? 0 : in_port].guids;
+      const std::size_t first = std::size_t{mod} * mad::GuidInfoBlock::kEntries;
+      if (mod >= mad::GuidInfoBlock::kMaxBlocks || first >= table.size()) {
+        a.status = mad::kStatusInvalidValue;
+        return a;
+      }
+      if (set) {
+        const auto b = mad::GuidInfoBlock::decode_payload(req.data());
+        for (std::size_t e = 0; e < mad::GuidInfoBlock::kEntries && first + e < table.size(); ++e)
+          if (first + e != 0) table[first + e] = b.guids[e];
+      }
+      mad::GuidInfoBlock b;
+      for (std::size_t e = 0; e < mad::GuidInfoBlock::kEntries && first + e < table.size(); ++e)
+        b.guids[e] = table[first + e];
       mad::encode(b, mad::Payload(a.data));
       return a;
     }

@@ -8,8 +8,9 @@
 //    dead node means the SMP is lost (no answer). Responses carry D=1 and the return
 //    path. Only fully directed SMPs (permissive DrSLID/DrDLID) are modelled.
 //  - LID-routed SMPs, forwarded by the switches' linear forwarding tables.
-//  - Get/Set of NodeInfo, NodeDescription, PortInfo, SwitchInfo, LinearForwardingTable
-//    and P_KeyTable with the IBA rules the SM depends on (see apply_port_info_set()).
+//  - Get/Set of NodeInfo, NodeDescription, PortInfo, SwitchInfo, LinearForwardingTable,
+//    P_KeyTable, SLtoVLMappingTable, VLArbitrationTable and GUIDInfo with the IBA rules
+//    the SM depends on (see apply_port_info_set()).
 //    Anything else is answered with status "attribute not supported" (0x0C).
 //  - Time: responses are due `latency` after the request; receive(max_wait) with
 //    nothing due advances the FakeClock, so timeouts happen without sleeping.
@@ -58,6 +59,13 @@ struct FakePort {
   std::optional<PortRef> cable;  // what is plugged in, whether the link works or not
   bool link_ok = true;           // false: the cable failed (set_link)
   std::vector<std::uint16_t> pkeys;
+  // SLtoVLMappingTable as on the wire: a CA port's at [0]; a switch port's by input
+  // port (this port as output). VLArbitrationTable blocks 1-4 at [0..3].
+  std::vector<std::array<std::uint8_t, 8>> sl2vl;
+  std::array<std::array<std::uint8_t, 64>, 4> vlarb{};
+  // GUIDInfo table (IBA 14.2.5.5), GUIDCap entries, [0] = the port GUID (read-only):
+  // CA ports and switch port 0 only; empty elsewhere.
+  std::vector<Guid> guids;
 };
 
 // How a node spoils its answers.
@@ -102,6 +110,10 @@ struct FakeOptions {
   std::uint8_t switch_vl_cap = 4;   // VL0-7
   std::uint8_t ca_vl_cap = 3;       // VL0-3
   std::uint16_t partition_cap = 64;
+  // PortInfo.GUIDCap of CA ports and switch port 0 (switch external ports keep 1).
+  // ibsim's port templates say 8 but answer only Get of block 0; 1 keeps the SA's
+  // GUIDInfoRecord answers of the existing tests at one block per port.
+  std::uint8_t guid_cap = 1;
   std::uint32_t hi_tid = 0x2a;  // the kernel's agent bits in responses
   std::uint32_t seed = 1;
 };

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "mad/attr/forwarding_table.hpp"
+#include "mad/attr/guid_info.hpp"
 #include "mad/attr/node_description.hpp"
 #include "mad/attr/node_info.hpp"
 #include "mad/attr/notice.hpp"
@@ -465,6 +466,49 @@ TYPED_TEST(AttributeCodec, RandomBytesRoundTripStably) {
 TYPED_TEST(AttributeCodec, DumpNamesEveryField) {
   const std::string d = dump(TypeParam{});
   EXPECT_FALSE(d.empty());
+}
+
+// ---------------------------------------------------------------- GUIDInfo
+
+// IBA 14.2.5.5: GUID i of the block at bytes 8i..8i+7, big-endian.
+TEST(GuidInfoBlockCodec, EightBigEndianGuids) {
+  GuidInfoBlock blk;
+  blk.guids[0] = 0x0002c90300001234;  // the port GUID
+  blk.guids[1] = 0x0014055a00000001;  // an SM-assigned alias
+  blk.guids[7] = 0x0102030405060708;
+  Bytes g{};
+  put(g, 0, 0x0002c90300001234, 8);
+  put(g, 8, 0x0014055a00000001, 8);
+  put(g, 56, 0x0102030405060708, 8);
+  EXPECT_EQ(hex(encoded(blk)), hex(g));
+  auto d = decode<GuidInfoBlock>(g);
+  ASSERT_TRUE(d.ok());
+  EXPECT_EQ(*d, blk);
+  EXPECT_FALSE(decode<GuidInfoBlock>(std::span<const std::uint8_t>(g.data(), 63)).ok());
+  EXPECT_NE(dump(blk).find("Guid1: 0x0014055a00000001"), std::string::npos);
+  EXPECT_EQ(attr_name(GuidInfoBlock::kAttrId), "GUIDInfo");
+}
+
+TEST(GuidInfoBlockCodec, RandomBytesRoundTrip) {
+  std::mt19937 rng(77);
+  for (int i = 0; i < 500; ++i) {
+    Bytes in{};
+    for (auto& x : in)
+      x = static_cast<std::uint8_t>(rng());
+    auto d = decode<GuidInfoBlock>(in);
+    ASSERT_TRUE(d.ok());
+    EXPECT_EQ(hex(encoded(*d)), hex(in));  // every bit is a GUID bit: nothing reserved
+  }
+}
+
+// Blocks a port answers: GUIDCap entries rounded up to whole blocks of 8.
+TEST(GuidInfoBlockCodec, BlocksFollowGuidCap) {
+  EXPECT_EQ(guid_info_blocks(0), 0u);
+  EXPECT_EQ(guid_info_blocks(1), 1u);
+  EXPECT_EQ(guid_info_blocks(8), 1u);
+  EXPECT_EQ(guid_info_blocks(9), 2u);
+  EXPECT_EQ(guid_info_blocks(128), 16u);
+  EXPECT_EQ(guid_info_blocks(255), GuidInfoBlock::kMaxBlocks);
 }
 
 }  // namespace

@@ -1,0 +1,206 @@
+// PathRecord throughput of the SA, in process, on one core.
+//
+// Sweeps an SM once on the FakeFabric built from a net file (default: the 5832-host
+// 3-level fat tree kary-18-3-5832.net), then measures for random host pairs:
+//   - PathRecord Get (SGID + DGID, the mask of libibmad and of most clients) through
+//     SaServer::answer: a full 256-byte MAD in, the response MAD out;
+//   - the same paths through the resolver alone (both directions walked, as a
+//     record needs the Reversible bit);
+//   - the snapshot publication (build_sa_snapshot, path tables included) and
+//     Snapshot::memory_bytes().
+// Usage: sa_path_bench [net file] [queries]. The net file is looked up in
+// $IBSM_TOPOLOGIES, then ../shared/topologies next to the source tree; without it the
+// benchmark says so and exits 0.
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <ctime>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <sstream>
+#include <string>
+
+#include "sa/path_resolver.hpp"
+#include "sa/records/record_util.hpp"
+#include "sm/sa_snapshot.hpp"
+#include "sm/subnet_manager.hpp"
+#include "tests/fake/fake_fabric.hpp"
+#include "tests/support/net_file.hpp"
+
+namespace {
+
+using WallClock = std::chrono::steady_clock;
+using namespace ibsm;
+
+double seconds_since(WallClock::time_point t0) {
+  return std::chrono::duration<double>(WallClock::now() - t0).count();
+}
+
+// CPU time of this thread: on a shared machine, what the work itself took.
+double cpu_seconds() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
+}
+
+std::filesystem::path find_net(const std::string& name) {
+  if (std::filesystem::exists(name)) return name;
+  if (const char* dir = std::getenv("IBSM_TOPOLOGIES")) {
+    const auto p = std::filesystem::path(dir) / name;
+    if (std::filesystem::exists(p)) return p;
+  }
+  const auto p = std::filesystem::path(IBSM_SOURCE_DIR) / ".." / "shared" / "topologies" / name;
+  if (std::filesystem::exists(p)) return p;
+  return {};
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const std::string name = argc > 1 ? argv[1] : "kary-18-3-5832.net";
+  const std::size_t queries = argc > 2 ? std::strtoull(argv[2], nullptr, 10) : 2'000'000;
+  const auto path = find_net(name);
+  if (path.empty()) {
+    std::printf("sa_path_bench: %s not found (set IBSM_TOPOLOGIES); skipped\n", name.c_str());
+    return 0;
+  }
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  auto desc = testsupport::parse_net(text.str(), path.string());
+  if (!desc.ok()) {
+    std::fprintf(stderr, "sa_path_bench: %s\n", desc.error().message.c_str());
+    return 1;
+  }
+
+  const auto cache = std::filesystem::temp_directory_path() / "ibsm-sa-path-bench";
+  std::filesystem::create_directories(cache);
+  conf::Options options;
+  options.cache_dir = cache.string();
+  options.dump_files_dir = cache.string();
+  options.partition_config_file = "/nonexistent/ibsm-bench/partitions.conf";
+  FakeClock clock;
+  fake::FakeFabric fabric(*desc, clock);
+  sm::SubnetManager manager(fabric, clock, null_logger(), options);
+  std::atomic<bool> stop{false};
+  auto t0 = WallClock::now();
+  const auto sweep = manager.sweep(stop);
+  std::printf("fabric %s: %zu nodes (%zu switches, %zu end ports); sweep %.2f s, %s\n",
+              path.filename().c_str(), sweep.nodes, sweep.switches, sweep.end_ports,
+              seconds_since(t0), sweep.subnet_up ? "SUBNET UP" : "NOT UP");
+  if (!sweep.subnet_up) return 1;
+  sa::SaServer& server = manager.sa();
+  const sa::SnapshotPtr snap = server.snapshot();
+
+  // (b) Snapshot publication, as the SM does it after each heavy sweep.
+  {
+    const sm::Fabric& f = manager.fabric();
+    routing::Routes routes;
+    std::vector<sm::NodeIndex> routed;
+    for (sm::NodeIndex i = 0; i < f.size(); ++i) {
+      if (!snap->nodes[i].is_switch()) continue;
+      routed.push_back(i);
+      routes.lfts.push_back(snap->nodes[i].lft);
+    }
+    sm::SaSnapshotInput input{f, routes, routed, manager.partitions().groups(), options};
+    input.partitions = &manager.partitions().resolved();
+    input.tables = &manager.port_tables();
+    constexpr int kRounds = 5;
+    double best = 1e9;
+    std::size_t bytes = 0;
+    for (int i = 0; i < kRounds; ++i) {
+      t0 = WallClock::now();
+      auto s = sm::build_sa_snapshot(input);
+      best = std::min(best, seconds_since(t0));
+      bytes = s->memory_bytes();
+    }
+    t0 = WallClock::now();
+    auto tables = sa::build_path_tables(*snap);
+    const double tables_s = seconds_since(t0);
+    std::printf(
+        "snapshot publication: %.1f ms (best of %d; path tables %.1f ms, %.1f MB); "
+        "memory_bytes %.1f MB\n",
+        best * 1e3, kRounds, tables_s * 1e3, tables->bytes() / 1e6, bytes / 1e6);
+  }
+
+  // Random host pairs (CA ports with a LID).
+  std::vector<sa::PortRef> hosts;
+  for (const sa::SnapNode& n : snap->nodes) {
+    if (n.is_switch()) continue;
+    for (const sa::SnapPort& p : n.ports)
+      if (p.present && p.num != 0 && p.lid != 0) hosts.push_back({n.index, p.num});
+  }
+  std::mt19937_64 rng(42);
+  std::uniform_int_distribution<std::size_t> pick(0, hosts.size() - 1);
+  struct Pair {
+    sa::PortRef s, d;
+  };
+  std::vector<Pair> pairs(1u << 16);
+  for (Pair& p : pairs)
+    p = {hosts[pick(rng)], hosts[pick(rng)]};
+  const std::size_t mask = pairs.size() - 1;
+
+  // (a1) The resolver alone.
+  {
+    const sa::SaSettings& st = server.settings();
+    const sa::PathResolver r(*snap, st);
+    const sa::PathQuery q;
+    std::size_t found = 0;
+    unsigned hop_sum = 0;
+    const double c0 = cpu_seconds();
+    t0 = WallClock::now();
+    for (std::size_t i = 0; i < queries; ++i) {
+      const Pair& p = pairs[i & mask];
+      auto resolved = r.resolve(p.s, snap->port(p.s).lid, p.d, snap->port(p.d).lid, q, 0);
+      if (resolved) {
+        ++found;
+        hop_sum += resolved->params.hops;
+      }
+    }
+    const double s = seconds_since(t0);
+    const double c = cpu_seconds() - c0;
+    std::printf(
+        "resolver: %zu paths in %.3f s = %.2f M paths/s wall, %.2f M/s per CPU second "
+        "(%zu found, %.2f switches per path)\n",
+        queries, s, queries / s / 1e6, queries / c / 1e6, found,
+        found ? double(hop_sum) / found : 0.0);
+  }
+
+  // (a2) Through SaServer::answer: a PathRecord Get MAD in, the GetResp MAD out.
+  {
+    const sa::Lid from = snap->port(hosts.front()).lid;
+    mad::MadAddress addr;
+    addr.lid = from;
+    std::vector<sa::SaMad> requests(4096);
+    for (std::size_t i = 0; i < requests.size(); ++i) {
+      const Pair& p = pairs[i];
+      sa::SaMad& m = requests[i];
+      m.header.method = sa::method::kGet;
+      m.header.attr_id = sa::attr::kPathRecord;
+      m.header.tid = i;
+      m.header.comp_mask = (1ull << 2) | (1ull << 3);  // DGID, SGID
+      m.data.assign(sa::kDataSize, 0);
+      sa::put_be(m.data, 8, snap->subnet_prefix, 8);
+      sa::put_be(m.data, 16, snap->port(p.d).guid, 8);
+      sa::put_be(m.data, 24, snap->subnet_prefix, 8);
+      sa::put_be(m.data, 32, snap->port(p.s).guid, 8);
+    }
+    std::size_t ok = 0;
+    const double c0 = cpu_seconds();
+    t0 = WallClock::now();
+    for (std::size_t i = 0; i < queries; ++i) {
+      const sa::SaResponse resp = server.answer(requests[i & (requests.size() - 1)], addr);
+      ok += resp.records;
+    }
+    const double s = seconds_since(t0);
+    const double c = cpu_seconds() - c0;
+    std::printf(
+        "SaServer::answer (Get SGID+DGID): %zu requests in %.3f s = %.2f M/s wall, "
+        "%.2f M/s per CPU second (%zu records)\n",
+        queries, s, queries / s / 1e6, queries / c / 1e6, ok);
+  }
+  std::filesystem::remove_all(cache);
+  return 0;
+}
