@@ -46,6 +46,7 @@ void AliasGuids::sync(const Snapshot& snap) {
       if (it->second[i] != 0) owners_.erase(it->second[i]);
     std::erase_if(pending_, [&](const Pending& p) { return p.port_guid == it->first; });
     it = tables_.erase(it);
+    dirty_ = true;  // the dump loses the table as OpenSM's drop manager does
   }
 }
 
@@ -99,7 +100,10 @@ AliasGuids::Outcome AliasGuids::set(const Snapshot& snap, PortRef port, std::uin
       } else {
         const auto fresh = next_assigned(snap, assigned_byte);
         if (!fresh) {
-          if (dirty) queue(sp.guid, block);
+          if (dirty) {
+            queue(sp.guid, block);
+            dirty_ = true;
+          }
           return {status::kNoResources, {}};
         }
         if (*fresh == 0) continue;  // no free GUID for this index; OpenSM skips it
@@ -115,7 +119,10 @@ AliasGuids::Outcome AliasGuids::set(const Snapshot& snap, PortRef port, std::uin
     owners_[g] = Owner{sp.guid, i};
     dirty = true;
   }
-  if (dirty) queue(sp.guid, block);
+  if (dirty) {
+    queue(sp.guid, block);
+    dirty_ = true;
+  }
   return {status::kOk, read_block(t, block)};
 }
 
@@ -141,8 +148,56 @@ AliasGuids::Outcome AliasGuids::remove(const Snapshot& snap, PortRef port, std::
     t[i] = 0;
     dirty = true;
   }
-  if (dirty) queue(sp.guid, block);
+  if (dirty) {
+    queue(sp.guid, block);
+    dirty_ = true;
+  }
   return {status::kOk, read_block(t, block)};
+}
+
+AliasGuids::Restored AliasGuids::restore(const Snapshot& snap, Guid port_guid, std::uint8_t block,
+                                         const GuidBlock& guids) {
+  Restored r;
+  const PortRef port = snap.find_port_guid(port_guid);
+  // A port gone since the dump, or whose GUID table no longer reaches the block
+  // (OpenSM skips both): its aliases are lost, as after a Delete.
+  if (!port.valid() || block >= blocks_of(snap.port(port))) {
+    for (std::size_t i = block == 0 ? 1 : 0; i < kGuidsPerBlock; ++i)
+      r.skipped += guids[i] != 0 ? 1 : 0;
+    return r;
+  }
+  const SnapPort& sp = snap.port(port);
+  // The table exists from here on even when the block holds no alias, as OpenSM
+  // allocates it, so the next dump writes the port's blocks again.
+  std::vector<Guid>& t = table_for(snap, port);
+  const auto [begin, end] = block_span(block, sp.info.guid_cap);
+  bool changed = false;
+  for (std::size_t i = begin; i < begin + kGuidsPerBlock; ++i) {
+    const Guid g = guids[i % kGuidsPerBlock];
+    if (i == 0 || g == 0) continue;  // index 0 is the port GUID, never an alias
+    if (i >= end) {
+      ++r.skipped;  // beyond GUIDCap: the port has no such entry
+      continue;
+    }
+    if (t[i] == g) {
+      ++r.guids;  // already there (restored twice, or set since the load)
+      continue;
+    }
+    // Another port's GUID or alias, or this one at another index: one owner per GUID.
+    if (in_use(snap, g)) {
+      ++r.skipped;
+      continue;
+    }
+    if (t[i] != 0) owners_.erase(t[i]);
+    t[i] = g;
+    owners_[g] = Owner{sp.guid, i};
+    ++r.guids;
+    changed = true;
+  }
+  // Queued for the SM like a Set; not dirty, the file already holds these (OpenSM
+  // clears sa.dirty after the load).
+  if (changed) queue(sp.guid, block);
+  return r;
 }
 
 const std::vector<Guid>* AliasGuids::table(Guid port_guid) const {

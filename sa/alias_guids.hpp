@@ -14,6 +14,11 @@
 //
 // Tables changed by Set/Delete are queued until the SM programs them into the
 // port (SubnSet GUIDInfo, take_pending()).
+//
+// The tables outlive a restart through the SA database file (sa/sa_db.hpp): its
+// GUIDInfo lines go back in with restore() once a snapshot shows their ports, as
+// OpenSM's load_guidinfo (osm_sa.c) puts them back after the first master sweep's
+// discovery, and are queued for the SM like a Set.
 #pragma once
 
 #include <array>
@@ -66,6 +71,24 @@ class AliasGuids {
   // The blocks changed since the last call, oldest first.
   std::vector<Pending> take_pending();
 
+  // A block of a previous run's table (sa_db_file). The entries go in as a Set would
+  // put them, with OpenSM's load_guidinfo rules: the port must be in `snap` and the
+  // index below its GUIDCap, index 0 of block 0 (the port GUID) and zeros are passed
+  // over, and a GUID already in use elsewhere stays out. Queues the block for the SM.
+  struct Restored {
+    std::size_t guids = 0;    // aliases now in the table
+    std::size_t skipped = 0;  // non-zero aliases left out
+  };
+  Restored restore(const Snapshot& snap, Guid port_guid, std::uint8_t block,
+                   const GuidBlock& guids);
+
+  // Every alias table (index 0 = port GUID), by port GUID, for the database dump.
+  const std::unordered_map<Guid, std::vector<Guid>>& tables() const { return tables_; }
+  // Whether a table changed by Set/Delete, or was dropped with its port, since
+  // clear_dirty(): the SA database must be written again (OpenSM's sa.dirty).
+  bool dirty() const { return dirty_; }
+  void clear_dirty() { dirty_ = false; }
+
  private:
   // True when `guid` is some port's GUID or alias (OpenSM's alias_port_guid_tbl).
   bool in_use(const Snapshot& snap, Guid guid) const;
@@ -85,6 +108,7 @@ class AliasGuids {
   std::vector<Pending> pending_;
   std::uint32_t counter_ = 0;
   std::uint64_t synced_generation_ = 0;
+  bool dirty_ = false;
 };
 
 }  // namespace ibsm::sa

@@ -35,6 +35,9 @@ HandlerResult handle_pkey_table_record(RequestContext& ctx);
 HandlerResult handle_path_record(RequestContext& ctx);
 HandlerResult handle_vlarb_record(RequestContext& ctx);
 HandlerResult handle_mcmember_record(RequestContext& ctx);
+// MCMemberRecord Set (join/create) and Delete (leave): sa/records/mcmember_join.cpp.
+HandlerResult handle_mcmember_join(RequestContext& ctx);
+HandlerResult handle_mcmember_leave(RequestContext& ctx);
 HandlerResult handle_trace_record(RequestContext& ctx);
 HandlerResult handle_multipath_record(RequestContext& ctx);
 

@@ -351,9 +351,36 @@ std::optional<Clock::Duration> remaining_lease(std::uint32_t modified_time,
 }
 
 SaDb collect_sa_db(const ServiceStore& services, const InformStore& informs, const SaDbKept& kept,
-                   Clock::TimePoint now, std::int64_t wall_now) {
+                   const AliasGuids& aliases, const Snapshot* snap, Clock::TimePoint now,
+                   std::int64_t wall_now) {
   SaDb db;
   db.kept = kept;
+  // The alias tables as they stand, so a restart gets back what clients set since
+  // the load. OpenSM writes them in its port-GUID map's order: network-order GUIDs
+  // compared as host integers.
+  std::vector<std::pair<Guid, const std::vector<Guid>*>> tables;
+  tables.reserve(aliases.tables().size());
+  for (const auto& [guid, table] : aliases.tables())
+    tables.emplace_back(guid, &table);
+  std::sort(tables.begin(), tables.end(), [](const auto& a, const auto& b) {
+    return __builtin_bswap64(a.first) < __builtin_bswap64(b.first);
+  });
+  for (const auto& [guid, table] : tables) {
+    Lid lid = 0;
+    if (snap != nullptr) {
+      if (const PortRef p = snap->find_port_guid(guid); p.valid()) lid = snap->port(p).lid;
+    }
+    // Every block of the table, empty ones too, as OpenSM dumps them.
+    for (std::size_t b = 0; b < table->size() / kGuidsPerBlock; ++b) {
+      DbGuidInfo g;
+      g.base_guid = guid;
+      g.lid = lid;
+      g.block = static_cast<std::uint8_t>(b);
+      std::copy_n(table->begin() + static_cast<std::ptrdiff_t>(b * kGuidsPerBlock), kGuidsPerBlock,
+                  g.guids.begin());
+      db.kept.guid_info.push_back(g);
+    }
+  }
   db.informs = informs.subscriptions();
   for (const ServiceStore::Entry& e : services.entries()) {
     DbService s;
@@ -395,6 +422,33 @@ SaDbRestored restore_sa_db(const SaDb& db, ServiceStore& services, InformStore& 
   return n;
 }
 
+AliasesRestored restore_alias_guids(SaDbKept& kept, AliasGuids& aliases, const Snapshot& snap) {
+  AliasesRestored n;
+  for (const DbGuidInfo& g : kept.guid_info) {
+    const AliasGuids::Restored r = aliases.restore(snap, g.base_guid, g.block, g.guids);
+    ++n.blocks;
+    n.guids += r.guids;
+    n.skipped += r.skipped;
+  }
+  kept.guid_info.clear();
+  return n;
+}
+
+// Alias GUIDs need the ports (GUIDCap, who owns which GUID): the blocks read wait
+// for a snapshot, as OpenSM restores them after its first master sweep's discovery.
+// The tables go to the SM as a Set's would (AliasGuids::take_pending), so the loop
+// step after the sweep writes them into the ports.
+void SaServer::restore_db_aliases() {
+  if (!snapshot_ || state_->db_kept.guid_info.empty()) return;
+  const AliasesRestored n = restore_alias_guids(state_->db_kept, state_->aliases, *snapshot_);
+  log_->info("SA database: {} alias GUIDs restored from {} GUIDInfo blocks", n.guids, n.blocks);
+  if (n.skipped > 0)
+    log_->warn(
+        "{}: SA database: {} alias GUIDs not restored (port not in the fabric, index "
+        "beyond its GUIDCap, or GUID already in use)",
+        format_error_id(kErrSaDbLoad), n.skipped);
+}
+
 // The daemon's side: OpenSM restores the file named by sa_db_file once, before
 // its first master sweep, and writes opensm-sa.dump (mode 0600: it holds
 // ServiceKeys) only when something changed since the last write.
@@ -417,8 +471,9 @@ Status SaServer::load_db() {
   state_->informs.clear_dirty();
   log_->info(
       "SA database {}: restored {} service records, {} event subscriptions, kept {} "
-      "multicast groups and {} GUIDInfo blocks",
+      "multicast groups; {} GUIDInfo blocks wait for the sweep's ports",
       path, n.services, n.informs, n.groups, n.guid_info);
+  restore_db_aliases();  // at once when a sweep already published its ports
   if (parsed.error) {
     log_->error("{}: {}; the records after it are not restored", format_error_id(kErrSaDbLoad),
                 *parsed.error);
@@ -429,19 +484,21 @@ Status SaServer::load_db() {
 
 bool SaServer::dump_db() {
   if (!settings_.sa_db_dump || settings_.dump_files_dir.empty()) return false;
-  if (!state_->services.dirty() && !state_->informs.dirty()) return false;
+  if (!state_->services.dirty() && !state_->informs.dirty() && !state_->aliases.dirty())
+    return false;
   std::string dir = settings_.dump_files_dir;
   ::mkdir(dir.c_str(), 0755);
   if (dir.back() != '/') dir += '/';
   const std::string path = dir + "opensm-sa.dump";
-  const SaDb db = collect_sa_db(state_->services, state_->informs, state_->db_kept, clock_.now(),
-                                std::time(nullptr));
+  const SaDb db = collect_sa_db(state_->services, state_->informs, state_->db_kept, state_->aliases,
+                                snapshot_.get(), clock_.now(), std::time(nullptr));
   if (auto st = write_file_atomically(path, format_sa_db(db), true, {}, 0600); !st.ok()) {
     log_->warn("{}: {}", format_error_id(kErrSaDbWrite), st.error().message);
     return false;  // still dirty: the next sweep tries again
   }
   state_->services.clear_dirty();
   state_->informs.clear_dirty();
+  state_->aliases.clear_dirty();
   log_->debug("SA database written to {} ({} services, {} subscriptions)", path, db.services.size(),
               db.informs.size());
   return true;

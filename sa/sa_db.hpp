@@ -19,9 +19,14 @@
 // and lease_period the seconds of lease left at that time. Lines starting with '#'
 // are comments.
 //
-// Services and subscriptions go into their stores. Multicast groups and alias
-// GUIDs belong to other capabilities: they are parsed (a malformed one is an
-// error like any other) and kept in SaDbKept, and written back as they were read.
+// Services and subscriptions go into their stores. GUIDInfo lines wait in
+// SaDbKept until a snapshot shows their ports, then go into the alias tables
+// (AliasGuids::restore, at the first publish: OpenSM's load_guidinfo runs after the
+// first master sweep's discovery); the dump writes the alias tables as they stand,
+// every block of each port's table as OpenSM does (sa_dump_one_port_guidinfo).
+// Multicast groups belong to another capability: they are parsed (a malformed one
+// is an error like any other) and kept in SaDbKept, and written back as they were
+// read.
 #pragma once
 
 #include <array>
@@ -32,6 +37,7 @@
 #include <vector>
 
 #include "common/clock.hpp"
+#include "sa/alias_guids.hpp"
 #include "sa/inform_store.hpp"
 #include "sa/service_store.hpp"
 #include "sa/snapshot.hpp"
@@ -75,9 +81,9 @@ struct DbGuidInfo {
   std::array<Guid, 8> guids{};
 };
 
-// Records of the database that other capabilities own, kept until they do.
+// Records of the database the SA cannot place yet or another capability owns.
 struct SaDbKept {
-  std::vector<DbGuidInfo> guid_info;
+  std::vector<DbGuidInfo> guid_info;  // until a snapshot shows their ports
   std::vector<DbGroup> groups;
 };
 
@@ -105,19 +111,33 @@ std::string format_sa_db(const SaDb& db);
 std::optional<Clock::Duration> remaining_lease(std::uint32_t modified_time,
                                                std::uint32_t lease_period, std::int64_t wall_now);
 
-// The stores in the database's form, at `now` on the SA's clock = `wall_now`.
+// The stores in the database's form, at `now` on the SA's clock = `wall_now`. The
+// alias tables follow the GUIDInfo lines not restored yet, in OpenSM's port order
+// (its port-GUID map, network-order GUIDs read as host integers); `snap` gives
+// their LIDs (0 without one).
 SaDb collect_sa_db(const ServiceStore& services, const InformStore& informs, const SaDbKept& kept,
-                   Clock::TimePoint now, std::int64_t wall_now);
+                   const AliasGuids& aliases, const Snapshot* snap, Clock::TimePoint now,
+                   std::int64_t wall_now);
 
 struct SaDbRestored {
   std::size_t services = 0;
   std::size_t informs = 0;
   std::size_t groups = 0;
-  std::size_t guid_info = 0;
+  std::size_t guid_info = 0;   // GUIDInfo blocks waiting for a snapshot
   std::size_t duplicates = 0;  // records already present (kept as they were)
 };
-// Puts what was read into the stores.
+// Puts what was read into the stores (GUIDInfo blocks into `kept`, see
+// restore_alias_guids).
 SaDbRestored restore_sa_db(const SaDb& db, ServiceStore& services, InformStore& informs,
                            SaDbKept& kept, Clock::TimePoint now, std::int64_t wall_now);
+
+struct AliasesRestored {
+  std::size_t blocks = 0;   // GUIDInfo blocks read
+  std::size_t guids = 0;    // aliases in the tables
+  std::size_t skipped = 0;  // aliases left out (port gone, beyond GUIDCap, GUID in use)
+};
+// Moves the kept GUIDInfo blocks into the alias tables of the ports `snap` has
+// (AliasGuids::restore); `kept.guid_info` is empty afterwards.
+AliasesRestored restore_alias_guids(SaDbKept& kept, AliasGuids& aliases, const Snapshot& snap);
 
 }  // namespace ibsm::sa

@@ -1,5 +1,8 @@
 #include "sa/server.hpp"
 
+#include <algorithm>
+#include <map>
+
 #include "sa/errors.hpp"
 #include "sa/handlers.hpp"
 
@@ -53,7 +56,46 @@ SaServer::SaServer(mad::MadTransport& transport, const Clock& clock, Logger log,
 void SaServer::publish(SnapshotPtr snapshot) {
   SnapshotPtr previous = std::move(snapshot_);
   snapshot_ = std::move(snapshot);
-  if (snapshot_) report_port_changes(previous.get(), *snapshot_);
+  if (!snapshot_) return;
+  // Aliases of ports that left are dropped now, not at the next GUIDInfoRecord
+  // request, so that the dump after this sweep no longer holds them.
+  state_->aliases.sync(*snapshot_);
+  restore_db_aliases();
+  report_port_changes(previous.get(), *snapshot_);
+  publish_groups();
+}
+
+void SaServer::publish_groups() {
+  const Snapshot& snap = *snapshot_;
+  McGroupStore& mcast = state_->mcast;
+  mcast.apply_configured(snap.groups);
+  // MLIDs the smallest multicast table of the subnet can hold (IBA 14.2.5.4
+  // SwitchInfo.MulticastFDBCap; OpenSM's max_mcast_lid_ho). Switches without
+  // multicast support (capacity 0) do not limit it.
+  std::uint32_t cap = 0;
+  for (const SnapNode& n : snap.nodes) {
+    if (!n.is_switch() || !n.switch_info || n.switch_info->multicast_fdb_cap == 0) continue;
+    const std::uint32_t c = n.switch_info->multicast_fdb_cap;
+    if (cap == 0 || c < cap) cap = c;
+  }
+  const std::uint32_t last = cap == 0 ? 0xFFFE : std::min<std::uint32_t>(0xC000 + cap - 1, 0xFFFE);
+  mcast.set_mlid_limit(static_cast<Lid>(last));
+  // Members whose ports left are dropped (OpenSM's drop manager, osm_mgrp_delete_port);
+  // a group that loses its last full member that way is over: trap 67, and a
+  // configured group loses its remaining members as after a leave.
+  std::map<Gid, std::uint16_t> had_full;
+  for (const auto& [mgid, g] : mcast.groups())
+    if (g.has_full_member()) had_full.emplace(mgid, g.pkey);
+  mcast.drop_absent_ports(snap);
+  for (const auto& [mgid, pkey] : had_full) {
+    McGroupRec* g = mcast.find(mgid);
+    if (g != nullptr && g->has_full_member()) continue;
+    if (g != nullptr && !g->members.empty()) {
+      g->members.clear();
+      mcast.mark_dirty(g->mlid);
+    }
+    report_group_change(false, mgid, pkey);
+  }
 }
 
 void SaServer::log_dropped(std::uint64_t count, std::string_view what,
@@ -110,6 +152,10 @@ SaResponse SaServer::answer(const SaMad& request, const mad::MadAddress& from) {
                      clock_.now(), *state_,  log_};
   ctx.framing = framing();
   HandlerResult r = entry->handler(ctx);
+  // Traps 66/67 for groups a join or leave created or ended, sent before the
+  // response as OpenSM does (osm_mgrp_add_port / osm_mgrp_remove_port).
+  for (const McGroupStore::Change& c : state_->mcast.take_changes())
+    report_group_change(c.created, c.mgid, c.pkey);
   if (r.drop) return none;
   SaHeader out = h;
   if (r.attr_id != 0) out.attr_id = r.attr_id;

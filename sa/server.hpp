@@ -51,7 +51,8 @@ class SaServer {
 
   // The SM's sweep published a new snapshot (nullptr: none yet). Ports that
   // appeared or vanished since the previous one are reported to subscribers
-  // (traps 64/65, sa/events.cpp).
+  // (traps 64/65, sa/events.cpp); their alias tables go with them. The first one
+  // brings back the alias GUIDs of sa_db_file.
   void publish(SnapshotPtr snapshot);
   const SnapshotPtr& snapshot() const { return snapshot_; }
   // IBA 15.4.1 / OpenSM: the SA answers only while the SM is MASTER and its first
@@ -74,9 +75,10 @@ class SaServer {
   void report_group_change(bool created, const Gid& mgid, std::uint16_t pkey);
 
   // The SA database (sa/sa_db.cpp, OpenSM's format): restores service records
-  // and subscriptions from sa_db_file (start-up); writes opensm-sa.dump when
-  // sa_db_dump is set and something changed (after sweeps). A bad file is
-  // logged with its line and returned; the SA keeps what it read before it.
+  // and subscriptions from sa_db_file (start-up), alias GUIDs once a snapshot has
+  // their ports; writes opensm-sa.dump when sa_db_dump is set and something
+  // changed (after sweeps). A bad file is logged with its line and returned; the
+  // SA keeps what it read before it.
   Status load_db();
   bool dump_db();
 
@@ -95,6 +97,12 @@ class SaServer {
   bool respond(const SaResponse& r, const mad::MadAddress& to);
   // Traps 64/65 for ports new in `now` or gone since `previous` (sa/events.cpp).
   void report_port_changes(const Snapshot* previous, const Snapshot& now);
+  // The GUIDInfo blocks of sa_db_file into the alias tables, once a snapshot shows
+  // their ports (sa/sa_db.cpp).
+  void restore_db_aliases();
+  // The multicast group store follows the snapshot: configured groups, the MLID
+  // limit of the switches, members of ports that left (trap 67 for groups ended so).
+  void publish_groups();
 
   mad::MadTransport& transport_;
   const Clock& clock_;

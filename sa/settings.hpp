@@ -17,6 +17,10 @@ struct SaSettings {
   bool allow_both_pkeys = false;
   bool use_mfttop = true;
   bool disable_multicast = false;
+  // Multicast joins (sa/records/mcmember_join.cpp), OpenSM's keys and defaults.
+  bool ipoib_mcgroup_creation_validation = true;
+  bool mcgroup_join_validation = true;
+  bool consolidate_ipv6_snm_req = false;
   bool use_original_extended_sa_rates_only = false;
   bool drop_event_subscriptions = false;
   std::uint8_t sm_assigned_guid = 0;  // sm_assigned_guid: byte 4 of SA-chosen alias GUIDs

@@ -312,6 +312,7 @@ SweepResult SubnetManager::heavy_sweep(const std::atomic<bool>& stop) {
 
   set_phase(SweepPhase::kLidAssignment);
   forget_reset_switches(f);
+  mcast_.forget_reset_switches(f);
   if (!assign_lids(f, result.report)) return finish(false);
   save_guid2lid();
 
@@ -329,6 +330,15 @@ SweepResult SubnetManager::heavy_sweep(const std::atomic<bool>& stop) {
 
   set_phase(SweepPhase::kActivation);
   program(f, result.report, mad::PortState::kActive);
+  // MFTs ride with the activation: the SwitchInfo a MulticastFDBTop Set carries must
+  // hold the LinearFDBTop the programming phase's answers confirmed.
+  mcast_.program_all(f, routed_topology_, routed_switches_, sa_.state().mcast, options_, client_,
+                     result.report, [this](const std::function<void()>& work) {
+                       compute_while_serving([&] {
+                         work();
+                         return 0;
+                       });
+                     });
   drain(stop);
   if (stop.load()) return finish(false);
 

@@ -234,7 +234,7 @@ void PartitionManager::read_tables(Fabric& f, mad::SmpClient& client, SweepRepor
       const auto block = static_cast<std::uint16_t>(b);
       const std::uint32_t mod = node.is_switch() ? mad::pkey_attr_mod(block, num) : block;
       client.submit(SmpRequest::get<mad::PKeyBlock>(path, mod),
-                    [this, &f, &report, idx, num, block](const SmpOutcome& o) {
+                    [this, &f, &report, idx = idx, num = num, block](const SmpOutcome& o) {
                       if (!o.ok()) {
                         std::string msg = "P_KeyTable: " + o.request.describe();
                         if (o.failure != nullptr) msg += ": " + o.failure->detail;
@@ -299,7 +299,7 @@ void PartitionManager::program(Fabric& f, mad::SmpClient& client, SweepReport& r
       const std::uint32_t mod = node.is_switch() ? mad::pkey_attr_mod(block, num) : block;
       ++sets;
       client.submit(SmpRequest::set(path, pb, mod),
-                    [this, &f, &report, idx, num, block](const SmpOutcome& o) {
+                    [this, &f, &report, idx = idx, num = num, block](const SmpOutcome& o) {
                       if (!o.ok()) {
                         std::string msg = "P_KeyTable: " + o.request.describe();
                         if (o.failure != nullptr) msg += ": " + o.failure->detail;

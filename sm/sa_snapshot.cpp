@@ -14,6 +14,9 @@ sa::SaSettings sa_settings(const conf::Options& o) {
   s.allow_both_pkeys = o.allow_both_pkeys;
   s.use_mfttop = o.use_mfttop;
   s.disable_multicast = o.disable_multicast;
+  s.ipoib_mcgroup_creation_validation = o.ipoib_mcgroup_creation_validation;
+  s.mcgroup_join_validation = o.mcgroup_join_validation;
+  s.consolidate_ipv6_snm_req = o.consolidate_ipv6_snm_req;
   s.use_original_extended_sa_rates_only = o.use_original_extended_sa_rates_only;
   s.drop_event_subscriptions = o.drop_event_subscriptions;
   s.sm_assigned_guid = o.sm_assigned_guid;
@@ -38,6 +41,8 @@ sa::SnapshotPtr build_sa_snapshot(const SaSnapshotInput& in) {
     s.info = n.info;
     s.description = n.description;
     s.switch_info = n.switch_info;
+    // MulticastForwardingTableRecord answers what the switches confirmed holding.
+    if (n.is_switch() && in.mcast != nullptr) s.mft = in.mcast->held_table(n.guid());
     s.ports.resize(n.ports.size());
     for (std::size_t p = 0; p < n.ports.size(); ++p) {
       const Port& from = n.ports[p];

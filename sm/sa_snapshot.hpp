@@ -13,6 +13,7 @@
 #include "sa/settings.hpp"
 #include "sa/snapshot.hpp"
 #include "sm/fabric.hpp"
+#include "sm/multicast_manager.hpp"
 #include "sm/port_tables.hpp"
 
 namespace ibsm::sm {
@@ -28,7 +29,8 @@ struct SaSnapshotInput {
   std::uint32_t act_count = 0;
   std::uint64_t generation = 0;
   const partitions::ResolvedConfig* partitions = nullptr;  // partitions.conf: SLs of paths
-  const PortTables* tables = nullptr;  // SL2VL/VLArb tables, inter-switch P_Keys
+  const PortTables* tables = nullptr;       // SL2VL/VLArb tables, inter-switch P_Keys
+  const MulticastManager* mcast = nullptr;  // MFTs the switches confirmed holding
 };
 
 sa::SnapshotPtr build_sa_snapshot(const SaSnapshotInput& in);

@@ -102,6 +102,9 @@ void SubnetManager::publish_sa_snapshot() {
   in.generation = ++sa_generation_;
   in.partitions = &partitions_.resolved();
   in.tables = &port_tables_;
+  in.mcast = &mcast_;
+  mft_publish_pending_ = false;  // this snapshot carries every MFT confirmed so far
+  static_cast<void>(mcast_.take_held_changed());
   const auto t0 = std::chrono::steady_clock::now();
   auto snap = build_sa_snapshot(in);
   const double ms =
@@ -221,6 +224,33 @@ std::size_t SubnetManager::program_alias_changes() {
   return alias_guids_.program_changes(fabric_, sa_.state().aliases, client_);
 }
 
+std::size_t SubnetManager::program_multicast_changes() {
+  if (state_ != mad::SmState::kMaster || !first_master_sweep_done_) return 0;
+  return mcast_.program_dirty(fabric_, sa_.state().mcast, options_, client_);
+}
+
+void SubnetManager::publish_multicast_tables() {
+  mft_publish_pending_ = mcast_.take_held_changed() || mft_publish_pending_;
+  if (!mft_publish_pending_ || mcast_.busy()) return;
+  // A burst of joins on a big fabric must not turn into a copy per join: the copies
+  // may take at most a tenth of the time (small fabrics: at once).
+  if (clock_.now() - mft_published_ < 10 * mft_publish_cost_) return;
+  const sa::SnapshotPtr& current = sa_.snapshot();
+  if (!current) return;
+  const auto t0 = std::chrono::steady_clock::now();
+  // A copy of the published snapshot with new MFTs only: nodes, ports and the path
+  // tables they index stay the same, so this is far cheaper than a full rebuild.
+  auto snap = std::make_shared<sa::Snapshot>(*current);
+  snap->generation = ++sa_generation_;
+  for (sa::SnapNode& n : snap->nodes)
+    if (n.is_switch()) n.mft = mcast_.held_table(n.guid());
+  sa_.publish(std::move(snap));
+  mft_published_ = clock_.now();
+  mft_publish_cost_ =
+      std::chrono::duration_cast<Clock::Duration>(std::chrono::steady_clock::now() - t0);
+  mft_publish_pending_ = false;
+}
+
 int SubnetManager::run(ControlFlags& control) {
   const std::atomic<bool>& stop = control.stop;
   auto next_sweep = clock_.now();
@@ -261,7 +291,9 @@ int SubnetManager::run(ControlFlags& control) {
     // Between sweeps: answer SMInfo queries, traps and SA requests.
     client_.poll(std::chrono::milliseconds(100));
     sa_.tick();
-    program_alias_changes();  // the next poll puts them on the wire
+    program_alias_changes();      // the next poll puts them on the wire
+    program_multicast_changes();  // a joining host can send after the next poll
+    publish_multicast_tables();
   }
   if (state_ == mad::SmState::kMaster) sa_.dump_db();  // what changed since the last sweep
   return 0;

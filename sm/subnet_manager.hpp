@@ -22,6 +22,7 @@
 #include "sm/alias_guid_programmer.hpp"
 #include "sm/fabric.hpp"
 #include "sm/guid2lid.hpp"
+#include "sm/multicast_manager.hpp"
 #include "sm/pkey_manager.hpp"
 #include "sm/port_tables.hpp"
 #include "sm/sweep_phase.hpp"
@@ -89,6 +90,17 @@ class SubnetManager {
   std::size_t program_alias_changes();
   const AliasGuidProgrammer& alias_guids() const { return alias_guids_; }
 
+  // MLIDs whose members changed since the last call (joins, leaves): recomputes their
+  // trees and queues the MFT blocks that differ (sm/multicast_manager.hpp). run()
+  // calls it between polls; only a master past its first sweep programs. Returns the
+  // Sets queued.
+  std::size_t program_multicast_changes();
+  // Once the MFT Sets between sweeps are answered, the SA's snapshot gets the tables
+  // the switches now hold (MulticastForwardingTableRecord); on a big fabric no more often
+  // than ten times the copy's cost.
+  void publish_multicast_tables();
+  const MulticastManager& multicast() const { return mcast_; }
+
  private:
   SweepResult heavy_sweep(const std::atomic<bool>& stop);
   SweepResult light_sweep(const std::atomic<bool>& stop);
@@ -130,6 +142,10 @@ class SubnetManager {
   sa::SaServer sa_;
   std::uint64_t sa_generation_ = 0;
   AliasGuidProgrammer alias_guids_{log_};  // what each port holds of the SA's alias GUIDs
+  MulticastManager mcast_{log_};           // MFT trees and what each switch holds of them
+  Clock::TimePoint mft_published_{};       // last snapshot carrying MFT changes
+  bool mft_publish_pending_ = false;
+  Clock::Duration mft_publish_cost_{};  // wall time the last such copy took
 
   mad::SmState state_ = mad::SmState::kDiscovering;
   SweepPhase phase_ = SweepPhase::kIdle;

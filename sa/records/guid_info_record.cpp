@@ -38,9 +38,9 @@ void put_guids(std::span<std::uint8_t> rec, const GuidBlock& b) {
 
 // True when a multicast group holds `alias` as a member GUID (such an alias may
 // not be deleted, OpenSM's osm_mgrp_get_mcm_alias_guid check).
-bool group_holds(const Snapshot& snap, Guid alias) {
-  for (const SnapGroup& g : snap.groups)
-    for (const SnapGroup::Member& m : g.members)
+bool group_holds(const McGroupStore& groups, Guid alias) {
+  for (const auto& [mgid, g] : groups.groups())
+    for (const McMember& m : g.members)
       if (get_be(m.port_gid, 8, 8) == alias) return true;
   return false;
 }
@@ -136,7 +136,7 @@ HandlerResult modify(RequestContext& ctx, const RecordLayout& layout) {
           ? ctx.state.aliases.set(ctx.snap, port, block, mask, query_guids(query),
                                   ctx.settings.sm_assigned_guid)
           : ctx.state.aliases.remove(ctx.snap, port, block, mask,
-                                     [&](Guid g) { return group_holds(ctx.snap, g); });
+                                     [&](Guid g) { return group_holds(ctx.state.mcast, g); });
   if (o.status != status::kOk) return HandlerResult::error(o.status);
   HandlerResult r;
   r.words = layout.words();

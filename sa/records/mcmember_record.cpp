@@ -1,5 +1,5 @@
 // MCMemberRecord (IBA 15.2.5.17) queries: Get and GetTable answered from the
-// snapshot's multicast groups with OpenSM 3.3's rules (osm_sa_mcmember_record.c,
+// multicast group store (SaState::mcast, so a join shows at once) with OpenSM 3.3's rules (osm_sa_mcmember_record.c,
 // mcmr_query_mgrp):
 //  - a group is a candidate only if the requester's port holds its P_Key (any
 //    membership; OpenSM's osm_physp_has_pkey), trusted or not;
@@ -15,13 +15,13 @@
 //    o15-0.2.x: "shall be zero, except in the case of a trusted request");
 //  - the record carries MTU, rate and PacketLifeTime with selector 2 ("exactly"),
 //    as OpenSM stores every group.
-// Set (join) and Delete (leave) belong to the multicast capability and are not
-// served yet: they get status 0x000C until then.
+// Set (join) and Delete (leave) are in sa/records/mcmember_join.cpp.
 #include <algorithm>
 #include <numeric>
 
 #include "sa/handlers.hpp"
 #include "sa/records/record_util.hpp"
+#include "sa/state.hpp"
 
 namespace ibsm::sa {
 
@@ -78,8 +78,7 @@ constexpr std::uint8_t kMaxRate = 24;
 // by bandwidth, as OpenSM's ib_path_compare_rates does. Out-of-range enums rank 0.
 int rate_rank(std::uint8_t rate) {
   static constexpr std::array<std::uint8_t, 25> kRank = {
-      0,  0,  1,  3,  6,  2,  5,  9,  10, 13, 14, 4,  12,
-      16, 17, 7,  15, 18, 19, 8,  11, 20, 21, 22, 23};
+      0, 0, 1, 3, 6, 2, 5, 9, 10, 13, 14, 4, 12, 16, 17, 7, 15, 18, 19, 8, 11, 20, 21, 22, 23};
   return rate < kRank.size() ? kRank[rate] : 0;
 }
 
@@ -87,10 +86,14 @@ int rate_rank(std::uint8_t rate) {
 // than, 1 less than, 2 exactly, 3 anything).
 bool selector_ok(std::uint8_t selector, int have, int want) {
   switch (selector) {
-    case kSelGreater: return have > want;
-    case kSelLess: return have < want;
-    case kSelExactly: return have == want;
-    default: return true;
+    case kSelGreater:
+      return have > want;
+    case kSelLess:
+      return have < want;
+    case kSelExactly:
+      return have == want;
+    default:
+      return true;
   }
 }
 
@@ -108,15 +111,14 @@ Guid gid_guid(const Gid& g) {
 // The group's own scope/JoinState byte. OpenSM stores the creator's state with
 // the group; every group the SM creates (partitions.conf) is created as a full
 // member, and joins do not exist yet.
-std::uint8_t group_scope_state(const SnapGroup& g) {
+std::uint8_t group_scope_state(const McGroupRec& g) {
   return static_cast<std::uint8_t>((g.scope & 0xf) << 4 | kJoinFull);
 }
 
-void fill_record(const SnapGroup& g, std::span<std::uint8_t> rec, std::uint8_t scope_state,
+void fill_record(const McGroupRec& g, std::span<std::uint8_t> rec, std::uint8_t scope_state,
                  const Gid* port_gid, bool proxy) {
   std::copy(g.mgid.begin(), g.mgid.end(), rec.begin() + kOffMgid);
-  if (port_gid != nullptr)
-    std::copy(port_gid->begin(), port_gid->end(), rec.begin() + kOffPortGid);
+  if (port_gid != nullptr) std::copy(port_gid->begin(), port_gid->end(), rec.begin() + kOffPortGid);
   put_be(rec, kOffQKey, g.qkey, 4);
   put_be(rec, kOffMlid, g.mlid, 2);
   rec[kOffMtu] = static_cast<std::uint8_t>(kSelExactly << 6 | (g.mtu & 0x3f));
@@ -140,8 +142,7 @@ bool requester_holds(const RequestContext& ctx, std::uint16_t pkey) {
 }
 
 // The group-wide fields of the query (everything but PortGID, Scope, JoinState).
-bool group_matches(const RequestContext& ctx, std::span<const std::uint8_t> q,
-                   const SnapGroup& g) {
+bool group_matches(const RequestContext& ctx, std::span<const std::uint8_t> q, const McGroupRec& g) {
   if (ctx.has(kBitMgid) && !gid_equal(q, kOffMgid, g.mgid)) return false;
   if (ctx.has(kBitMlid) && get_be(q, kOffMlid, 2) != g.mlid) return false;
   if (!requester_holds(ctx, g.pkey)) return false;
@@ -161,9 +162,8 @@ bool group_matches(const RequestContext& ctx, std::span<const std::uint8_t> q,
   if (ctx.has(kBitMtuSel) &&
       !selector_ok(static_cast<std::uint8_t>(q[kOffMtu] >> 6), g.mtu & 0x3f, q[kOffMtu] & 0x3f))
     return false;
-  if (ctx.has(kBitRateSel) &&
-      !selector_ok(static_cast<std::uint8_t>(q[kOffRate] >> 6), rate_rank(g.rate & 0x3f),
-                   rate_rank(q[kOffRate] & 0x3f)))
+  if (ctx.has(kBitRateSel) && !selector_ok(static_cast<std::uint8_t>(q[kOffRate] >> 6),
+                                           rate_rank(g.rate & 0x3f), rate_rank(q[kOffRate] & 0x3f)))
     return false;
   return true;
 }
@@ -199,15 +199,9 @@ HandlerResult query(RequestContext& ctx) {
   std::copy_n(q.begin() + kOffPortGid, want_port.size(), want_port.begin());
   const Guid want_guid = gid_guid(want_port);
 
-  // OpenSM walks its groups in MGID order; answers keep that order.
-  const auto& groups = ctx.snap.groups;
-  std::vector<std::size_t> order(groups.size());
-  std::iota(order.begin(), order.end(), std::size_t{0});
-  std::sort(order.begin(), order.end(),
-            [&](std::size_t a, std::size_t b) { return groups[a].mgid < groups[b].mgid; });
-
-  for (const std::size_t gi : order) {
-    const SnapGroup& g = groups[gi];
+  // OpenSM walks its groups in MGID order; the store keeps them in that order, and
+  // holds the joins made since the last sweep (sa/mcast/group_store.hpp).
+  for (const auto& [mgid, g] : ctx.state.mcast.groups()) {
     if (!group_matches(ctx, q, g)) continue;
     const std::uint8_t scope = static_cast<std::uint8_t>((g.scope & 0xf) << 4);
     if (ctx.has(kBitPortGid)) {
@@ -220,7 +214,7 @@ HandlerResult query(RequestContext& ctx) {
       if ((state & state_mask) != want_state) continue;
       fill_record(g, r.add(), state, &m->port_gid, m->proxy);
     } else if (trusted) {
-      for (const SnapGroup::Member& m : g.members) {
+      for (const McMember& m : g.members) {
         const auto state = static_cast<std::uint8_t>(scope | (m.join_state & 0xf));
         if ((state & state_mask) != want_state) continue;
         fill_record(g, r.add(), state, &m.port_gid, m.proxy);
@@ -251,10 +245,11 @@ HandlerResult handle_mcmember_record(RequestContext& ctx) {
     case method::kGet:
     case method::kGetTable:
       return query(ctx);
+    case method::kSet:
+      return handle_mcmember_join(ctx);
+    case method::kDelete:
+      return handle_mcmember_leave(ctx);
     default:
-      // Set (join/create) and Delete (leave) come with the multicast capability,
-      // which replaces this answer; until then a client sees "method/attribute not
-      // supported" rather than a silent drop it would retry for minutes.
       return HandlerResult::error(status::kMethodAttrUnsupported);
   }
 }

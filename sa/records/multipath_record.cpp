@@ -11,6 +11,7 @@
 #include "sa/handlers.hpp"
 #include "sa/path_resolver.hpp"
 #include "sa/records/record_util.hpp"
+#include "sa/state.hpp"
 
 namespace ibsm::sa {
 
@@ -61,14 +62,36 @@ PathQuery read_query(std::span<const std::uint8_t> rec, std::uint64_t m) {
   return q;
 }
 
+// An end of the paths: the port and the GUID the request named it by, its port
+// GUID or an alias of it.
+struct End {
+  PortRef port;
+  Guid guid = 0;
+};
+
+// A path with the GUIDs its SGID and DGID carry.
+struct NamedPath {
+  ResolvedPath path;
+  Guid sguid = 0;
+  Guid dguid = 0;
+};
+
 // The port a GID of the list names: link-local or this subnet's prefix, never a
 // multicast source (OpenSM mpr_rcv_get_gids). Unlike PathRecord, MultiPathRecord
-// reports a bad GID as INVALID_GID.
-PortRef port_of_gid(const Snapshot& s, std::span<const std::uint8_t> gid, bool source) {
+// reports a bad GID as INVALID_GID. The GUID may be an alias GUID the SA assigned
+// (IBA 15.2.5.18): OpenSM looks port and alias GUIDs up in one table.
+End end_of_gid(const RequestContext& ctx, std::span<const std::uint8_t> gid, bool source) {
+  const Snapshot& s = ctx.snap;
   const std::uint64_t prefix = get_be(gid, 0, 8);
   if (!gid_prefix_link_local(prefix) && ((source && gid[0] == 0xff) || prefix != s.subnet_prefix))
     return {};
-  return s.find_port_guid(get_be(gid, 8, 8));
+  const Guid guid = get_be(gid, 8, 8);
+  if (const PortRef p = s.find_port_guid(guid); p.valid()) return {p, guid};
+  AliasGuids& aliases = ctx.state.aliases;
+  aliases.sync(s);  // tables of ports gone from this snapshot name nothing
+  const Guid base = aliases.port_of(guid);
+  if (base == 0) return {};
+  return {s.find_port_guid(base), guid};
 }
 
 struct Ctx {
@@ -84,8 +107,10 @@ bool visible_pair(const Ctx& c, PortRef src, PortRef dst) {
 
 // Up to `budget` paths of one port pair, LMC pairs as for PathRecord
 // (OpenSM mpr_rcv_get_port_pair_paths).
-unsigned pair_paths(const Ctx& c, PortRef src, PortRef dst, unsigned budget,
-                    std::vector<ResolvedPath>& out) {
+unsigned pair_paths(const Ctx& c, const End& s_end, const End& d_end, unsigned budget,
+                    std::vector<NamedPath>& out) {
+  const PortRef src = s_end.port;
+  const PortRef dst = d_end.port;
   if (!visible_pair(c, src, dst)) return 0;
   const PathTables& t = c.r.tables();
   const PathTables::Port& sp = t.ports[t.flat(src)];
@@ -98,7 +123,7 @@ unsigned pair_paths(const Ctx& c, PortRef src, PortRef dst, unsigned budget,
     auto p = c.r.resolve(src, static_cast<Lid>(sp.lid + so), dst, static_cast<Lid>(dp.lid + dof),
                          c.q, pref);
     if (!p) return;
-    out.push_back(*p);
+    out.push_back(NamedPath{*p, s_end.guid, d_end.guid});
     ++found;
   };
   for (unsigned i = 0; i < s_n && i < d_n && found < budget; ++i)
@@ -136,13 +161,17 @@ std::optional<ResolvedPath> apm_pair(const Ctx& c, PortRef src, PortRef dst, uns
 // Two sources, two destinations, two paths wanted: pick the diagonal of the 2x2
 // matrix with the shortest paths, so that both paths exist and are as disjoint as
 // the LID offsets make them.
-void apm_paths(const Ctx& c, std::array<PortRef, 4> ports, std::vector<ResolvedPath>& out) {
+void apm_paths(const Ctx& c, std::array<End, 4> ends, std::vector<NamedPath>& out) {
   const Snapshot& s = c.rc.snap;
-  // Each side sorted by GUID as OpenSM compares them (network order as a host
-  // integer), so the answer does not depend on the order the client listed them.
-  auto key = [&](PortRef p) { return __builtin_bswap64(s.port(p).guid); };
-  if (key(ports[1]) < key(ports[0])) std::swap(ports[0], ports[1]);
-  if (key(ports[3]) < key(ports[2])) std::swap(ports[2], ports[3]);
+  // Each side sorted by port GUID as OpenSM compares them (its base port's GUID,
+  // network order as a host integer), so the answer does not depend on the order the
+  // client listed them.
+  auto key = [&](const End& e) { return __builtin_bswap64(s.port(e.port).guid); };
+  if (key(ends[1]) < key(ends[0])) std::swap(ends[0], ends[1]);
+  if (key(ends[3]) < key(ends[2])) std::swap(ends[2], ends[3]);
+  std::array<PortRef, 4> ports{};
+  for (std::size_t i = 0; i < ends.size(); ++i)
+    ports[i] = ends[i].port;
   const PathTables& t = c.r.tables();
   const unsigned slid = t.ports[t.flat(ports[0])].lid;
   const unsigned dlid = t.ports[t.flat(ports[2])].lid;
@@ -170,8 +199,12 @@ void apm_paths(const Ctx& c, std::array<PortRef, 4> ports, std::vector<ResolvedP
   diag(m[0][0], m[1][1], sum_a, min_a);
   diag(m[0][1], m[1][0], sum_b, min_b);
   const bool a = min_a <= min_b || (min_a == min_b && sum_a < sum_b);
-  for (const auto* p : a ? std::array{&m[0][0], &m[1][1]} : std::array{&m[0][1], &m[1][0]}) {
-    if (*p) out.push_back(**p);
+  // The chosen diagonal: (source row, destination column) of each path.
+  using Cell = std::pair<std::size_t, std::size_t>;
+  const std::array<Cell, 2> cells =
+      a ? std::array{Cell{0, 0}, Cell{1, 1}} : std::array{Cell{0, 1}, Cell{1, 0}};
+  for (const auto& [row, col] : cells) {
+    if (m[row][col]) out.push_back(NamedPath{*m[row][col], ends[row].guid, ends[2 + col].guid});
   }
 }
 
@@ -194,35 +227,41 @@ HandlerResult handle_multipath_record(RequestContext& ctx) {
 
   const std::size_t nsrc = std::min<std::size_t>(rec[15], kMaxGids);
   const std::size_t ndst = std::min<std::size_t>(rec[16], kMaxGids - nsrc);
-  std::array<PortRef, kMaxGids> ports{};
+  std::array<End, kMaxGids> ends{};
   for (std::size_t i = 0; i < nsrc + ndst; ++i) {
     const std::span<const std::uint8_t> gid(rec.data() + kHeader + 16 * i, 16);
-    ports[i] = port_of_gid(ctx.snap, gid, i < nsrc);
-    if (!ports[i].valid()) return HandlerResult::error(status::kReqInvalidGid);
+    ends[i] = end_of_gid(ctx, gid, i < nsrc);
+    if (!ends[i].port.valid()) return HandlerResult::error(status::kReqInvalidGid);
   }
   if (nsrc == 0 || ndst == 0) return HandlerResult::error(status::kReqInvalid);
 
   const PathQuery q = read_query(rec, m);
   const PathResolver resolver(ctx.snap, ctx.settings);
   const Ctx c{ctx, resolver, q};
-  std::vector<ResolvedPath> paths;
+  std::vector<NamedPath> paths;
   const unsigned numb = rec[5] & 0x7f;
   if (nsrc == 2 && ndst == 2 && numb == 2) {
-    apm_paths(c, {ports[0], ports[1], ports[2], ports[3]}, paths);
+    apm_paths(c, {ends[0], ends[1], ends[2], ends[3]}, paths);
   } else {
     const unsigned max_paths = has(m, kNumbPath) ? numb : kDefaultMaxPaths;
     unsigned total = 0;
     for (std::size_t si = 0; si < nsrc && total < max_paths; ++si) {
       for (std::size_t di = nsrc; di < nsrc + ndst && total < max_paths; ++di)
-        total += pair_paths(c, ports[si], ports[di], max_paths - total, paths);
+        total += pair_paths(c, ends[si], ends[di], max_paths - total, paths);
     }
   }
 
   HandlerResult out;
   out.words = 8;
   out.attr_id = attr::kPathRecord;
-  for (const ResolvedPath& p : paths)
-    write_path_record(out.add(), resolver, p, nullptr);
+  for (const NamedPath& p : paths) {
+    const auto r = out.add();
+    write_path_record(r, resolver, p.path, nullptr);
+    // SGID and DGID carry the GUIDs the request listed, aliases included, under the
+    // subnet prefix (OpenSM mpr_rcv_build_pr writes each end's alias_guid).
+    put_be(r, 16, p.dguid, 8);
+    put_be(r, 32, p.sguid, 8);
+  }
   return out;
 }
 

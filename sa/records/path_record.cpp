@@ -8,6 +8,7 @@
 #include "sa/path_resolver.hpp"
 #include "sa/records/path_request.hpp"
 #include "sa/records/record_util.hpp"
+#include "sa/state.hpp"
 
 namespace ibsm::sa {
 
@@ -33,6 +34,26 @@ PortRef port_of_gid(const Snapshot& s, const PathTables& t, const std::uint8_t* 
   const std::uint64_t prefix = be64(gid);
   if (!gid_prefix_link_local(prefix) && prefix != s.subnet_prefix) return {};
   return t.find_guid(be64(gid + 8));
+}
+
+// The port a GID names by an alias GUID (GUIDInfo index 1 and up, IBA 14.2.5.5,
+// assigned with GUIDInfoRecord Set, IBA 15.2.5.18), for a GID port_of_gid did not
+// find: OpenSM looks port and alias GUIDs up in one table (osm_get_alias_guid_by_guid).
+// `alias` is set to the GUID when it names a port. Asked only after the port GUIDs
+// failed, and out of line, so that the common query (a port GUID) costs what it did
+// before aliases existed.
+[[gnu::noinline, gnu::cold]] PortRef port_of_alias(const RequestContext& ctx, const PathTables& t,
+                                                   const std::uint8_t* gid, Guid& alias) {
+  const std::uint64_t prefix = be64(gid);
+  if (!gid_prefix_link_local(prefix) && prefix != ctx.snap.subnet_prefix) return {};
+  const Guid guid = be64(gid + 8);
+  AliasGuids& aliases = ctx.state.aliases;
+  aliases.sync(ctx.snap);  // tables of ports gone from this snapshot name nothing
+  const Guid base = aliases.port_of(guid);
+  if (base == 0) return {};
+  const PortRef p = t.find_guid(base);
+  if (p.valid()) alias = guid;
+  return p;
 }
 
 }  // namespace
@@ -84,6 +105,8 @@ std::uint16_t read_request(const RequestContext& ctx, const PathTables& t, Reque
   PortRef src_gid, src_lid, dst_gid, dst_lid;
   if (has(m, kSgid)) {
     src_gid = port_of_gid(s, t, rec + 24);
+    Guid alias = 0;  // unused: the SGID is echoed as it came (req.sgid), alias or not
+    if (!src_gid.valid()) src_gid = port_of_alias(ctx, t, rec + 24, alias);
     if (!src_gid.valid()) {
       req.no_paths = true;
       return status::kOk;
@@ -100,6 +123,7 @@ std::uint16_t read_request(const RequestContext& ctx, const PathTables& t, Reque
   }
   if (has(m, kDgid)) {
     dst_gid = port_of_gid(s, t, rec + 8);
+    if (!dst_gid.valid()) dst_gid = port_of_alias(ctx, t, rec + 8, req.dgid_alias);
     if (!dst_gid.valid()) {
       req.no_paths = true;
       return status::kOk;
@@ -207,7 +231,11 @@ class RecordSink final : public PathSink {
   RecordSink(const PathResolver& r, const Request& req, HandlerResult& out, std::size_t limit)
       : r_(r), req_(req), out_(out), limit_(limit) {}
   bool take(const ResolvedPath& p) override {
-    write_path_record(out_.add(), r_, p, req_.echo_sgid ? &req_.sgid : nullptr);
+    const auto rec = out_.add();
+    write_path_record(rec, r_, p, req_.echo_sgid ? &req_.sgid : nullptr);
+    // DGID: the GUID the request named, the alias included (OpenSM pr_rcv_build_pr
+    // writes the destination's alias_guid), under the subnet prefix.
+    if (req_.dgid_alias != 0) put_be(rec, 16, req_.dgid_alias, 8);
     return out_.count < limit_;
   }
 
@@ -223,17 +251,14 @@ class RecordSink final : public PathSink {
 void multicast_path(const RequestContext& ctx, const Request& req, HandlerResult& out) {
   const std::uint8_t* rec = req.rec.data();
   const std::uint64_t m = req.mask;
-  const SnapGroup* g = nullptr;
-  for (const SnapGroup& grp : ctx.snap.groups) {
-    if (std::equal(grp.mgid.begin(), grp.mgid.end(), rec + 8)) {
-      g = &grp;
-      break;
-    }
-  }
+  // The group store, not the snapshot: a group joined a moment ago has a path.
+  Gid mgid{};
+  std::copy_n(rec + 8, mgid.size(), mgid.begin());
+  const McGroupRec* g = ctx.state.mcast.find(mgid);
   if (g == nullptr) return;
   auto member = [&](Guid guid) {
-    return std::any_of(g->members.begin(), g->members.end(), [&](const SnapGroup::Member& mb) {
-      return get_be(mb.port_gid, 8, 8) == guid;
+    return std::any_of(g->members.begin(), g->members.end(), [&](const McMember& mb) {
+      return get_be(mb.port_gid, 8, 8) == guid || mb.port_guid == guid;
     });
   };
   if (has(m, kDlid) && be16(rec + 40) != g->mlid) return;

@@ -52,6 +52,7 @@ struct Request {
   bool multicast = false;  // DGID is a multicast GID: the path comes from the group
   bool echo_sgid = false;  // the record carries the requested SGID
   Gid sgid{};
+  Guid dgid_alias = 0;  // DGID named `dst` by an alias GUID: the records' DGID carries it
   unsigned per_pair = kUnlimited;  // paths per port pair (NumbPath; Get: 1)
 };
 

@@ -7,6 +7,7 @@
 
 #include "mad/attr/forwarding_table.hpp"
 #include "mad/attr/guid_info.hpp"
+#include "mad/attr/mft_block.hpp"
 #include "mad/attr/node_description.hpp"
 #include "mad/attr/pkey_table.hpp"
 #include "mad/attr/vl_tables.hpp"
@@ -222,7 +223,8 @@ void FakeFabric::reset_cold() {
     if (n.is_switch()) {
       mad::SwitchInfo si;
       si.linear_fdb_cap = options_.linear_fdb_cap;
-      si.multicast_fdb_cap = 256;
+      si.multicast_fdb_cap = options_.multicast_fdb_cap;
+      si.multicast_fdb_top = mad::kFirstMulticastLid - 1;
       si.linear_fdb_top = 0;
       si.life_time_value = 0x12;
       si.port_state_change = true;  // ports came up from Down
@@ -231,6 +233,11 @@ void FakeFabric::reset_cold() {
       si.outbound_enforcement_cap = true;
       n.switch_info = si;
       n.lft.assign(options_.linear_fdb_cap, 0xFF);
+      // A power cycle empties the MFT (IBA 14.2.5.12 leaves the reset contents to the
+      // device; empty is what makes a forgotten switch visible).
+      n.mft.assign(std::size_t{options_.multicast_fdb_cap} * n.mcast_positions(), 0);
+      if (options_.mcast_fdb_top_cap)
+        n.ports[0].info.capability_mask |= mad::kCapHasMulticastFdbTop;
     }
   }
   if (!nodes_[sm_node_].is_switch()) {
@@ -417,6 +424,61 @@ LidRoute FakeFabric::follow_lid(std::uint32_t from, Lid dlid) const {
   return r;
 }
 
+McastFlood FakeFabric::follow_mlid(PortRef from, Lid mlid) const {
+  McastFlood f;
+  // (switch, port the copy came in on)
+  std::vector<PortRef> queue;
+  if (nodes_[from.node].is_switch()) {
+    queue.push_back({from.node, 0});
+  } else if (link_usable(from.node, from.port)) {
+    queue.push_back(*nodes_[from.node].ports[from.port].cable);
+  } else {
+    f.problems.push_back(where(nodes_[from.node], from.port) + " has no working link");
+    return f;
+  }
+  std::size_t steps = 0;
+  std::size_t limit = 64;
+  for (const FakeNode& n : nodes_)
+    limit += n.num_ports();
+  while (!queue.empty()) {
+    const PortRef at = queue.back();
+    queue.pop_back();
+    const FakeNode& n = nodes_[at.node];
+    if (!n.is_switch()) {
+      ++f.reached[at];  // a CA takes the packet, it never forwards it
+      continue;
+    }
+    if (++steps > limit) {
+      f.looped = true;
+      f.problems.push_back("loop: more switch visits than ports in the fabric");
+      return f;
+    }
+    if (n.gone || mlid < mad::kFirstMulticastLid) continue;
+    if (options_.mcast_fdb_top_cap && mlid > n.switch_info->multicast_fdb_top) {
+      f.problems.push_back("switch " + n.id + " drops MLID above its MulticastFDBTop");
+      continue;
+    }
+    const std::size_t positions = n.mcast_positions();
+    const std::size_t row = static_cast<std::size_t>(mlid - mad::kFirstMulticastLid) * positions;
+    if (row + positions > n.mft.size()) continue;  // beyond MulticastFDBCap: dropped
+    for (std::size_t p = 0; p <= n.num_ports(); ++p) {
+      if ((n.mft[row + p / 16] >> (p % 16) & 1u) == 0 || p == at.port) continue;
+      const auto out = static_cast<PortNum>(p);
+      if (out == 0) {
+        ++f.reached[PortRef{at.node, 0}];
+        continue;
+      }
+      if (!link_usable(at.node, out)) {
+        f.problems.push_back("switch " + n.id + " forwards to port " + std::to_string(p) +
+                             " whose link is down");
+        continue;
+      }
+      queue.push_back(*n.ports[out].cable);
+    }
+  }
+  return f;
+}
+
 std::optional<FakeFabric::Arrival> FakeFabric::route_lid(Lid dlid) const {
   Arrival a;
   a.node = sm_node_;
@@ -570,6 +632,8 @@ FakeFabric::Answer FakeFabric::answer(FakeNode& n, PortNum in_port, const mad::S
           n.switch_info->linear_fdb_top = want.linear_fdb_top;
           n.switch_info->life_time_value = want.life_time_value;
           if (want.port_state_change) n.switch_info->port_state_change = false;
+          // MulticastFDBTop is writable where port 0 advertises it (IBA 14.2.5.4).
+          if (options_.mcast_fdb_top_cap) n.switch_info->multicast_fdb_top = want.multicast_fdb_top;
         }
       }
       mad::encode(*n.switch_info, mad::Payload(a.data));
@@ -589,6 +653,28 @@ FakeFabric::Answer FakeFabric::answer(FakeNode& n, PortNum in_port, const mad::S
       mad::LftBlock b;
       for (std::size_t e = 0; e < mad::LftBlock::kEntries; ++e)
         b.ports[e] = first + e < n.lft.size() ? n.lft[first + e] : PortNum{0xFF};
+      mad::encode(b, mad::Payload(a.data));
+      return a;
+    }
+    case mad::AttrId::kMulticastForwardingTable: {
+      if (!n.switch_info) break;
+      // IBA 14.2.5.12: block in bits 0-8 (32 MLIDs), position in bits 28-31 (16 ports).
+      const std::size_t block = mad::mft_block_of(mod);
+      const std::size_t position = mad::mft_position_of(mod);
+      const std::size_t positions = n.mcast_positions();
+      if ((mod & 0x0FFFFE00u) != 0 || position >= positions ||
+          block * mad::MftBlock::kEntries >= n.switch_info->multicast_fdb_cap) {
+        a.status = mad::kStatusInvalidValue;
+        return a;
+      }
+      mad::MftBlock b;
+      if (set) b = mad::MftBlock::decode_payload(req.data());
+      for (std::size_t e = 0; e < mad::MftBlock::kEntries; ++e) {
+        const std::size_t at = (block * mad::MftBlock::kEntries + e) * positions + position;
+        if (at >= n.mft.size()) continue;
+        if (set) n.mft[at] = b.masks[e];
+        b.masks[e] = n.mft[at];
+      }
       mad::encode(b, mad::Payload(a.data));
       return a;
     }

@@ -9,9 +9,9 @@
 //    path. Only fully directed SMPs (permissive DrSLID/DrDLID) are modelled.
 //  - LID-routed SMPs, forwarded by the switches' linear forwarding tables.
 //  - Get/Set of NodeInfo, NodeDescription, PortInfo, SwitchInfo, LinearForwardingTable,
-//    P_KeyTable, SLtoVLMappingTable, VLArbitrationTable and GUIDInfo with the IBA rules
-//    the SM depends on (see apply_port_info_set()).
-//    Anything else is answered with status "attribute not supported" (0x0C).
+//    MulticastForwardingTable, P_KeyTable, SLtoVLMappingTable, VLArbitrationTable and GUIDInfo with
+//    the IBA rules the SM depends on (see apply_port_info_set()). Anything else is answered with
+//    status "attribute not supported" (0x0C).
 //  - Time: responses are due `latency` after the request; receive(max_wait) with
 //    nothing due advances the FakeClock, so timeouts happen without sleeping.
 //  - The kernel: response TIDs get `hi_tid` in bits 32-63, as ib_umad does.
@@ -93,18 +93,26 @@ struct FakeNode {
   std::vector<FakePort> ports;  // index = port number; a CA's port 0 is unused
   std::optional<mad::SwitchInfo> switch_info;
   std::vector<PortNum> lft;  // switches: LinearFDBCap entries, 0xFF = no path
+  // Switches: MulticastFDBCap MLIDs from 0xC000, each mcast_positions() 16-bit port
+  // masks (IBA 14.2.5.12): mft[(mlid - 0xC000) * mcast_positions() + position].
+  std::vector<std::uint16_t> mft;
   NodeFaults faults;
   std::uint64_t answered = 0;
   bool gone = false;  // vanished: no answers, links down
 
   bool is_switch() const { return info.node_type == mad::NodeType::kSwitch; }
   PortNum num_ports() const { return info.num_ports; }
+  std::size_t mcast_positions() const { return (std::size_t{info.num_ports} + 1 + 15) / 16; }
 };
 
 struct FakeOptions {
   std::string sm_node;  // id of the node the SM runs on; empty = the first CA
   PortNum sm_port = 1;
   std::uint16_t linear_fdb_cap = 0xC000;
+  std::uint16_t multicast_fdb_cap = 256;  // SwitchInfo.MulticastFDBCap of every switch
+  // Switch port 0 advertises MulticastFDBTop (CapabilityMask bit 30): the switch then
+  // takes SwitchInfo.MulticastFDBTop and forwards no MLID above it (reset: 0xBFFF).
+  bool mcast_fdb_top_cap = false;
   std::uint8_t switch_mtu_cap = 5;  // 4096
   std::uint8_t ca_mtu_cap = 4;      // 2048
   std::uint8_t switch_vl_cap = 4;   // VL0-7
@@ -134,6 +142,22 @@ struct FakeStats {
     for (const auto& [k, v] : by_kind)
       n += k.first == m ? v : 0;
     return n;
+  }
+};
+
+// What a multicast packet flooded along the MFTs reached.
+struct McastFlood {
+  std::map<PortRef, unsigned> reached;  // end ports and switch ports 0, copies received
+  std::vector<std::string> problems;    // loops, down links, MLIDs above MulticastFDBTop
+  bool looped = false;
+  // Copies each of `members` got, in order (the sender's own copies included).
+  std::vector<unsigned> copies(const std::vector<PortRef>& members) const {
+    std::vector<unsigned> out;
+    for (const PortRef& m : members) {
+      auto it = reached.find(m);
+      out.push_back(it == reached.end() ? 0 : it->second);
+    }
+    return out;
   }
 };
 
@@ -186,6 +210,11 @@ class FakeFabric : public mad::MadTransport {
   // Every switch to every LID of every LID holder: each must arrive, loop-free.
   // Returns one line per problem; `routes` counts the routes checked.
   std::vector<std::string> check_routes(std::size_t* routes = nullptr) const;
+  // Sends one packet to `mlid` from `from` (a CA port, or a switch's port 0) and
+  // follows every copy along the switches' MFTs: a switch forwards out of every port
+  // of the MLID's mask except the one the packet came in on (IBA chapter 18, switch
+  // multicast forwarding).
+  McastFlood follow_mlid(PortRef from, Lid mlid) const;
   // Linked physical ports that are not Active.
   std::vector<std::string> inactive_ports() const;
 

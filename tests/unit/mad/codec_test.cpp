@@ -10,6 +10,7 @@
 
 #include "mad/attr/forwarding_table.hpp"
 #include "mad/attr/guid_info.hpp"
+#include "mad/attr/mft_block.hpp"
 #include "mad/attr/node_description.hpp"
 #include "mad/attr/node_info.hpp"
 #include "mad/attr/notice.hpp"
@@ -365,6 +366,27 @@ TEST(LftBlockCodec, OneBytePerLid) {
   EXPECT_EQ(d->ports, blk.ports);
 }
 
+TEST(MftBlockCodec, ThirtyTwoBigEndianMasks) {
+  MftBlock blk;
+  blk.masks[0] = 0x0001;  // port 0: the switch itself
+  blk.masks[1] = 0x8006;  // ports 1, 2 and 15
+  blk.masks[31] = 0xfffe;
+  Bytes g{};
+  put(g, 0, 0x0001, 2);
+  put(g, 2, 0x8006, 2);
+  put(g, 62, 0xfffe, 2);
+  EXPECT_EQ(hex(encoded(blk)), hex(g));
+  auto d = decode<MftBlock>(g);
+  ASSERT_TRUE(d.ok());
+  EXPECT_EQ(d->masks, blk.masks);
+  // IBA 14.2.5.12: block in bits 0-8, position in bits 28-31.
+  EXPECT_EQ(mft_attr_mod(0x1ff, 2), 0x200001ffu);
+  EXPECT_EQ(mft_attr_mod(5, 0), 5u);
+  EXPECT_EQ(mft_block_of(0x200001ffu), 0x1ffu);
+  EXPECT_EQ(mft_position_of(0xf0000003u), 0xfu);
+  EXPECT_FALSE(decode<MftBlock>(std::span<const std::uint8_t>(g.data(), 10)).ok());
+}
+
 TEST(PKeyBlockCodec, BigEndianKeys) {
   PKeyBlock blk;
   blk.pkeys[0] = 0xffff;
@@ -408,7 +430,7 @@ template <class A>
 class AttributeCodec : public ::testing::Test {};
 
 using AllAttributes = ::testing::Types<NodeInfo, NodeDescription, PortInfo, SwitchInfo, SmInfo,
-                                       LftBlock, PKeyBlock, Notice>;
+                                       LftBlock, PKeyBlock, MftBlock, Notice>;
 TYPED_TEST_SUITE(AttributeCodec, AllAttributes);
 
 TYPED_TEST(AttributeCodec, ShortInputIsAnErrorNotACrash) {

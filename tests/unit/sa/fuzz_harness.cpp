@@ -43,8 +43,9 @@ std::vector<std::uint8_t> be(std::uint64_t v, std::size_t n) {
 }
 
 std::uint8_t expected_method(std::uint8_t request) {
-  return request == sa::method::kSet ? sa::method::kGetResp
-                                     : static_cast<std::uint8_t>(request | sa::method::kResponseBit);
+  return request == sa::method::kSet
+             ? sa::method::kGetResp
+             : static_cast<std::uint8_t>(request | sa::method::kResponseBit);
 }
 
 // RMPP messages (IBA 15.2.2 table 184).
@@ -66,8 +67,8 @@ std::string judge_sa_answer(std::span<const std::uint8_t> req, int status,
   if (q.is_response()) return "answered a response";
   if (b.size() < kHeaderSize) return "answer of " + std::to_string(b.size()) + " bytes";
   const SaHeader h = decode_header(b);
-  const std::string at = " (answer of " + std::to_string(b.size()) + " bytes, status 0x" +
-                         hex(be(h.status, 2)) + ")";
+  const std::string at =
+      " (answer of " + std::to_string(b.size()) + " bytes, status 0x" + hex(be(h.status, 2)) + ")";
   if (h.base_version != kBaseVersion || h.mgmt_class != kClassSubnAdm)
     return "answer is not an SA MAD" + at;
   if (h.class_version != q.class_version) return "answer changes the class version" + at;
@@ -97,9 +98,9 @@ std::string judge_sa_answer(std::span<const std::uint8_t> req, int status,
       return "AttributeOffset " + std::to_string(h.attr_offset) + " for a record of " +
              std::to_string(layout->words()) + " words" + at;
   }
-  const bool rmpp_clear = std::all_of(b.begin() + 24, b.begin() + 36, [](auto x) { return x == 0; });
-  if (!table && !rmpp_clear)
-    return "RMPP header in a single-MAD answer" + at;
+  const bool rmpp_clear =
+      std::all_of(b.begin() + 24, b.begin() + 36, [](auto x) { return x == 0; });
+  if (!table && !rmpp_clear) return "RMPP header in a single-MAD answer" + at;
   if (table) {
     if (kernel_rmpp) {
       if (h.rmpp_flags != rmpp::kFlagActive || h.rmpp_segment != 0 || h.rmpp_type != 0)
@@ -136,7 +137,8 @@ FuzzHarness::FuzzHarness() : kernel_(make_rig(std::size_t{1} << 20)), single_(ma
     add(v, 2);
   for (std::uint64_t v : {0x0ull, 0x0b1bull, 0x1234ull, 0x80010000ull, 0xffffffffull})
     add(v, 4);
-  for (std::uint64_t v : {std::uint64_t{0}, ~std::uint64_t{0}, s.subnet_prefix}) add(v, 8);
+  for (std::uint64_t v : {std::uint64_t{0}, ~std::uint64_t{0}, s.subnet_prefix})
+    add(v, 8);
   dict_[16].push_back(std::vector<std::uint8_t>(16, 0));
   for (const sa::SnapNode& n : s.nodes) {
     add(n.guid(), 8);
@@ -161,7 +163,11 @@ FuzzHarness::FuzzHarness() : kernel_(make_rig(std::size_t{1} << 20)), single_(ma
     add(g.qkey, 4);
   }
   for (const std::uint16_t pkey : {0xffffu, 0x8010u, 0x0010u}) {  // IPoIB MGIDs
-    std::vector<std::uint8_t> mgid = {0xff, 0x12, 0x40, 0x1b, static_cast<std::uint8_t>(pkey >> 8),
+    std::vector<std::uint8_t> mgid = {0xff,
+                                      0x12,
+                                      0x40,
+                                      0x1b,
+                                      static_cast<std::uint8_t>(pkey >> 8),
                                       static_cast<std::uint8_t>(pkey)};
     mgid.resize(16, 0);
     mgid[15] = 1;
@@ -176,8 +182,8 @@ const std::vector<std::vector<std::uint8_t>>& FuzzHarness::dictionary(std::size_
   return bytes < 17 ? dict_[bytes] : kNone;
 }
 
-std::string FuzzHarness::feed(std::span<const std::uint8_t> bytes, mad::Lid slid,
-                              bool kernel_rmpp, int status) {
+std::string FuzzHarness::feed(std::span<const std::uint8_t> bytes, mad::Lid slid, bool kernel_rmpp,
+                              int status) {
   SaRig& r = rig(kernel_rmpp);
   mad::IncomingMad in;
   in.length = bytes.size();
@@ -194,8 +200,7 @@ std::string FuzzHarness::feed(std::span<const std::uint8_t> bytes, mad::Lid slid
   r.sa().handle(in);
   last_answered_ = !sent.empty();
   last_answer_.clear();
-  if (r.sa().counters().send_failed != failed)
-    return "an answer longer than the transport carries";
+  if (r.sa().counters().send_failed != failed) return "an answer longer than the transport carries";
   if (sent.empty()) return {};
   if (sent.size() > 1) return std::to_string(sent.size()) + " answers to one request";
   last_answer_ = sent.front().bytes;

@@ -129,10 +129,17 @@ void fill_field(Rng& rng, Bytes& rec, const sa::Field& f) {
   const std::uint64_t all = f.bit_width >= 64 ? ~0ull : (1ull << f.bit_width) - 1;
   std::uint64_t v = rng.next() & all;
   switch (rng.below(4)) {
-    case 0: v = 0; break;
-    case 1: v = all; break;
-    case 2: v = rng.below(8) & all; break;
-    default: break;
+    case 0:
+      v = 0;
+      break;
+    case 1:
+      v = all;
+      break;
+    case 2:
+      v = rng.below(8) & all;
+      break;
+    default:
+      break;
   }
   sa::set_field(rec, f, v);
 }
@@ -191,10 +198,11 @@ Generated generate(std::uint16_t run_attr, std::uint64_t seed, std::uint64_t ind
 
   // The header.
   static constexpr std::array<std::uint8_t, 16> kMethods = {
-      sa::method::kGet,     sa::method::kGet,      sa::method::kGet,    sa::method::kGetTable,
-      sa::method::kGetTable, sa::method::kGetTable, sa::method::kSet,   sa::method::kSet,
-      sa::method::kDelete,  sa::method::kDelete,   sa::method::kGetMulti,
-      sa::method::kGetTraceTable, sa::method::kReport, 0x03 /* Send */, sa::method::kGetResp,
+      sa::method::kGet,       sa::method::kGet,      sa::method::kGet,
+      sa::method::kGetTable,  sa::method::kGetTable, sa::method::kGetTable,
+      sa::method::kSet,       sa::method::kSet,      sa::method::kDelete,
+      sa::method::kDelete,    sa::method::kGetMulti, sa::method::kGetTraceTable,
+      sa::method::kReport,    0x03 /* Send */,       sa::method::kGetResp,
       sa::method::kReportResp};
   sa::SaHeader hd;
   hd.base_version = rng.chance(98) ? sa::kBaseVersion : rng.byte();
@@ -205,10 +213,18 @@ Generated generate(std::uint16_t run_attr, std::uint64_t seed, std::uint64_t ind
   hd.tid = rng.next();
   hd.attr_id = attr;
   switch (rng.below(8)) {
-    case 0: hd.attr_mod = 0x80000000u; break;
-    case 1: hd.attr_mod = static_cast<std::uint32_t>(rng.below(256)); break;
-    case 2: hd.attr_mod = static_cast<std::uint32_t>(rng.next()); break;
-    default: hd.attr_mod = 0; break;
+    case 0:
+      hd.attr_mod = 0x80000000u;
+      break;
+    case 1:
+      hd.attr_mod = static_cast<std::uint32_t>(rng.below(256));
+      break;
+    case 2:
+      hd.attr_mod = static_cast<std::uint32_t>(rng.next());
+      break;
+    default:
+      hd.attr_mod = 0;
+      break;
   }
   if (rng.chance(20)) {
     hd.rmpp_version = rng.chance(50) ? 1 : rng.byte();
@@ -224,9 +240,15 @@ Generated generate(std::uint16_t run_attr, std::uint64_t seed, std::uint64_t ind
   const unsigned key = static_cast<unsigned>(rng.below(100));
   hd.sm_key = key < 55 ? 0 : key < 90 ? kSaKey : rng.next();
   switch (rng.below(4)) {
-    case 0: hd.attr_offset = layout != nullptr ? layout->words() : 0; break;
-    case 1: hd.attr_offset = static_cast<std::uint16_t>(rng.next()); break;
-    default: hd.attr_offset = 0; break;
+    case 0:
+      hd.attr_offset = layout != nullptr ? layout->words() : 0;
+      break;
+    case 1:
+      hd.attr_offset = static_cast<std::uint16_t>(rng.next());
+      break;
+    default:
+      hd.attr_offset = 0;
+      break;
   }
   hd.comp_mask = mask;
 
@@ -313,7 +335,8 @@ void save(const Options& o, std::uint16_t attr, std::uint64_t index, const Gener
   std::snprintf(name, sizeof name, "/sa-%04x-%llu.mad", attr,
                 static_cast<unsigned long long>(index));
   std::ofstream(o.failures + name, std::ios::binary)
-      .write(reinterpret_cast<const char*>(g.mad.data()), static_cast<std::streamsize>(g.mad.size()));
+      .write(reinterpret_cast<const char*>(g.mad.data()),
+             static_cast<std::streamsize>(g.mad.size()));
 }
 
 // The child's loop: returns the exit status.
@@ -411,8 +434,8 @@ int main(int argc, char** argv) {
     std::erase_if(attrs, [&](std::uint16_t a) { return a != o.only; });
   }
 
-  auto* progress = static_cast<Progress*>(::mmap(nullptr, sizeof(Progress), PROT_READ | PROT_WRITE,
-                                                 MAP_SHARED | MAP_ANONYMOUS, -1, 0));
+  auto* progress = static_cast<Progress*>(
+      ::mmap(nullptr, sizeof(Progress), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0));
   if (progress == MAP_FAILED) return 2;
   std::fflush(stdout);
   int failed = 0;
@@ -428,12 +451,13 @@ int main(int argc, char** argv) {
     }
     int st = 0;
     ::waitpid(child, &st, 0);
-    const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    const double secs =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     std::string verdict = "ok";
     if (WIFSIGNALED(st)) {
       const int sig = WTERMSIG(st);
-      verdict = sig == SIGALRM ? "HANG (no end within --timeout)" : std::string("CRASH (") +
-                                                                        strsignal(sig) + ")";
+      verdict = sig == SIGALRM ? "HANG (no end within --timeout)"
+                               : std::string("CRASH (") + strsignal(sig) + ")";
       save(o, attr, progress->index, generate(attr, o.seed, progress->index, hv),
            verdict + " while handling this MAD");
     } else if (WEXITSTATUS(st) == 3) {
@@ -442,13 +466,13 @@ int main(int argc, char** argv) {
       verdict = "BAD ANSWERS";
     }
     if (verdict != "ok") ++failed;
-    std::printf("%-40s %8llu MADs %8llu answered %6llu problems %6.1f s %+5ld MB  %s\n",
-                attr_label(attr).c_str(),
-                static_cast<unsigned long long>(WIFSIGNALED(st) ? progress->index
-                                                                : o.per_attribute),
-                static_cast<unsigned long long>(progress->answered),
-                static_cast<unsigned long long>(progress->problems), secs,
-                progress->rss_growth_kb / 1024, verdict.c_str());
+    std::printf(
+        "%-40s %8llu MADs %8llu answered %6llu problems %6.1f s %+5ld MB  %s\n",
+        attr_label(attr).c_str(),
+        static_cast<unsigned long long>(WIFSIGNALED(st) ? progress->index : o.per_attribute),
+        static_cast<unsigned long long>(progress->answered),
+        static_cast<unsigned long long>(progress->problems), secs, progress->rss_growth_kb / 1024,
+        verdict.c_str());
     std::fflush(stdout);
   }
   std::printf("%zu attribute runs, %d failed, %.1f s\n", attrs.size(), failed,

@@ -1,7 +1,6 @@
 // MCMemberRecord queries (Get/GetTable) as OpenSM answers them: the groups that
 // partitions.conf pre-creates, partition hiding, trusted and untrusted answers,
-// component-mask matching with MTU/rate selectors, and Set/Delete refused until
-// the multicast capability serves joins.
+// component-mask matching with MTU/rate selectors.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -44,8 +43,8 @@ using Gid16 = std::array<std::uint8_t, 16>;
 
 // ff12:401b:<pkey>::ffff:ffff with the scope nibble set.
 Gid16 broadcast_mgid(std::uint16_t pkey, std::uint8_t scope = 2) {
-  Gid16 g{0xff, static_cast<std::uint8_t>(0x10 | scope), 0x40, 0x1b,
-          static_cast<std::uint8_t>(pkey >> 8), static_cast<std::uint8_t>(pkey)};
+  Gid16 g{0xff, static_cast<std::uint8_t>(0x10 | scope), 0x40,
+          0x1b, static_cast<std::uint8_t>(pkey >> 8),    static_cast<std::uint8_t>(pkey)};
   for (std::size_t i = 12; i < 16; ++i)
     g[i] = 0xff;
   return g;
@@ -208,8 +207,7 @@ TEST(McMemberLayout, FiftyTwoBytesInSevenWordsWithOpenSmBitNumbering) {
 // Scope 0x2, JoinState 0, ProxyJoin 0.
 TEST(McMemberRecord, BroadcastGroupIsByteForByteOpenSms) {
   auto rig = default_rig();
-  auto a = rig->request(method::kGetTable, attr::kMcMemberRecord, Query{}.b, 0,
-                        rig->lid_of("ha"));
+  auto a = rig->request(method::kGetTable, attr::kMcMemberRecord, Query{}.b, 0, rig->lid_of("ha"));
   ASSERT_TRUE(a);
   EXPECT_EQ(a->header.method, method::kGetTableResp);
   EXPECT_EQ(a->header.status, 0);
@@ -217,26 +215,26 @@ TEST(McMemberRecord, BroadcastGroupIsByteForByteOpenSms) {
   ASSERT_EQ(a->bytes.size(), 56u + 56u);
   const std::vector<std::uint8_t> want = {
       0xff, 0x12, 0x40, 0x1b, 0xff, 0xff, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 0xff, 0xff,  // MGID
-      0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,                                // PortGID
-      0x00, 0x00, 0x0b, 0x1b,  // Q_Key
-      0xc0, 0x00,              // MLID
-      0x84,                    // MTU 2048, selector 2
-      0x00,                    // TClass
-      0xff, 0xff,              // P_Key
-      0x83,                    // rate 10 Gb/s, selector 2
-      0x92,                    // PacketLifeTime 18 (subnet_timeout), selector 2
-      0, 0, 0, 0,              // SL, FlowLabel, HopLimit
-      0x20,                    // Scope 2, JoinState zeroed (untrusted)
-      0x00, 0x00, 0x00,        // ProxyJoin, reserved
-      0, 0, 0, 0,              // padding to 56
+      0,    0,    0,    0,    0,    0,    0, 0, 0, 0, 0, 0, 0,    0,    0,    0,     // PortGID
+      0x00, 0x00, 0x0b, 0x1b,                                                        // Q_Key
+      0xc0, 0x00,                                                                    // MLID
+      0x84,                 // MTU 2048, selector 2
+      0x00,                 // TClass
+      0xff, 0xff,           // P_Key
+      0x83,                 // rate 10 Gb/s, selector 2
+      0x92,                 // PacketLifeTime 18 (subnet_timeout), selector 2
+      0,    0,    0,    0,  // SL, FlowLabel, HopLimit
+      0x20,                 // Scope 2, JoinState zeroed (untrusted)
+      0x00, 0x00, 0x00,     // ProxyJoin, reserved
+      0,    0,    0,    0,  // padding to 56
   };
   EXPECT_EQ(a->data, want);
 }
 
 TEST(McMemberRecord, GetByMgidAsSaqueryMcmrMgidSends) {
   auto rig = default_rig();
-  auto a = rig->request(method::kGet, attr::kMcMemberRecord,
-                        Query{}.mgid(broadcast_mgid(0xffff)).b, kMgid, rig->lid_of("hc"));
+  auto a = rig->request(method::kGet, attr::kMcMemberRecord, Query{}.mgid(broadcast_mgid(0xffff)).b,
+                        kMgid, rig->lid_of("hc"));
   ASSERT_TRUE(a);
   EXPECT_EQ(a->header.method, method::kGetResp);
   EXPECT_EQ(a->header.status, 0);
@@ -258,8 +256,8 @@ TEST(McMemberRecord, PartitionsHideGroupsWhoseKeyTheRequesterLacks) {
   ASSERT_EQ(rig->port_guid_of("ha"), 0x100001u);
   ASSERT_EQ(rig->port_guid_of("hb"), 0x100003u);
   const auto table = [&](const char* node) {
-    auto a = rig->request(method::kGetTable, attr::kMcMemberRecord, Query{}.b, 0,
-                          rig->lid_of(node));
+    auto a =
+        rig->request(method::kGetTable, attr::kMcMemberRecord, Query{}.b, 0, rig->lid_of(node));
     std::set<std::uint16_t> pkeys;
     if (a) {
       for (const McRec& r : records(*a))
@@ -282,8 +280,7 @@ TEST(McMemberRecord, PartitionsHideGroupsWhoseKeyTheRequesterLacks) {
 
 TEST(McMemberRecord, ConfiguredGroupParametersAndMgidOrder) {
   auto rig = rig_with_partitions(kThreePartitions);
-  auto a = rig->request(method::kGetTable, attr::kMcMemberRecord, Query{}.b, 0,
-                        rig->lid_of("ha"));
+  auto a = rig->request(method::kGetTable, attr::kMcMemberRecord, Query{}.b, 0, rig->lid_of("ha"));
   ASSERT_TRUE(a);
   const auto recs = records(*a);
   ASSERT_EQ(recs.size(), 3u);
@@ -376,10 +373,10 @@ TEST(McMemberRecord, MtuAndRateMatchBySelector) {
 TEST(McMemberRecord, InvalidMtuOrRateEnumIsReqInvalid) {
   auto rig = default_rig();
   const Lid ha = rig->lid_of("ha");
-  for (const auto& [q, mask] : {std::pair{Query{}.mtu(2, 6), kMtuSel | kMtu},
-                                std::pair{Query{}.mtu(2, 0), kMtuSel | kMtu},
-                                std::pair{Query{}.rate(2, 1), kRateSel | kRate},
-                                std::pair{Query{}.rate(2, 25), kRateSel | kRate}}) {
+  for (const auto& [q, mask] :
+       {std::pair{Query{}.mtu(2, 6), kMtuSel | kMtu}, std::pair{Query{}.mtu(2, 0), kMtuSel | kMtu},
+        std::pair{Query{}.rate(2, 1), kRateSel | kRate},
+        std::pair{Query{}.rate(2, 25), kRateSel | kRate}}) {
     for (std::uint8_t m : {method::kGet, method::kGetTable}) {
       auto a = rig->request(m, attr::kMcMemberRecord, q.b, mask, ha);
       ASSERT_TRUE(a);
@@ -395,19 +392,19 @@ TEST(McMemberRecord, InvalidMtuOrRateEnumIsReqInvalid) {
   EXPECT_EQ(a->record_count(), 1u);
 }
 
-// Members come from joins (the multicast capability); here the snapshot is given
-// members directly to pin how the query reports them.
+// Members come from joins (tests/unit/sa/mcast_join_test.cpp); here the group store
+// is given members directly to pin how the query reports them.
 class McMemberWithMembers : public ::testing::Test {
  protected:
   void SetUp() override {
     rig = default_rig();
-    auto snap = std::make_shared<Snapshot>(*rig->sa().snapshot());
-    ASSERT_EQ(snap->groups.size(), 1u);
-    auto& members = snap->groups[0].members;
-    members.push_back({port_gid(rig->port_guid_of("ha")), 0x1, false});
-    members.push_back({port_gid(rig->port_guid_of("hb")), 0x1, false});
-    members.push_back({port_gid(rig->port_guid_of("hx", 2)), 0x8, true});
-    rig->sa().publish(snap);
+    const auto& groups = rig->sa().state().mcast.groups();
+    ASSERT_EQ(groups.size(), 1u);
+    auto& members = rig->sa().state().mcast.find(groups.begin()->first)->members;
+    members.push_back({port_gid(rig->port_guid_of("ha")), rig->port_guid_of("ha"), 0x1, false});
+    members.push_back({port_gid(rig->port_guid_of("hb")), rig->port_guid_of("hb"), 0x1, false});
+    members.push_back(
+        {port_gid(rig->port_guid_of("hx", 2)), rig->port_guid_of("hx", 2), 0x8, true});
   }
   std::optional<SaRig::Answer> ask(std::uint8_t m, const Query& q, std::uint64_t mask,
                                    std::uint64_t key) {
@@ -478,15 +475,15 @@ TEST_F(McMemberWithMembers, PortGidSelectsTheMember) {
   ASSERT_TRUE(hc);
   EXPECT_EQ(hc->header.status, status::kNoRecords);
   // The member's state must match a masked JoinState.
-  auto wrong_state = ask(method::kGet, Query{}.port(hx).scope_state(0x01), kPortGid | kJoinState, 1);
+  auto wrong_state =
+      ask(method::kGet, Query{}.port(hx).scope_state(0x01), kPortGid | kJoinState, 1);
   ASSERT_TRUE(wrong_state);
   EXPECT_EQ(wrong_state->header.status, status::kNoRecords);
 }
 
 TEST(McMemberRecord, SwitchRequesterUsesPortZeroKeys) {
   auto rig = rig_with_partitions(kThreePartitions);
-  auto a = rig->request(method::kGetTable, attr::kMcMemberRecord, Query{}.b, 0,
-                        rig->lid_of("s1"));
+  auto a = rig->request(method::kGetTable, attr::kMcMemberRecord, Query{}.b, 0, rig->lid_of("s1"));
   ASSERT_TRUE(a);
   // Switch port 0 is a full member of the default partition only.
   const auto recs = records(*a);
@@ -494,27 +491,17 @@ TEST(McMemberRecord, SwitchRequesterUsesPortZeroKeys) {
   EXPECT_EQ(recs[0].pkey, 0xffff);
 }
 
-TEST(McMemberRecord, JoinAndLeaveAreNotServedYet) {
+TEST(McMemberRecord, GetMultiIsNoMcMemberRecordMethod) {
+  // Set and Delete (joins, leaves) are tested in mcast_join_test.cpp.
   auto rig = default_rig();
-  const Query join = Query{}.mgid(broadcast_mgid(0xffff))
+  const Query join = Query{}
+                         .mgid(broadcast_mgid(0xffff))
                          .port(port_gid(rig->port_guid_of("ha")))
                          .pkey(0xffff)
                          .scope_state(0x01);
-  // IPoIB's broadcast join mask: MGID | PortGID | P_Key | JoinState.
   const std::uint64_t mask = kMgid | kPortGid | kPKey | kJoinState;
-  auto set = rig->request(method::kSet, attr::kMcMemberRecord, join.b, mask, rig->lid_of("ha"));
-  ASSERT_TRUE(set);
-  EXPECT_EQ(set->header.method, method::kGetResp);
-  EXPECT_EQ(set->header.status, status::kMethodAttrUnsupported);
-  EXPECT_EQ(set->bytes.size(), 256u);
-  auto del = rig->request(method::kDelete, attr::kMcMemberRecord, join.b, mask, rig->lid_of("ha"));
-  ASSERT_TRUE(del);
-  EXPECT_EQ(del->header.method, method::kDeleteResp);
-  EXPECT_EQ(del->header.status, status::kMethodAttrUnsupported);
-  EXPECT_EQ(del->bytes.size(), 256u);
-  // GetMulti is not an MCMemberRecord method at all.
-  auto multi = rig->request(method::kGetMulti, attr::kMcMemberRecord, join.b, mask,
-                            rig->lid_of("ha"));
+  auto multi =
+      rig->request(method::kGetMulti, attr::kMcMemberRecord, join.b, mask, rig->lid_of("ha"));
   ASSERT_TRUE(multi);
   EXPECT_EQ(multi->header.status, status::kMethodAttrUnsupported);
 }

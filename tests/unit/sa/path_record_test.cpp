@@ -14,6 +14,7 @@
 #include "sa/path_resolver.hpp"
 #include "sa/record_layout.hpp"
 #include "sa/records/record_util.hpp"
+#include "sa/state.hpp"
 #include "tests/unit/sa/sa_fixture.hpp"
 
 namespace ibsm::sa {
@@ -870,13 +871,13 @@ TEST(PathRecord, QosExcludesSlsMappedToVl15) {
 
 TEST(PathRecord, MulticastDestinationFromTheGroup) {
   auto r = rig();
-  auto s = copy_snapshot(*r);
-  ASSERT_FALSE(s->groups.empty());
-  SnapGroup& g = s->groups.front();
-  g.members.push_back({make_gid(kLinkLocal, kHa), 1, false});
+  // Multicast paths come from the group store (joins show at once).
+  const auto& groups = r->sa().state().mcast.groups();
+  ASSERT_FALSE(groups.empty());
+  McGroupRec& g = *r->sa().state().mcast.find(groups.begin()->first);
+  g.members.push_back({make_gid(kLinkLocal, kHa), kHa, 1, false});
   g.flow_label = 0x12345;
-  republish(*r, s);
-  const SnapGroup& pub = r->sa().snapshot()->groups.front();
+  const McGroupRec& pub = g;
   const Lid ha = r->lid_of("ha");
   auto a = get(*r, Pr{}.mgid(pub.mgid).sgid(kHa), ha);
   ASSERT_TRUE(a);
@@ -1093,6 +1094,177 @@ TEST(MultiPathRecord, Statuses) {
   EXPECT_EQ(a->header.status, status::kInsufficientComponents);
   EXPECT_EQ(a->header.attr_id, attr::kMultiPathRecord);
 }
+
+// ---------------------------------------------------------------------------
+// Alias GUIDs (GUIDInfo indexes 1 and up, IBA 14.2.5.5, assigned with a
+// GUIDInfoRecord Set, IBA 15.2.5.18) name their ports in SGID and DGID as port
+// GUIDs do; OpenSM looks both up in one table (osm_get_alias_guid_by_guid).
+namespace alias {
+
+constexpr Guid kHbAlias = 0x0002c90300b0b001, kHdAlias = 0x0002c90300d0d001;
+
+// The rig with room for aliases on hb and hd (GUIDCap 8, what the fake's ports
+// lack), and one alias assigned to each at index 1 through the SA.
+std::unique_ptr<SaRig> rig_with_aliases() {
+  auto r = rig();
+  auto s = copy_snapshot(*r);
+  for (const char* name : {"hb", "hd"})
+    s->nodes[node_index(*s, name)].ports[1].info.guid_cap = 8;
+  republish(*r, s);
+  for (const auto& [name, guid] : {std::pair{"hb", kHbAlias}, std::pair{"hd", kHdAlias}}) {
+    const Lid lid = r->lid_of(name);
+    std::vector<std::uint8_t> rec(72, 0);  // GUIDInfoRecord: LID, BlockNum 0, GUID1
+    put_be(rec, 0, lid, 2);
+    put_be(rec, 16, guid, 8);
+    const std::uint64_t mask = (1u << 0) | (1u << 1) | (1u << 5);
+    auto a = r->request(method::kSet, attr::kGuidInfoRecord, rec, mask, lid);
+    EXPECT_TRUE(a && a->header.status == status::kOk) << "GUIDInfoRecord Set for " << name;
+  }
+  EXPECT_EQ(r->sa().state().aliases.port_of(kHbAlias), kHb);
+  return r;
+}
+
+TEST(PathRecord, AnAliasSgidNamesItsPortAndIsEchoed) {
+  auto r = rig_with_aliases();
+  const Lid hb = r->lid_of("hb"), hd = r->lid_of("hd");
+  auto a = get(*r, Pr{}.sgid(kHbAlias).dgid(kHd), hb);
+  ASSERT_TRUE(a);
+  EXPECT_EQ(a->header.status, status::kOk);
+  ASSERT_EQ(a->record_count(), 1u);
+  const Path p = decode(a->record(0));
+  EXPECT_EQ(p.slid, hb);
+  EXPECT_EQ(p.dlid, hd);
+  EXPECT_EQ(p.sgid_prefix, kLinkLocal);
+  EXPECT_EQ(p.sgid_guid, kHbAlias);  // the requested SGID, as it came
+  EXPECT_EQ(p.dgid_guid, kHd);
+  EXPECT_EQ(p.byte49, 0x80);
+  // The same path as by the port GUID, but for the SGID.
+  auto base = get(*r, Pr{}.sgid(kHb).dgid(kHd), hb);
+  ASSERT_TRUE(base);
+  ASSERT_EQ(base->record_count(), 1u);
+  auto want = base->record(0);
+  auto got = a->record(0);
+  EXPECT_TRUE(std::equal(got.begin() + 40, got.end(), want.begin() + 40));
+  // A half query from the alias: every destination, each with the alias as SGID.
+  auto half = table(*r, Pr{}.sgid(kHbAlias), hb);
+  auto half_base = table(*r, Pr{}.sgid(kHb), hb);
+  ASSERT_TRUE(half && half_base);
+  EXPECT_EQ(half->record_count(), half_base->record_count());
+  EXPECT_GT(half->record_count(), 1u);
+  for (const Path& q : paths(*half))
+    EXPECT_EQ(q.sgid_guid, kHbAlias);
+  // The alias and the LID of another port name two ports: the client's error.
+  a = get(*r, Pr{}.sgid(kHbAlias).slid(r->lid_of("hc")).dgid(kHd), hb);
+  ASSERT_TRUE(a);
+  EXPECT_EQ(a->header.status, status::kReqInvalid);
+}
+
+TEST(PathRecord, AnAliasDgidNamesItsPortAndTheRecordCarriesIt) {
+  auto r = rig_with_aliases();
+  const Lid ha = r->lid_of("ha"), hd = r->lid_of("hd");
+  auto a = get(*r, Pr{}.sgid(kHa).dgid(kHdAlias), ha);
+  ASSERT_TRUE(a);
+  ASSERT_EQ(a->record_count(), 1u);
+  Path p = decode(a->record(0));
+  EXPECT_EQ(p.slid, ha);
+  EXPECT_EQ(p.dlid, hd);
+  EXPECT_EQ(p.dgid_prefix, kLinkLocal);  // the subnet prefix, as for a port GUID
+  EXPECT_EQ(p.dgid_guid, kHdAlias);      // OpenSM: the destination's alias_guid
+  EXPECT_EQ(p.sgid_guid, kHa);
+  // Alias at both ends, and with the DLID that agrees with it.
+  a = get(*r, Pr{}.sgid(kHbAlias).dgid(kHdAlias).dlid(hd), r->lid_of("hb"));
+  ASSERT_TRUE(a);
+  ASSERT_EQ(a->record_count(), 1u);
+  p = decode(a->record(0));
+  EXPECT_EQ(p.sgid_guid, kHbAlias);
+  EXPECT_EQ(p.dgid_guid, kHdAlias);
+  EXPECT_EQ(p.dlid, hd);
+  // Every source towards the alias.
+  auto half = table(*r, Pr{}.dgid(kHdAlias), ha);
+  ASSERT_TRUE(half);
+  EXPECT_GT(half->record_count(), 1u);
+  for (const Path& q : paths(*half)) {
+    EXPECT_EQ(q.dgid_guid, kHdAlias);
+    EXPECT_EQ(q.dlid, hd);
+  }
+  // A DLID alone names the port, whose GUID the record then carries.
+  a = get(*r, Pr{}.slid(ha).dlid(hd), ha);
+  ASSERT_TRUE(a);
+  ASSERT_EQ(a->record_count(), 1u);
+  EXPECT_EQ(decode(a->record(0)).dgid_guid, kHd);
+}
+
+TEST(PathRecord, AnUnknownOrDeletedAliasNamesNoPort) {
+  auto r = rig_with_aliases();
+  const Lid hb = r->lid_of("hb");
+  constexpr Guid kNobody = 0x0002c90300eeee01;
+  auto a = get(*r, Pr{}.sgid(kNobody).dgid(kHd), hb);
+  ASSERT_TRUE(a);
+  EXPECT_EQ(a->header.status, status::kNoRecords);
+  a = get(*r, Pr{}.sgid(kHb).dgid(kNobody), hb);
+  ASSERT_TRUE(a);
+  EXPECT_EQ(a->header.status, status::kNoRecords);
+  a = table(*r, Pr{}.dgid(kNobody), hb);
+  ASSERT_TRUE(a);
+  EXPECT_EQ(a->header.status, status::kOk);
+  EXPECT_EQ(a->record_count(), 0u);
+  a = table(*r, Pr{}.sgid(kNobody), hb);
+  ASSERT_TRUE(a);
+  EXPECT_EQ(a->header.status, status::kOk);
+  EXPECT_EQ(a->record_count(), 0u);
+  // Deleted, the alias names nothing any more.
+  std::vector<std::uint8_t> rec(72, 0);
+  put_be(rec, 0, hb, 2);
+  auto del = r->request(method::kDelete, attr::kGuidInfoRecord, rec,
+                        (1u << 0) | (1u << 1) | (1u << 5), hb);
+  ASSERT_TRUE(del);
+  EXPECT_EQ(del->header.status, status::kOk);
+  a = get(*r, Pr{}.sgid(kHbAlias).dgid(kHd), hb);
+  ASSERT_TRUE(a);
+  EXPECT_EQ(a->header.status, status::kNoRecords);
+  // A port that left the fabric takes its aliases with it.
+  auto s = copy_snapshot(*r);
+  s->generation += 1;
+  s->nodes[node_index(*s, "hd")].ports[1].present = false;
+  republish(*r, s);
+  a = get(*r, Pr{}.sgid(kHb).dgid(kHdAlias), hb);
+  ASSERT_TRUE(a);
+  EXPECT_EQ(a->header.status, status::kNoRecords);
+  EXPECT_EQ(r->sa().state().aliases.port_of(kHdAlias), 0u);
+}
+
+TEST(MultiPathRecord, AliasGidsNameTheirPortsAndAreEchoed) {
+  auto r = rig_with_aliases();
+  const Lid ha = r->lid_of("ha");
+  auto a = multipath(*r, {kHbAlias}, {kHc, kHdAlias}, 0, 0, ha);
+  ASSERT_TRUE(a);
+  EXPECT_EQ(a->header.status, status::kOk);
+  auto ps = paths(*a);
+  ASSERT_EQ(ps.size(), 2u);
+  EXPECT_EQ(ps[0].slid, r->lid_of("hb"));
+  EXPECT_EQ(ps[0].sgid_guid, kHbAlias);
+  EXPECT_EQ(ps[0].dgid_guid, kHc);
+  EXPECT_EQ(ps[1].dlid, r->lid_of("hd"));
+  EXPECT_EQ(ps[1].sgid_guid, kHbAlias);
+  EXPECT_EQ(ps[1].dgid_guid, kHdAlias);
+  EXPECT_EQ(ps[1].sgid_prefix, kLinkLocal);
+  EXPECT_EQ(ps[1].dgid_prefix, kLinkLocal);
+  // APM: each path keeps the GUIDs its ends were listed by, whatever the sort.
+  a = multipath(*r, {kHbAlias, kHa}, {kHdAlias, kHc}, 1ull << 6, 2, ha);
+  ASSERT_TRUE(a);
+  ps = paths(*a);
+  ASSERT_EQ(ps.size(), 2u);
+  for (const Path& p : ps) {
+    EXPECT_EQ(p.sgid_guid, p.slid == r->lid_of("hb") ? kHbAlias : kHa);
+    EXPECT_EQ(p.dgid_guid, p.dlid == r->lid_of("hd") ? kHdAlias : kHc);
+  }
+  // An alias nobody has is an invalid GID here, as any unknown GUID.
+  a = multipath(*r, {kHa}, {0x0002c90300eeee01}, 0, 0, ha);
+  ASSERT_TRUE(a);
+  EXPECT_EQ(a->header.status, status::kReqInvalidGid);
+}
+
+}  // namespace alias
 
 }  // namespace
 }  // namespace ibsm::sa

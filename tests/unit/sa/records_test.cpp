@@ -816,14 +816,17 @@ TEST(GuidInfoRecord, AnAliasAGroupHoldsCannotBeDeleted) {
   const Lid hb = rig->lid_of("hb");
   auto q = [&] { return Query(attr::kGuidInfoRecord).set("LID", hb).set("BlockNum", 0); };
   ASSERT_TRUE(c.send(method::kSet, q().set("GUID1", 0xa1a1)));
-  edit_snapshot(*rig, [&](Snapshot& s) {
-    SnapGroup g;
-    g.mlid = 0xC001;
-    SnapGroup::Member m;
-    m.port_gid = make_gid(s.subnet_prefix, 0xa1a1);
+  {
+    // A group (in the SA's group store, where joins put members) holding the alias.
+    McGroupRec g;
+    g.mgid = Gid{0xff, 0x15, 0x40, 0x01, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x42};
+    McMember m;
+    m.port_gid = make_gid(rig->sa().snapshot()->subnet_prefix, 0xa1a1);
+    m.port_guid = rig->port_guid_of("hb");
+    m.join_state = 1;
     g.members.push_back(m);
-    s.groups.push_back(g);
-  });
+    ASSERT_NE(rig->sa().state().mcast.create(g), nullptr);
+  }
   auto denied = c.send(method::kDelete, q().set("GUID1", 0));
   ASSERT_TRUE(denied);
   EXPECT_EQ(denied->header.status, status::kReqDenied);

@@ -1,0 +1,145 @@
+#include "sa/mcast/group_store.hpp"
+
+#include <algorithm>
+
+namespace ibsm::sa {
+
+bool McGroupRec::has_full_member() const {
+  return std::any_of(members.begin(), members.end(), [](const McMember& m) {
+    return (m.join_state & (join::kFull | join::kSendOnlyFull)) != 0;
+  });
+}
+
+const McMember* McGroupRec::member(const Gid& port_gid) const {
+  for (const McMember& m : members)
+    if (m.port_gid == port_gid) return &m;
+  return nullptr;
+}
+
+void McGroupStore::apply_configured(const std::vector<SnapGroup>& configured) {
+  std::set<Gid> wanted;
+  for (const SnapGroup& g : configured) {
+    wanted.insert(g.mgid);
+    auto it = groups_.find(g.mgid);
+    if (it != groups_.end()) {
+      McGroupRec& r = it->second;
+      if (r.mlid != g.mlid) {
+        // The configuration moved the group to another MLID: its tree moves too.
+        mark_dirty(r.mlid);
+        if (--mlid_users_[r.mlid] == 0) mlid_users_.erase(r.mlid);
+        r.mlid = g.mlid;
+        ++mlid_users_[r.mlid];
+        mark_dirty(r.mlid);
+      }
+      r.well_known = true;
+      continue;
+    }
+    McGroupRec r;
+    r.mgid = g.mgid;
+    r.mlid = g.mlid;
+    r.qkey = g.qkey;
+    r.pkey = g.pkey;
+    r.mtu = g.mtu;
+    r.rate = g.rate;
+    r.packet_life = g.packet_life;
+    r.sl = g.sl;
+    r.flow_label = g.flow_label;
+    r.hop_limit = g.hop_limit;
+    r.tclass = g.tclass;
+    r.scope = g.scope;
+    r.well_known = true;
+    ++mlid_users_[r.mlid];
+    groups_.emplace(r.mgid, std::move(r));
+  }
+  std::vector<Gid> gone;
+  for (auto& [mgid, r] : groups_) {
+    if (!r.well_known || wanted.count(mgid) != 0) continue;
+    r.well_known = false;
+    if (!r.has_full_member()) gone.push_back(mgid);
+  }
+  for (const Gid& g : gone)
+    erase(g);
+}
+
+const McGroupRec* McGroupStore::find(const Gid& mgid) const {
+  auto it = groups_.find(mgid);
+  return it == groups_.end() ? nullptr : &it->second;
+}
+
+McGroupRec* McGroupStore::find(const Gid& mgid) {
+  auto it = groups_.find(mgid);
+  return it == groups_.end() ? nullptr : &it->second;
+}
+
+std::vector<const McGroupRec*> McGroupStore::by_mlid(Lid mlid) const {
+  std::vector<const McGroupRec*> out;
+  for (const auto& [mgid, r] : groups_)
+    if (r.mlid == mlid) out.push_back(&r);
+  return out;
+}
+
+McGroupRec* McGroupStore::create(McGroupRec group, std::optional<Lid> wanted_mlid) {
+  Lid mlid = 0;
+  if (wanted_mlid && *wanted_mlid >= 0xC000 && *wanted_mlid <= mlid_last_ &&
+      mlid_users_.count(*wanted_mlid) == 0) {
+    mlid = *wanted_mlid;
+  } else {
+    for (std::uint32_t m = 0xC000; m <= mlid_last_; ++m) {
+      if (mlid_users_.count(static_cast<Lid>(m)) == 0) {
+        mlid = static_cast<Lid>(m);
+        break;
+      }
+    }
+  }
+  if (mlid == 0) return nullptr;
+  group.mlid = mlid;
+  ++mlid_users_[mlid];
+  mark_dirty(mlid);
+  auto [it, inserted] = groups_.insert_or_assign(group.mgid, std::move(group));
+  (void)inserted;
+  return &it->second;
+}
+
+McGroupRec* McGroupStore::create_shared(McGroupRec group, Lid mlid) {
+  auto u = mlid_users_.find(mlid);
+  if (u == mlid_users_.end() || groups_.count(group.mgid) != 0) return nullptr;
+  group.mlid = mlid;
+  ++u->second;
+  mark_dirty(mlid);
+  auto [it, inserted] = groups_.emplace(group.mgid, std::move(group));
+  (void)inserted;
+  return &it->second;
+}
+
+void McGroupStore::erase(const Gid& mgid) {
+  auto it = groups_.find(mgid);
+  if (it == groups_.end()) return;
+  const Lid mlid = it->second.mlid;
+  groups_.erase(it);
+  auto u = mlid_users_.find(mlid);
+  if (u != mlid_users_.end() && --u->second == 0) mlid_users_.erase(u);
+  mark_dirty(mlid);
+}
+
+std::vector<Gid> McGroupStore::drop_absent_ports(const Snapshot& snap) {
+  std::vector<Gid> deleted;
+  for (auto& [mgid, r] : groups_) {
+    const auto before = r.members.size();
+    std::erase_if(r.members, [&](const McMember& m) {
+      return !snap.find_port_guid(m.port_guid).valid();
+    });
+    if (r.members.size() != before) mark_dirty(r.mlid);
+    if (!r.well_known && !r.has_full_member()) deleted.push_back(mgid);
+  }
+  for (const Gid& g : deleted)
+    erase(g);
+  return deleted;
+}
+
+std::set<Lid> McGroupStore::take_dirty() {
+  std::set<Lid> out;
+  out.swap(dirty_);
+  return out;
+}
+
+}  // namespace ibsm::sa
