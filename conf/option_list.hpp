@@ -50,7 +50,7 @@
   X(kDevice, subnet_timeout, std::uint8_t, 18, dec(0, 31), kHup, kYes, no_cli(), "Subnet timeout code for all ports: 4.096us * 2^value") \
   X(kDevice, local_phy_errors_threshold, std::uint8_t, 0x08, hex(2, 0, 15), kHup, kNo, no_cli(), "Local PHY error threshold for Trap 129") \
   X(kDevice, overrun_errors_threshold, std::uint8_t, 0x08, hex(2, 0, 15), kHup, kNo, no_cli(), "Credit overrun error threshold for Trap 130") \
-  X(kDevice, use_mfttop, bool, true, flag(), kHup, kNo, no_cli(), "Program SwitchInfo.MulticastFDBTop when the switch supports it") \
+  X(kDevice, use_mfttop, bool, true, flag(), kHup, kYes, no_cli(), "Program SwitchInfo.MulticastFDBTop when the switch supports it") \
   /* ---- partitioning ---- */ \
   X(kPartitions, partition_config_file, std::string, "/etc/opensm/partitions.conf", text(), kRestart, kYes, cli_arg('P', "Pconfig"), "Partition configuration file") \
   X(kPartitions, no_partition_enforcement, bool, false, flag(), kHup, kNo, cli_set('N', "no_part_enforce"), "Deprecated: disable partition enforcement on switches (use part_enforce off)") \
@@ -111,8 +111,8 @@
   X(kMisc, sm_inactive, bool, false, flag(), kHup, kNo, cli_set('I', "inactive"), "Start in NOTACTIVE state") \
   X(kMisc, babbling_port_policy, bool, false, flag(), kHup, kNo, no_cli(), "Disable ports that keep sending traps") \
   X(kMisc, drop_event_subscriptions, bool, false, flag(), kHup, kYes, no_cli(), "Drop InformInfo/ServiceRecord subscriptions of removed ports") \
-  X(kMisc, ipoib_mcgroup_creation_validation, bool, true, flag(), kHup, kNo, no_cli(), "Check new IPoIB groups against the broadcast group (RFC 4391)") \
-  X(kMisc, mcgroup_join_validation, bool, true, flag(), kHup, kNo, no_cli(), "Check join parameters against an existing multicast group") \
+  X(kMisc, ipoib_mcgroup_creation_validation, bool, true, flag(), kHup, kYes, no_cli(), "Check new IPoIB groups against the broadcast group (RFC 4391)") \
+  X(kMisc, mcgroup_join_validation, bool, true, flag(), kHup, kYes, no_cli(), "Check join parameters against an existing multicast group") \
   X(kMisc, use_original_extended_sa_rates_only, bool, false, flag(), kHup, kYes, no_cli(), "Report SA rates only up to 300 Gb/s (old clients)") \
   X(kMisc, use_optimized_slvl, bool, false, flag(), kHup, kNo, no_cli(), "Use optimized SL2VL programming where supported") \
   X(kMisc, fsync_high_avail_files, bool, true, flag(), kHup, kNo, no_cli(), "fsync the guid2lid/guid2mkey/neighbors cache files") \
@@ -142,7 +142,7 @@
   X(kLogging, dump_files_dir, std::string, "/var/log/", text(), kRestart, kYes, cli_arg(0, "dump_files_dir"), "Directory for dump files") \
   X(kLogging, enable_quirks, bool, false, flag(), kHup, kNo, no_cli(), "Enable hardware-specific quirks") \
   X(kLogging, no_clients_rereg, bool, false, flag(), kHup, kYes, no_cli(), "Never ask clients to re-register") \
-  X(kLogging, disable_multicast, bool, false, flag(), kHup, kNo, no_cli(), "No multicast support at all") \
+  X(kLogging, disable_multicast, bool, false, flag(), kHup, kYes, no_cli(), "No multicast support at all") \
   X(kLogging, exit_on_fatal, bool, true, flag(), kHup, kNo, cli_clear('y', "stay_on_fatal"), "Exit on fatal subnet problems (duplicate GUIDs, ...)") \
   X(kLogging, console, std::string, "off", choice("off", "local", "loopback", "socket"), kRestart, kNo, cli_arg('q', "console"), "Console: off, local, loopback or socket") \
   X(kLogging, console_port, std::uint16_t, 10000, dec(), kRestart, kNo, cli_arg('C', "console-port"), "TCP port of the console") \
@@ -196,6 +196,6 @@
   X(kCongestion, cc_cct, std::string, "", raw(check_shift_mult_list), kHup, kNo, no_cli(), "Congestion control table: shift:multiplier,...") \
   /* ---- the three keys OpenSM writes last ---- */ \
   X(kRouting, prefix_routes_file, std::string, "/etc/opensm/prefix-routes.conf", text(), kRestart, kNo, cli_arg(0, "prefix_routes_file"), "Routes for off-subnet PathRecord queries") \
-  X(kMisc, consolidate_ipv6_snm_req, bool, false, flag(), kHup, kNo, cli_set(0, "consolidate_ipv6_snm_req"), "One MLID for all IPv6 solicited-node multicast groups") \
+  X(kMisc, consolidate_ipv6_snm_req, bool, false, flag(), kHup, kYes, cli_set(0, "consolidate_ipv6_snm_req"), "One MLID for all IPv6 solicited-node multicast groups") \
   X(kLogging, log_prefix, std::string, "", text(), kHup, kYes, cli_arg(0, "log_prefix"), "Prefix of syslog messages")
 // clang-format on
