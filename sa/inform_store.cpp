@@ -26,9 +26,13 @@ bool gid_is_zero(std::span<const std::uint8_t> g) {
   return std::all_of(g.begin(), g.begin() + 16, [](std::uint8_t b) { return b == 0; });
 }
 
+// The subscriber's address as the identity of a subscription. The P_Key index is
+// left out: it says which table entry the sender's QP1 used, not who it is (GSI
+// QP1 may send with any index), and ibsim's umad2sim leaves it uninitialised, so
+// comparing it made an unsubscribe miss its own subscription.
 bool same_address(const mad::MadAddress& a, const mad::MadAddress& b) {
   return a.lid == b.lid && a.qpn == b.qpn && a.qkey == b.qkey && a.sl == b.sl &&
-         a.pkey_index == b.pkey_index && a.grh == b.grh &&
+         a.grh == b.grh &&
          (!a.grh || (a.gid == b.gid && a.hop_limit == b.hop_limit &&
                      a.traffic_class == b.traffic_class && a.flow_label == b.flow_label));
 }

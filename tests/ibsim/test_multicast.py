@@ -170,7 +170,8 @@ class Fabric:
         self.sm, self.sim, self.proc, self.model = sm, sim, proc, model
         self.topo = checks.discover(sim, JUDGE)
         self.sw_lid = {s: self.topo.by_desc[s].lid for s in model.switches}
-        self.pool = ThreadPoolExecutor(max_workers=int(os.environ.get("MCAST_WORKERS", "1")))
+        # 48 `ibroute -M` per snapshot, 4 at a time (ibsim serves a limited number of clients)
+        self.pool = ThreadPoolExecutor(max_workers=4)
         self.dumps = 0
 
     def tool(self, argv: list[str]):
@@ -187,7 +188,11 @@ class Fabric:
 
     def mfts(self) -> dict[str, dict[int, set[int]]]:
         def one(sw):
-            cp = self.tool(["ibroute", "-M", str(self.sw_lid[sw])])
+            for _ in range(3):  # ibsim refuses a client now and then when many connect at once
+                cp = self.tool(["ibroute", "-M", str(self.sw_lid[sw])])
+                if "connect failed" not in cp.stderr:
+                    break
+                time.sleep(0.2)
             if cp.returncode != 0:
                 raise AssertionError(f"ibroute -M {self.sw_lid[sw]} ({sw}): rc {cp.returncode} "
                                      f"{cp.stderr[-500:]}")
@@ -268,6 +273,22 @@ def test_multicast_joins_trees_and_leaves(sm, workdir):
             if not g["members"] and not well_known:
                 deleted_mlids.add(groups.pop(mgid)["mlid"])
 
+        def check_members(step: str) -> None:
+            """Each host's membership as the SA holds it (trusted GetTable on MGID|PortGID, as
+            test_sa does): one record with the JoinState the test expects, or none."""
+            wrong = []
+            for mg, g in groups.items():
+                for h, cl in clients.items():
+                    rec = Mcmr(mgid=mg, port_gid=cl.gid)
+                    r = cl.get(sac.ATTR_MCMEMBER_RECORD, MGID | PORT_GID, rec.encode(),
+                               method=sac.GET_TABLE, sm_key=1)
+                    recs = r.records() if r is not None else None
+                    got = None if recs is None else [Mcmr.decode(x).scope_join & 0xF for x in recs]
+                    want = [g["members"][h]] if h in g["members"] else []
+                    if got != want:
+                        wrong.append(f"{mgid_str(mg)} {h}: JoinStates {got}, want {want}")
+            assert not wrong, f"{sm.name}, after {step}:\n  " + "\n  ".join(wrong)
+
         def settle(step: str) -> None:
             """Poll until the MFTs and the SA's group list match what the test expects."""
             t = time.monotonic()
@@ -297,8 +318,18 @@ def test_multicast_joins_trees_and_leaves(sm, workdir):
                 for s, mlid in sag.items():
                     if bytes(ipaddress.IPv6Address(s).packed) not in groups:
                         problems.append(f"saquery -g still shows {s} (MLID {mlid:#x})")
+                # untrusted GetTable: one record per group, PortGID zero (both SMs)
+                mcmr = {}
+                for rec in split_records(fab.saquery(["MCMR"])):
+                    mg = re.search(r"MGID\.+(\S+)", rec)
+                    ml = re.search(r"mlid\.+(0x[0-9a-fA-F]+)", rec)
+                    if mg and ml:
+                        mcmr[str(ipaddress.IPv6Address(mg.group(1)))] = int(ml.group(1), 16)
+                if mcmr != sag:
+                    problems.append(f"saquery MCMR shows {mcmr}, saquery -g {sag}")
                 if not problems:
                     timings[step] = round(time.monotonic() - t, 2)
+                    check_members(step)
                     return
                 if time.monotonic() > deadline:
                     pytest.fail(f"{sm.name}, after {step}: not settled within {STEP_TIMEOUT}s:\n  "
@@ -328,16 +359,12 @@ def test_multicast_joins_trees_and_leaves(sm, workdir):
         cm = join(A, Mcmr(qkey=RDMA_UDP_QKEY, tclass=bc.tclass, sl=bc.sl, flow=bc.flow),
                   RDMA_CM_MASK, FULL)
         assert cm.mgid != ZERO_MGID and cm.mgid[0] == 0xFF, f"{sm.name}: assigned MGID {mgid_str(cm.mgid)}"
-        if sm.name == "opensm":
-            # OpenSM's own scheme (osm_sa_mcmember_record.c): ff1<scope>:a01b:<subnet prefix>:<counter>
-            assert cm.mgid[:4] == bytes.fromhex("ff12a01b"), mgid_str(cm.mgid)
+        # OpenSM's scheme (osm_sa_mcmember_record.c, sa.md 5.2): ff1<scope>:a01b:<subnet
+        # prefix>:<counter>, link-local scope without the Scope bit; ibsm follows it
+        assert cm.mgid[:8] == bytes.fromhex("ff12a01bfe800000"), f"{sm.name}: {mgid_str(cm.mgid)}"
         join(B, Mcmr(mgid=cm.mgid, qkey=RDMA_UDP_QKEY, tclass=bc.tclass, sl=bc.sl, flow=bc.flow),
              RDMA_CM_MASK, FULL)
         settle("rdma_cm joins")
-        t=time.monotonic(); fab.mfts(); print("ROUND", time.monotonic()-t)
-        print("MCMR-ALL", fab.saquery(["MCMR"]))
-        print("MCMR-V4", fab.saquery(["MCMR", "--mgid", mgid_str(IPV4_ALL)]))
-        print("G", fab.saquery(["-g"]))
 
         # 4: a send-only join (SendOnlyFullMember) to the IPv4 group: D becomes a member port
         join(D, ipv4_rec(), IPOIB_CREATE_MASK, SEND_ONLY_FULL)
