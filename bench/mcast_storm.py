@@ -86,7 +86,8 @@ def xmit_pkts(sim: Simulator, node: str) -> int:
 
 def mft_ports(sim: Simulator, node: str, lid: int) -> set[int] | None:
     """Ports of the MLID's MFT entry on switch `lid` (None if ibroute failed), from
-    `ibroute -M`: a 'Ports:' header gives the columns, an 'x' marks a member."""
+    `ibroute -M`: a 'Ports:' header gives the columns (0, 1, ... 9, 0, 1, ...: the
+    tens are on the line above), an 'x' marks a member."""
     cp = tool(sim, node, ["ibroute", "-M", str(lid), hex(MLID), hex(MLID)])
     if cp.returncode != 0:
         return None
@@ -94,7 +95,8 @@ def mft_ports(sim: Simulator, node: str, lid: int) -> set[int] | None:
     for line in cp.stdout.splitlines():
         if line.strip().startswith("Ports:"):
             start = line.index(":") + 1
-            cols = {m.start() + start: int(m.group()) for m in re.finditer(r"\d+", line[start:])}
+            # one column per port 0..N, labelled with the port's last digit only
+            cols = {m.start() + start: k for k, m in enumerate(re.finditer(r"\d", line[start:]))}
             continue
         m = re.match(r"^(0x[0-9a-fA-F]+)\s", line)
         if m and cols and int(m.group(1), 16) == MLID:

@@ -217,6 +217,7 @@ void SubnetManager::program(Fabric& f, SweepReport& report, mad::PortState targe
   policy.max_op_vls = options_.max_op_vls;
   policy.subnet_timeout = options_.subnet_timeout;
   policy.master_sm_sl = options_.sm_sl;
+  policy.no_clients_rereg = options_.no_clients_rereg;
   policy.head_of_queue_lifetime = options_.head_of_queue_lifetime;
   policy.leaf_head_of_queue_lifetime = options_.leaf_head_of_queue_lifetime;
   policy.vl_stall_count = options_.vl_stall_count;

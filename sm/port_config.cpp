@@ -4,6 +4,14 @@
 
 namespace ibsm::sm {
 
+bool wants_client_reregister(bool first_master_sweep, const mad::PortInfo& cur, Lid new_lid,
+                             Lid sm_lid) {
+  if (first_master_sweep) return true;
+  // The port's clients registered with an SA at another address: its LID moves (a
+  // new port, or a LID conflict resolved), or it knew another master.
+  return cur.lid != new_lid || (cur.master_sm_lid != 0 && cur.master_sm_lid != sm_lid);
+}
+
 std::optional<mad::PortInfo> desired_port_info(const Fabric& fabric, NodeIndex node_idx,
                                                PortNum port, const PortPolicy& policy,
                                                mad::PortState target) {
@@ -38,8 +46,9 @@ std::optional<mad::PortInfo> desired_port_info(const Fabric& fabric, NodeIndex n
     apply(want.gid_prefix, policy.subnet_prefix);
     apply(want.subnet_timeout, policy.subnet_timeout);
     apply(want.master_sm_sl, policy.master_sm_sl);
-    if (policy.client_reregister && !node.is_switch() &&
-        (cur.capability_mask & mad::kCapIsClientReregSupported)) {
+    if (!policy.no_clients_rereg &&
+        wants_client_reregister(policy.client_reregister, cur, p.lid, policy.sm_lid) &&
+        !node.is_switch() && (cur.capability_mask & mad::kCapIsClientReregSupported)) {
       want.client_reregister = true;
       differs = true;
     }

@@ -21,8 +21,16 @@ struct PortPolicy {
   std::uint8_t vl_stall_count = 7;
   std::uint8_t leaf_vl_stall_count = 7;
   bool client_reregister = false;  // first sweep as master (and not no_clients_rereg)
+  bool no_clients_rereg = false;   // opensm.conf no_clients_rereg: never ask
   bool force = false;              // send even when nothing differs
 };
+
+// IBA 14.4.11 / o14-12.2.1 (as OpenSM's lid manager applies it): ask a port's clients
+// to re-register (rejoin multicast groups, resubscribe, re-resolve paths) on the SM's
+// first sweep as master, when the port's LID changes (a newly seen port included),
+// and when the port knew another master SM.
+bool wants_client_reregister(bool first_master_sweep, const mad::PortInfo& cur, Lid new_lid,
+                             Lid sm_lid);
 
 // The PortInfo to Set on (node, port) to move it towards `target`, or nullopt when
 // the port already is as wanted. Fields the SM does not own are copied from what

@@ -112,7 +112,9 @@ TEST_F(PortConfigTest, CaPortGetsLidNegotiatedLinkAndArmed) {
   EXPECT_EQ(want->phys_state, mad::PhysState::kNoChange);
   EXPECT_EQ(want->link_width_enabled, 0);  // "no change" encodings
   EXPECT_EQ(want->link_speed_enabled, 0);
-  EXPECT_FALSE(want->client_reregister);
+  EXPECT_TRUE(want->client_reregister);  // a port seen for the first time (LID 0 -> 7)
+  policy.no_clients_rereg = true;
+  EXPECT_FALSE(desired_port_info(fabric, a, 1, policy, PortState::kArmed)->client_reregister);
 }
 
 TEST_F(PortConfigTest, NoSetWhenNothingDiffers) {
@@ -199,11 +201,38 @@ TEST_F(PortConfigTest, DownOrAbsentPortsAreLeftAlone) {
   EXPECT_FALSE(desired_port_info(fabric, t, 4, policy, PortState::kActive).has_value());
 }
 
+TEST(ClientReregisterRule, FirstMasterSweepLidChangeOrAnotherMaster) {
+  mad::PortInfo cur;
+  cur.lid = 7;
+  cur.master_sm_lid = 1;
+  EXPECT_TRUE(wants_client_reregister(true, cur, 7, 1));
+  EXPECT_FALSE(wants_client_reregister(false, cur, 7, 1));  // nothing moved
+  EXPECT_TRUE(wants_client_reregister(false, cur, 9, 1));   // LID moves
+  EXPECT_TRUE(wants_client_reregister(false, cur, 7, 3));   // it knew another master
+  cur.lid = 0;
+  cur.master_sm_lid = 0;
+  EXPECT_TRUE(wants_client_reregister(false, cur, 7, 1));  // a port seen for the first time
+}
+
+TEST_F(PortConfigTest, LaterSweepsReregisterOnlyPortsWhoseLidMoved) {
+  auto want = desired_port_info(fabric, a, 1, policy, PortState::kActive);
+  applied(a, 1, *want, PortState::kActive);
+  EXPECT_FALSE(desired_port_info(fabric, a, 1, policy, PortState::kArmed).has_value());
+  fabric.node(a).ports[1].lid = 9;  // the LID manager moved it
+  auto moved = desired_port_info(fabric, a, 1, policy, PortState::kArmed);
+  ASSERT_TRUE(moved.has_value());
+  EXPECT_TRUE(moved->client_reregister);
+  EXPECT_EQ(moved->lid, 9);
+}
+
 TEST_F(PortConfigTest, ClientReregisterOnlyWhenAskedAndSupported) {
   policy.client_reregister = true;
   EXPECT_TRUE(desired_port_info(fabric, a, 1, policy, PortState::kArmed)->client_reregister);
   EXPECT_FALSE(desired_port_info(fabric, s, 0, policy, PortState::kArmed)->client_reregister);
   fabric.node(a).ports[1].info.capability_mask = 0;
+  EXPECT_FALSE(desired_port_info(fabric, a, 1, policy, PortState::kArmed)->client_reregister);
+  fabric.node(a).ports[1].info.capability_mask = mad::kCapIsClientReregSupported;
+  policy.no_clients_rereg = true;
   EXPECT_FALSE(desired_port_info(fabric, a, 1, policy, PortState::kArmed)->client_reregister);
 }
 
