@@ -25,7 +25,8 @@ and the ratios ibsm/OpenSM.  The SA answers before the switches are programmed (
 ibsim twice and the polling itself loads it, so the absolute times are bounded by ibsim.
 
   bench/mcast_storm.py [--fabric FILE ...] [--outstanding 64] [--sample 20] [--all-edges]
-                       [--runs N] [--sa-joins PATH] [--json out.json]
+                       [--runs N] [--sm opensm,ibsm] [--sm-arg ARG ...] [--sa-joins PATH]
+                       [--json out.json] [--keep]
 ibsm from $IBSM_BIN; sa_joins from --sa-joins or build/bench/sa_joins.
 """
 
@@ -105,10 +106,11 @@ def mft_ports(sim: Simulator, node: str, lid: int) -> set[int] | None:
 
 
 def bench_sm(sm, fabric: Path, model: NetModel, workdir: Path, sa_joins: Path, outstanding: int,
-             sample: int, all_edges: bool, up_timeout: float, seed: int, storm_timeout: float) -> dict:
+             sample: int, all_edges: bool, up_timeout: float, seed: int, storm_timeout: float,
+             sm_args: list[str]) -> dict:
     sm_node, client = model.cas[0], model.cas[-1]
     sim = Simulator(fabric, workdir / "sim", "mcstorm")
-    proc = SMProcess(sm, sim, sm_node, workdir / "sm", once=False, sweep=0)
+    proc = SMProcess(sm, sim, sm_node, workdir / "sm", once=False, sweep=0, extra=sm_args)
     try:
         sim.start(timeout=300)
         proc.start()
@@ -205,6 +207,7 @@ def main(argv=None) -> int:
     ap.add_argument("--up-timeout", type=float, default=600)
     ap.add_argument("--storm-timeout", type=float, default=900)
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--sm-arg", action="append", default=[], help="extra SM argument (repeatable)")
     ap.add_argument("--json", type=Path)
     ap.add_argument("--keep", action="store_true")
     args = ap.parse_args(argv)
@@ -234,7 +237,8 @@ def main(argv=None) -> int:
                     wd = base / f"{fabric.stem}-{sm.name}-{run}"
                     try:
                         r = bench_sm(sm, fabric, model, wd, args.sa_joins, args.outstanding, args.sample,
-                                     args.all_edges, args.up_timeout, args.seed + run, args.storm_timeout)
+                                     args.all_edges, args.up_timeout, args.seed + run, args.storm_timeout,
+                                     args.sm_arg)
                     except HarnessError as e:
                         print(f"#   run {run} {sm.name}: FAILED: {str(e)[:1500]}", file=sys.stderr)
                         continue

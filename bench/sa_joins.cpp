@@ -64,14 +64,16 @@ void put16(std::uint8_t* p, std::uint16_t v) {
   p[1] = static_cast<std::uint8_t>(v);
 }
 void put64(std::uint8_t* p, std::uint64_t v) {
-  for (int i = 0; i < 8; ++i) p[i] = static_cast<std::uint8_t>(v >> (56 - 8 * i));
+  for (int i = 0; i < 8; ++i)
+    p[i] = static_cast<std::uint8_t>(v >> (56 - 8 * i));
 }
 std::uint16_t get16(const std::uint8_t* p) {
   return static_cast<std::uint16_t>(p[0] << 8 | p[1]);
 }
 std::uint64_t get64(const std::uint8_t* p) {
   std::uint64_t v = 0;
-  for (int i = 0; i < 8; ++i) v = v << 8 | p[i];
+  for (int i = 0; i < 8; ++i)
+    v = v << 8 | p[i];
   return v;
 }
 
@@ -138,9 +140,9 @@ std::vector<std::uint64_t> read_guids(const std::string& path) {
 }
 
 struct Join {
-  int attempts = 0;                // sends so far
-  bool done = false;               // answered (any status) or given up
-  bool flying = false;             // sent and not yet answered nor timed out
+  int attempts = 0;     // sends so far
+  bool done = false;    // answered (any status) or given up
+  bool flying = false;  // sent and not yet answered nor timed out
   Clock::time_point sent{};
 };
 
@@ -161,16 +163,25 @@ int main(int argc, char** argv) {
       if (i + 1 >= argc) die("missing value");
       return argv[++i];
     };
-    if (a == "--guids") opt.guids_file = value();
-    else if (a == "--outstanding") opt.outstanding = std::atoi(value());
-    else if (a == "--timeout-ms") opt.timeout_ms = std::atoi(value());
-    else if (a == "--retries") opt.retries = std::atoi(value());
-    else if (a == "--pkey") opt.pkey = static_cast<unsigned>(std::strtoul(value(), nullptr, 0));
-    else if (a == "--join-state") opt.join_state = static_cast<unsigned>(std::strtoul(value(), nullptr, 0));
-    else if (a == "--leave") opt.leave = true;
-    else return usage();
+    if (a == "--guids")
+      opt.guids_file = value();
+    else if (a == "--outstanding")
+      opt.outstanding = std::atoi(value());
+    else if (a == "--timeout-ms")
+      opt.timeout_ms = std::atoi(value());
+    else if (a == "--retries")
+      opt.retries = std::atoi(value());
+    else if (a == "--pkey")
+      opt.pkey = static_cast<unsigned>(std::strtoul(value(), nullptr, 0));
+    else if (a == "--join-state")
+      opt.join_state = static_cast<unsigned>(std::strtoul(value(), nullptr, 0));
+    else if (a == "--leave")
+      opt.leave = true;
+    else
+      return usage();
   }
-  if (opt.outstanding < 1 || opt.guids_file.empty() || opt.retries < 0 || opt.retries > 255) return usage();
+  if (opt.outstanding < 1 || opt.guids_file.empty() || opt.retries < 0 || opt.retries > 255)
+    return usage();
 
   SaPort sa;
   const std::vector<std::uint64_t> guids = read_guids(opt.guids_file);
@@ -179,7 +190,7 @@ int main(int argc, char** argv) {
   const std::uint16_t pkey = static_cast<std::uint16_t>(opt.pkey | 0x8000);
 
   std::vector<Join> joins(guids.size());
-  std::size_t next = 0;      // next never-sent join
+  std::size_t next = 0;             // next never-sent join
   std::vector<std::size_t> resend;  // timed out, to be sent again
   long inflight = 0, sends = 0, answered = 0, lost = 0, stray = 0, dup = 0;
   std::map<unsigned, long> status;
@@ -193,8 +204,8 @@ int main(int argc, char** argv) {
     mad[1] = kClassSa;
     mad[2] = kClassVersion;
     mad[3] = opt.leave ? kDelete : kSet;
-    const std::uint32_t tid = kTidBase | static_cast<std::uint32_t>(j.attempts) << 16 |
-                              static_cast<std::uint32_t>(idx);
+    const std::uint32_t tid =
+        kTidBase | static_cast<std::uint32_t>(j.attempts) << 16 | static_cast<std::uint32_t>(idx);
     put64(mad + 8, tid);
     put16(mad + 16, kAttrMcMemberRecord);
     put64(mad + 48, kMaskMgid | kMaskPortGid | kMaskPkey | kMaskJoinState);
@@ -243,20 +254,24 @@ int main(int argc, char** argv) {
       const auto tid = static_cast<std::uint32_t>(get64(r + 8));
       const std::size_t idx = tid & 0xffff;
       const int attempt = static_cast<int>((tid >> 16) & 0xff);
-      if ((tid & 0xff000000u) != kTidBase || idx >= joins.size() || attempt >= joins[idx].attempts) {
+      if ((tid & 0xff000000u) != kTidBase || idx >= joins.size() ||
+          attempt >= joins[idx].attempts) {
         ++stray;
       } else if (joins[idx].done) {
         ++dup;  // answer to an earlier attempt of a join already answered
       } else {
         Join& j = joins[idx];
         j.done = true;
-        if (j.flying) --inflight;  // else it timed out and waits for its resend
-        else resend.erase(std::remove(resend.begin(), resend.end(), idx), resend.end());
+        if (j.flying)
+          --inflight;  // else it timed out and waits for its resend
+        else
+          resend.erase(std::remove(resend.begin(), resend.end(), idx), resend.end());
         j.flying = false;
         ++answered;
         const unsigned st = get16(r + 4);
         ++status[st];
-        if (st == 0 && mlid == 0 && len >= static_cast<int>(kHeader + 38)) mlid = get16(r + kHeader + 36);
+        if (st == 0 && mlid == 0 && len >= static_cast<int>(kHeader + 38))
+          mlid = get16(r + kHeader + 36);
         const double us = std::chrono::duration<double, std::micro>(now - j.sent).count();
         sum_us += us;
         worst_us = std::max(worst_us, us);
@@ -286,15 +301,18 @@ int main(int argc, char** argv) {
   const double rate = secs > 0 ? static_cast<double>(answered) / secs : 0;
   const double mean = answered > 0 ? sum_us / static_cast<double>(answered) : 0;
   const long ok = status.count(0) ? status[0] : 0;
-  std::printf("%s of %zu ports, %d outstanding: %ld answered in %.3f s = %.0f/s (%ld ok), "
-              "mean %.0f us, worst %.0f us; %ld sends, %ld lost, %ld late duplicates, %ld stray; "
-              "MLID 0x%04x; status",
-              opt.leave ? "leaves" : "joins", guids.size(), opt.outstanding, answered, secs, rate, ok,
-              mean, worst_us, sends, lost, dup, stray, mlid);
-  for (const auto& [st, n] : status) std::printf(" 0x%04x:%ld", st, n);
-  std::printf("\nRESULT ports=%zu outstanding=%d answered=%ld ok=%ld seconds=%.4f rate=%.1f "
-              "mean_us=%.0f worst_us=%.0f sends=%ld lost=%ld dup=%ld stray=%ld mlid=%u\n",
-              guids.size(), opt.outstanding, answered, ok, secs, rate, mean, worst_us, sends, lost, dup,
-              stray, mlid);
+  std::printf(
+      "%s of %zu ports, %d outstanding: %ld answered in %.3f s = %.0f/s (%ld ok), "
+      "mean %.0f us, worst %.0f us; %ld sends, %ld lost, %ld late duplicates, %ld stray; "
+      "MLID 0x%04x; status",
+      opt.leave ? "leaves" : "joins", guids.size(), opt.outstanding, answered, secs, rate, ok, mean,
+      worst_us, sends, lost, dup, stray, mlid);
+  for (const auto& [st, n] : status)
+    std::printf(" 0x%04x:%ld", st, n);
+  std::printf(
+      "\nRESULT ports=%zu outstanding=%d answered=%ld ok=%ld seconds=%.4f rate=%.1f "
+      "mean_us=%.0f worst_us=%.0f sends=%ld lost=%ld dup=%ld stray=%ld mlid=%u\n",
+      guids.size(), opt.outstanding, answered, ok, secs, rate, mean, worst_us, sends, lost, dup,
+      stray, mlid);
   return ok == static_cast<long>(guids.size()) ? 0 : 1;
 }

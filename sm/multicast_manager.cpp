@@ -37,6 +37,7 @@ void MulticastManager::forget_reset_switches(const Fabric& f) {
       t.held.clear();
       t.known.clear();
       t.latest.clear();
+      t.sending.clear();
       t.top.reset();
     } else if (t.top && n.switch_info->multicast_fdb_top != *t.top) {
       t.top.reset();
@@ -235,11 +236,16 @@ std::size_t MulticastManager::program_blocks(Fabric& f, const std::set<std::uint
         // A block never written and outside the range in use stays as it is (OpenSM
         // writes only up to the highest block in use).
         if (!known && !wanted) continue;
-        bool same = known;
+        // Compared with the Set in flight for this block if there is one (it will
+        // be what the switch holds), else with what the switch confirmed.
+        const auto flying = t.sending.find(key(b, p));
+        bool same = known || flying != t.sending.end();
         for (std::uint32_t e = 0; same && e < kBlockMlids; ++e) {
           const std::size_t at = (std::size_t{b} * kBlockMlids + e) * t.positions + p;
           const std::uint16_t w = at < t.want.size() ? t.want[at] : 0;
-          const std::uint16_t h = at < t.held.size() ? t.held[at] : 0;
+          const std::uint16_t h = flying != t.sending.end() ? flying->second[e]
+                                  : at < t.held.size()     ? t.held[at]
+                                                           : 0;
           same = w == h;
         }
         if (same) continue;
@@ -267,6 +273,7 @@ void MulticastManager::send_block(Fabric& f, Guid guid, SwitchTable& t, std::uin
   }
   const std::uint64_t id = ++next_set_id_;
   t.latest[key(block, position)] = id;
+  std::copy(blk.masks.begin(), blk.masks.end(), t.sending[key(block, position)].begin());
   ++counters_.block_sets;
   ++in_flight_;
   client.submit(
@@ -279,6 +286,7 @@ void MulticastManager::send_block(Fabric& f, Guid guid, SwitchTable& t, std::uin
         auto l = tt.latest.find(key(block, position));
         if (l == tt.latest.end() || l->second != id) return;  // a later Set decides
         tt.latest.erase(l);
+        tt.sending.erase(key(block, position));
         const std::size_t slot = std::size_t{block} * tt.positions + position;
         auto got = o.ok() ? mad::decode<mad::MftBlock>(o.response->data())
                           : Result<mad::MftBlock>(fail(kErrProgrammingFailed, "no answer"));

@@ -25,6 +25,7 @@
 // out no such MLID.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -101,6 +102,10 @@ class MulticastManager {
     std::vector<std::uint16_t> held;  // what GetResps confirmed
     std::vector<std::uint8_t> known;  // per block * positions + position: held is valid
     std::unordered_map<std::uint32_t, std::uint64_t> latest;  // block/position -> Set id
+    // What the Set still in flight for a block/position carries: a join storm
+    // recomputes the same MLID many times before the answers come back, and a block
+    // already on its way with the wanted contents must not be sent again.
+    std::unordered_map<std::uint32_t, std::array<std::uint16_t, 32>> sending;
     std::optional<Lid> top;  // MulticastFDBTop the switch confirmed
   };
 

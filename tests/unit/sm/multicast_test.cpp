@@ -238,6 +238,23 @@ TEST(Multicast, JoinAndLeaveBetweenSweepsTouchOnlyTheirBlocks) {
   EXPECT_EQ(rig.mft_sets(), 0u);
 }
 
+TEST(Multicast, RecomputingBeforeTheAnswersComeBackSendsNoBlockTwice) {
+  // A join storm: the same MLID is recomputed many times before the switches answer.
+  Rig rig;
+  const Lid a = rig.create(1, {rig.port("h1"), rig.port("h2")});
+  ASSERT_TRUE(rig.sweep().subnet_up);
+  rig.fabric->reset_stats();
+  rig.join(1, rig.port("hx", 1));
+  const std::size_t first = rig.sm->program_multicast_changes();
+  EXPECT_GT(first, 0u);
+  // Nothing answered yet; a recomputation that wants the same blocks sends nothing.
+  rig.store().mark_dirty(a);
+  EXPECT_EQ(rig.sm->program_multicast_changes(), 0u);
+  static_cast<void>(rig.sm->sweep(rig.stop));  // the answers arrive
+  EXPECT_EQ(rig.mft_sets(), first);
+  rig.expect_tree(a, {rig.port("h1"), rig.port("h2"), rig.port("hx", 1)});
+}
+
 TEST(Multicast, APowerCycledSwitchGetsItsBlocksAgain) {
   Rig rig;
   const std::vector<fake::PortRef> m{rig.port("h1"), rig.port("h2"), rig.port("hx", 1)};
