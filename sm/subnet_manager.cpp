@@ -292,7 +292,13 @@ int SubnetManager::run(ControlFlags& control) {
     client_.poll(std::chrono::milliseconds(100));
     sa_.tick();
     program_alias_changes();      // the next poll puts them on the wire
-    program_multicast_changes();  // a joining host can send after the next poll
+    // Joins arrive in bursts (every host rejoins after a ClientReregister): batch the
+    // tree recomputations, at most one pass per 20 ms, so the SA keeps answering at
+    // full speed; a joining host can still send within a few polls.
+    if (clock_.now() >= next_mcast_pass_) {
+      program_multicast_changes();
+      next_mcast_pass_ = clock_.now() + std::chrono::milliseconds(20);
+    }
     publish_multicast_tables();
   }
   if (state_ == mad::SmState::kMaster) sa_.dump_db();  // what changed since the last sweep

@@ -143,6 +143,7 @@ class SubnetManager {
   std::uint64_t sa_generation_ = 0;
   AliasGuidProgrammer alias_guids_{log_};  // what each port holds of the SA's alias GUIDs
   MulticastManager mcast_{log_};           // MFT trees and what each switch holds of them
+  Clock::TimePoint next_mcast_pass_{};  // run(): earliest next multicast recomputation
   Clock::TimePoint mft_published_{};       // last snapshot carrying MFT changes
   bool mft_publish_pending_ = false;
   Clock::Duration mft_publish_cost_{};  // wall time the last such copy took
