@@ -15,6 +15,8 @@
 // only clears ClassPortInfo's UD-multicast bit and skips MFT programming), and so
 // does this handler; the SM side does not program the MFTs.
 #include <algorithm>
+#include <array>
+#include <cstring>
 
 #include "sa/handlers.hpp"
 #include "sa/mcast/join_rules.hpp"
@@ -70,9 +72,15 @@ bool port_holds(const Snapshot& snap, PortRef p, std::uint16_t pkey) {
   return table.empty() || table_has_pkey(table, pkey);
 }
 
+// Linear, but a join storm (every host rejoining the broadcast group) calls it once
+// per member per join: compare the GUID half of each GID as 8 raw bytes (one load),
+// not by rebuilding the GUID from it.
 McMember* find_member(McGroupRec& g, Guid guid) {
+  std::array<std::uint8_t, 8> key{};
+  for (std::size_t i = 0; i < 8; ++i)
+    key[i] = static_cast<std::uint8_t>(guid >> (56 - 8 * i));
   for (McMember& m : g.members)
-    if (gid_guid(m.port_gid) == guid) return &m;
+    if (std::memcmp(m.port_gid.data() + 8, key.data(), 8) == 0) return &m;
   return nullptr;
 }
 
