@@ -61,14 +61,16 @@ void put16(std::uint8_t* p, std::uint16_t v) {
   p[1] = static_cast<std::uint8_t>(v);
 }
 void put64(std::uint8_t* p, std::uint64_t v) {
-  for (int i = 0; i < 8; ++i) p[i] = static_cast<std::uint8_t>(v >> (56 - 8 * i));
+  for (int i = 0; i < 8; ++i)
+    p[i] = static_cast<std::uint8_t>(v >> (56 - 8 * i));
 }
 std::uint16_t get16(const std::uint8_t* p) {
   return static_cast<std::uint16_t>(p[0] << 8 | p[1]);
 }
 std::uint64_t get64(const std::uint8_t* p) {
   std::uint64_t v = 0;
-  for (int i = 0; i < 8; ++i) v = v << 8 | p[i];
+  for (int i = 0; i < 8; ++i)
+    v = v << 8 | p[i];
   return v;
 }
 
@@ -189,9 +191,9 @@ std::vector<std::uint64_t> guids_from_sa(SaPort& sa, int max_lid, int timeout_ms
 
 struct Stats {
   long answers = 0;
-  long errors = 0;   // answered with a non-zero status
-  long lost = 0;     // no answer within the timeout
-  long stray = 0;    // responses to nothing outstanding
+  long errors = 0;  // answered with a non-zero status
+  long lost = 0;    // no answer within the timeout
+  long stray = 0;   // responses to nothing outstanding
   double sum_us = 0;
   double worst_us = 0;
   std::vector<float> lat_us;
@@ -214,22 +216,31 @@ int main(int argc, char** argv) {
       if (i + 1 >= argc) die("missing value");
       return argv[++i];
     };
-    if (a == "--outstanding") opt.outstanding = std::atoi(value());
-    else if (a == "--count") opt.count = std::atol(value());
-    else if (a == "--duration") opt.duration = std::atof(value());
-    else if (a == "--timeout-ms") opt.timeout_ms = std::atoi(value());
-    else if (a == "--guids") opt.guids_file = value();
-    else if (a == "--nodes-from-sa") opt.nodes_from_sa = std::atoi(value());
-    else if (a == "--seed") opt.seed = static_cast<unsigned>(std::atoi(value()));
-    else if (a == "--warmup") opt.warmup = std::atol(value());
-    else return usage();
+    if (a == "--outstanding")
+      opt.outstanding = std::atoi(value());
+    else if (a == "--count")
+      opt.count = std::atol(value());
+    else if (a == "--duration")
+      opt.duration = std::atof(value());
+    else if (a == "--timeout-ms")
+      opt.timeout_ms = std::atoi(value());
+    else if (a == "--guids")
+      opt.guids_file = value();
+    else if (a == "--nodes-from-sa")
+      opt.nodes_from_sa = std::atoi(value());
+    else if (a == "--seed")
+      opt.seed = static_cast<unsigned>(std::atoi(value()));
+    else if (a == "--warmup")
+      opt.warmup = std::atol(value());
+    else
+      return usage();
   }
   if (opt.outstanding < 1 || (opt.guids_file.empty() && opt.nodes_from_sa <= 0)) return usage();
 
   SaPort sa;
-  const std::vector<std::uint64_t> guids = opt.guids_file.empty()
-                                               ? guids_from_sa(sa, opt.nodes_from_sa, opt.timeout_ms)
-                                               : read_guids(opt.guids_file);
+  const std::vector<std::uint64_t> guids =
+      opt.guids_file.empty() ? guids_from_sa(sa, opt.nodes_from_sa, opt.timeout_ms)
+                             : read_guids(opt.guids_file);
   if (guids.size() < 2) die("fewer than 2 end ports to pair");
   const std::uint64_t prefix = sa.gid_prefix() != 0 ? sa.gid_prefix() : 0xfe80000000000000ull;
 
@@ -242,7 +253,8 @@ int main(int argc, char** argv) {
   auto send_one = [&]() {
     const std::size_t s = pick(rng);
     std::size_t d = pick(rng);
-    while (d == s) d = pick(rng);
+    while (d == s)
+      d = pick(rng);
     std::uint8_t* mad = sa.fresh_mad();
     const std::uint32_t tid = next_tid++;
     sa_header(mad, kAttrPathRecord, tid, kMaskSgid | kMaskDgid);
@@ -261,8 +273,8 @@ int main(int argc, char** argv) {
   long issued = 0;
   long warm_left = opt.warmup;
   Clock::time_point t0 = Clock::now();
-  Clock::time_point stop_at = t0 + std::chrono::duration_cast<Clock::duration>(
-                                       std::chrono::duration<double>(opt.duration));
+  Clock::time_point stop_at =
+      t0 + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(opt.duration));
   bool measuring = warm_left <= 0;
   auto may_issue = [&]() {
     if (!measuring) return true;
@@ -329,13 +341,15 @@ int main(int argc, char** argv) {
   const double p99 = st.lat_us.empty() ? 0 : st.lat_us[st.lat_us.size() * 99 / 100];
   const double mean = st.answers > 0 ? st.sum_us / static_cast<double>(st.answers) : 0;
   const double rate = secs > 0 ? static_cast<double>(st.answers) / secs : 0;
-  std::printf("ports %zu outstanding %d: %ld answers in %.3f s = %.0f/s, mean %.1f us, p50 %.1f us, "
-              "p99 %.1f us, worst %.1f us; %ld errors, %ld lost, %ld stray\n",
-              guids.size(), opt.outstanding, st.answers, secs, rate, mean, p50, p99, st.worst_us,
-              st.errors, st.lost, st.stray);
-  std::printf("RESULT ports=%zu outstanding=%d answers=%ld seconds=%.4f rate=%.1f mean_us=%.1f "
-              "p50_us=%.1f p99_us=%.1f worst_us=%.1f errors=%ld lost=%ld stray=%ld\n",
-              guids.size(), opt.outstanding, st.answers, secs, rate, mean, p50, p99, st.worst_us,
-              st.errors, st.lost, st.stray);
+  std::printf(
+      "ports %zu outstanding %d: %ld answers in %.3f s = %.0f/s, mean %.1f us, p50 %.1f us, "
+      "p99 %.1f us, worst %.1f us; %ld errors, %ld lost, %ld stray\n",
+      guids.size(), opt.outstanding, st.answers, secs, rate, mean, p50, p99, st.worst_us, st.errors,
+      st.lost, st.stray);
+  std::printf(
+      "RESULT ports=%zu outstanding=%d answers=%ld seconds=%.4f rate=%.1f mean_us=%.1f "
+      "p50_us=%.1f p99_us=%.1f worst_us=%.1f errors=%ld lost=%ld stray=%ld\n",
+      guids.size(), opt.outstanding, st.answers, secs, rate, mean, p50, p99, st.worst_us, st.errors,
+      st.lost, st.stray);
   return st.answers > 0 ? 0 : 1;
 }

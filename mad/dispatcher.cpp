@@ -13,9 +13,10 @@ bool MadDispatcher::dispatch(const IncomingMad& in) {
   ++unhandled_;
   // Powers of two: the first few and then ever fewer lines for a flood.
   if (log_ && (unhandled_ & (unhandled_ - 1)) == 0) {
-    log_->warn("{}: dropped MAD of class 0x{:02x} ({} bytes) from LID {}: no agent for it here "
-               "({} so far)",
-               format_error_id(kErrMalformedMad), mgmt_class, in.length, in.slid, unhandled_);
+    log_->warn(
+        "{}: dropped MAD of class 0x{:02x} ({} bytes) from LID {}: no agent for it here "
+        "({} so far)",
+        format_error_id(kErrMalformedMad), mgmt_class, in.length, in.slid, unhandled_);
   }
   return false;
 }

@@ -6,9 +6,9 @@
 #include <unistd.h>
 
 #include <endian.h>
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
-#include <algorithm>
 #include <vector>
 
 #include "mad/errors.hpp"

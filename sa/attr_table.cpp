@@ -8,7 +8,9 @@ namespace ibsm::sa {
 
 namespace {
 
-constexpr std::uint32_t bit(std::uint8_t m) { return 1u << m; }
+constexpr std::uint32_t bit(std::uint8_t m) {
+  return 1u << m;
+}
 constexpr std::uint32_t kGet = bit(method::kGet);
 constexpr std::uint32_t kSet = bit(method::kSet);
 constexpr std::uint32_t kTable = bit(method::kGetTable);

@@ -23,7 +23,7 @@ struct RequestContext {
   const SaSettings& settings;
   const SaMad& request;
   const mad::MadAddress& from;
-  PortRef requester;  // the port whose LID sent the request (invalid: unknown LID)
+  PortRef requester;     // the port whose LID sent the request (invalid: unknown LID)
   bool trusted = false;  // SM_Key equal to sa_key (IBA 15.2.1.1)
   Clock::TimePoint now{};
   SaState& state;

@@ -31,8 +31,7 @@ bool gid_is_zero(std::span<const std::uint8_t> g) {
 // QP1 may send with any index), and ibsim's umad2sim leaves it uninitialised, so
 // comparing it made an unsubscribe miss its own subscription.
 bool same_address(const mad::MadAddress& a, const mad::MadAddress& b) {
-  return a.lid == b.lid && a.qpn == b.qpn && a.qkey == b.qkey && a.sl == b.sl &&
-         a.grh == b.grh &&
+  return a.lid == b.lid && a.qpn == b.qpn && a.qkey == b.qkey && a.sl == b.sl && a.grh == b.grh &&
          (!a.grh || (a.gid == b.gid && a.hop_limit == b.hop_limit &&
                      a.traffic_class == b.traffic_class && a.flow_label == b.flow_label));
 }

@@ -46,6 +46,8 @@ constexpr std::array kLayouts = {
 
 }  // namespace
 
-std::span<const RecordLayout> multicast_layouts() { return kLayouts; }
+std::span<const RecordLayout> multicast_layouts() {
+  return kLayouts;
+}
 
 }  // namespace ibsm::sa

@@ -10,7 +10,6 @@
 
 #include <cstdint>
 #include <span>
-#include <span>
 #include <string>
 #include <string_view>
 
@@ -36,11 +35,11 @@ struct RecordLayout {
 const RecordLayout* find_layout(std::uint16_t attr_id);
 
 // The layouts, by record family (one file each: sa/layouts_<family>.cpp).
-std::span<const RecordLayout> topology_layouts();  // node, port, switch, link, table records
-std::span<const RecordLayout> path_layouts();      // PathRecord, MultiPathRecord, TraceRecord
-std::span<const RecordLayout> service_layouts();   // ServiceRecord, InformInfo(Record)
-std::span<const RecordLayout> multicast_layouts(); // MCMemberRecord
-std::span<const RecordLayout> table_layouts();     // P_KeyTable, SL2VL, VLArbitration records
+std::span<const RecordLayout> topology_layouts();   // node, port, switch, link, table records
+std::span<const RecordLayout> path_layouts();       // PathRecord, MultiPathRecord, TraceRecord
+std::span<const RecordLayout> service_layouts();    // ServiceRecord, InformInfo(Record)
+std::span<const RecordLayout> multicast_layouts();  // MCMemberRecord
+std::span<const RecordLayout> table_layouts();      // P_KeyTable, SL2VL, VLArbitration records
 
 // Reads/writes a field of at most 64 bits (big-endian, IBA bit order).
 std::uint64_t get_field(std::span<const std::uint8_t> record, const Field& f);

@@ -125,9 +125,8 @@ std::vector<Gid> McGroupStore::drop_absent_ports(const Snapshot& snap) {
   std::vector<Gid> deleted;
   for (auto& [mgid, r] : groups_) {
     const auto before = r.members.size();
-    std::erase_if(r.members, [&](const McMember& m) {
-      return !snap.find_port_guid(m.port_guid).valid();
-    });
+    std::erase_if(r.members,
+                  [&](const McMember& m) { return !snap.find_port_guid(m.port_guid).valid(); });
     if (r.members.size() != before) mark_dirty(r.mlid);
     if (!r.well_known && !r.has_full_member()) deleted.push_back(mgid);
   }

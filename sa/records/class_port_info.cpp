@@ -52,9 +52,9 @@ HandlerResult handle_class_port_info(RequestContext& ctx) {
   put_be(rec, 2, cap, 2);
   // CapabilityMask2 (27 bits) and RespTimeValue (5 bits) share one word.
   put_be(rec, 4, (cap2 << 5) | (resp_time_value(ctx.settings.transaction_timeout_ms) & 0x1f), 4);
-  put_be(rec, 32, 1, 4);          // Reserved byte + RedirectQP 1: not redirected
-  put_be(rec, 36, kGsiQKey, 4);   // RedirectQ_Key
-  put_be(rec, 68, kGsiQKey, 4);   // TrapQ_Key
+  put_be(rec, 32, 1, 4);         // Reserved byte + RedirectQP 1: not redirected
+  put_be(rec, 36, kGsiQKey, 4);  // RedirectQ_Key
+  put_be(rec, 68, kGsiQKey, 4);  // TrapQ_Key
   return r;
 }
 
