@@ -14,6 +14,8 @@
 // ports. The last line is machine readable: "RESULT key=value ...".
 #include <infiniband/umad.h>
 
+#include "sa_umad_client.hpp"
+
 #include <algorithm>
 #include <array>
 #include <chrono>
@@ -31,19 +33,16 @@
 
 namespace {
 
+using namespace ibsm::bench;  // NOLINT(google-build-using-namespace): one program
+
 using Clock = std::chrono::steady_clock;
 
-constexpr int kClassSa = 0x03;
-constexpr int kClassVersion = 2;
-constexpr std::size_t kMadSize = 256;
-constexpr std::size_t kHeader = 56;
 constexpr std::uint16_t kAttrNodeRecord = 0x0011;
 constexpr std::uint16_t kAttrPathRecord = 0x0035;
 constexpr std::uint8_t kGet = 0x01;
 constexpr std::uint64_t kMaskDgid = 1u << 2;
 constexpr std::uint64_t kMaskSgid = 1u << 3;
 constexpr std::uint64_t kMaskLid = 1u << 0;
-constexpr std::uint32_t kQkeyGsi = 0x80010000;
 
 struct Options {
   int outstanding = 1;
@@ -56,79 +55,6 @@ struct Options {
   long warmup = 200;
 };
 
-void put16(std::uint8_t* p, std::uint16_t v) {
-  p[0] = static_cast<std::uint8_t>(v >> 8);
-  p[1] = static_cast<std::uint8_t>(v);
-}
-void put64(std::uint8_t* p, std::uint64_t v) {
-  for (int i = 0; i < 8; ++i)
-    p[i] = static_cast<std::uint8_t>(v >> (56 - 8 * i));
-}
-std::uint16_t get16(const std::uint8_t* p) {
-  return static_cast<std::uint16_t>(p[0] << 8 | p[1]);
-}
-std::uint64_t get64(const std::uint8_t* p) {
-  std::uint64_t v = 0;
-  for (int i = 0; i < 8; ++i)
-    v = v << 8 | p[i];
-  return v;
-}
-
-[[noreturn]] void die(const char* what) {
-  std::fprintf(stderr, "sa_load: %s\n", what);
-  std::exit(2);
-}
-
-class SaPort {
- public:
-  SaPort() {
-    if (umad_init() < 0) die("umad_init failed");
-    if (umad_get_port(nullptr, 0, &port_) < 0) die("umad_get_port failed");
-    fd_ = umad_open_port(port_.ca_name, port_.portnum);
-    if (fd_ < 0) die("umad_open_port failed");
-    agent_ = umad_register(fd_, kClassSa, kClassVersion, 1, nullptr);
-    if (agent_ < 0) die("umad_register failed");
-    usize_ = umad_size();
-    send_buf_.resize(usize_ + kMadSize);
-    recv_buf_.resize(usize_ + 65536);
-  }
-  ~SaPort() {
-    umad_close_port(fd_);
-    umad_release_port(&port_);
-    umad_done();
-  }
-  SaPort(const SaPort&) = delete;
-  SaPort& operator=(const SaPort&) = delete;
-
-  std::uint16_t sm_lid() const { return static_cast<std::uint16_t>(port_.sm_lid); }
-  std::uint64_t gid_prefix() const { return be64toh(port_.gid_prefix); }
-
-  // The MAD part of the send buffer (256 bytes, zeroed).
-  std::uint8_t* fresh_mad() {
-    std::fill(send_buf_.begin(), send_buf_.end(), 0);
-    return static_cast<std::uint8_t*>(umad_get_mad(send_buf_.data()));
-  }
-  bool send(int timeout_ms) {
-    umad_set_addr(send_buf_.data(), sm_lid(), 1, 0, static_cast<int>(kQkeyGsi));
-    return umad_send(fd_, agent_, send_buf_.data(), static_cast<int>(kMadSize), timeout_ms, 0) >= 0;
-  }
-  // One MAD or nullptr after timeout_ms; `len` gets its length.
-  const std::uint8_t* recv(int timeout_ms, int& len) {
-    len = 65536;
-    const int r = umad_recv(fd_, recv_buf_.data(), &len, timeout_ms);
-    if (r < 0) return nullptr;
-    return static_cast<const std::uint8_t*>(umad_get_mad(recv_buf_.data()));
-  }
-
- private:
-  umad_port_t port_{};
-  int fd_ = -1;
-  int agent_ = -1;
-  std::size_t usize_ = 0;
-  std::vector<std::uint8_t> send_buf_;
-  std::vector<std::uint8_t> recv_buf_;
-};
-
 void sa_header(std::uint8_t* mad, std::uint16_t attr, std::uint32_t tid, std::uint64_t mask) {
   mad[0] = 1;
   mad[1] = kClassSa;
@@ -137,18 +63,6 @@ void sa_header(std::uint8_t* mad, std::uint16_t attr, std::uint32_t tid, std::ui
   put64(mad + 8, tid);
   put16(mad + 16, attr);
   put64(mad + 48, mask);
-}
-
-std::vector<std::uint64_t> read_guids(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) die("cannot read the GUID file");
-  std::vector<std::uint64_t> out;
-  std::string line;
-  while (std::getline(in, line)) {
-    if (line.empty() || line[0] == '#') continue;
-    out.push_back(std::strtoull(line.c_str(), nullptr, 0));
-  }
-  return out;
 }
 
 // NodeRecord Get for every LID up to max_lid, pipelined; CA port GUIDs.
