@@ -19,6 +19,7 @@
 #include "sm/subnet_manager.hpp"
 #include "tests/fake/fake_fabric.hpp"
 #include "tests/support/builders.hpp"
+#include "tests/support/hand_drawn.hpp"
 #include "tests/support/net_file.hpp"
 
 namespace ibsm::sm {
@@ -29,49 +30,7 @@ using fake::Garbage;
 using mad::AttrId;
 using mad::Method;
 
-// Two switches joined by two parallel cables, a triangle closing a loop through a
-// third switch, and a two-port CA on two switches:
-//
-//   h1 --1[ s1 ]3====3[ s2 ]1-- h2
-//   h3 --2[    ]5====5[    ]2-- h4
-//          [ s1 ]6 ---- 1[ s3 ]2 ---- 6[ s2 ]
-//                     s3 port 3 -- hx port 1; hx port 2 -- s2 port 7
-constexpr std::string_view kHandDrawn = R"(Switch 8 "s1"
-[1] "h1"[1]
-[2] "h3"[1]
-[3] "s2"[3]
-[5] "s2"[5]
-[6] "s3"[1]
-
-Switch 8 "s2"
-[1] "h2"[1]
-[2] "h4"[1]
-[3] "s1"[3]
-[5] "s1"[5]
-[6] "s3"[2]
-[7] "hx"[2]
-
-Switch 4 "s3"
-[1] "s1"[6]
-[2] "s2"[6]
-[3] "hx"[1]
-
-Hca 1 "h1"
-[1] "s1"[1]
-
-Hca 1 "h2"
-[1] "s2"[1]
-
-Hca 1 "h3"
-[1] "s1"[2]
-
-Hca 1 "h4"
-[1] "s2"[2]
-
-Hca 2 "hx"
-[1] "s3"[3]
-[2] "s2"[7]
-)";
+constexpr std::string_view kHandDrawn = testsupport::kHandDrawnNet;
 
 // CA -- switch -- switch -- switch -- CA.
 constexpr std::string_view kLine = R"(Switch 2 "a"
