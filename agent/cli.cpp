@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "agent/apply.hpp"
+#include "agent/broadcast_mtu.hpp"
 #include "agent/errors.hpp"
 #include "agent/netdev_reader.hpp"
 #include "agent/node_file.hpp"
@@ -16,6 +17,7 @@
 #include "agent/port_source.hpp"
 #include "agent/report.hpp"
 #include "agent/run_lock.hpp"
+#include "agent/sa_group_source.hpp"
 #include "agent/tree_kernel.hpp"
 #include "agent/verify.hpp"
 
@@ -140,6 +142,14 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
       return usage_error("--backend must be auto, networkmanager, networkd or direct");
   }
   Backend backend = config->backend == Backend::kAuto ? detect_backend(fs) : config->backend;
+
+  // broadcast_mtu = "auto": ask the SA now, so that the planner stays a pure function.
+  // A tree read through sysfs has no port to send from: "auto" plans with 2048 there.
+  if (o.root == "/" || o.port_source == "umad") {
+    UmadGroupMtuSource sa;
+    for (const Error& w : resolve_broadcast_mtus(*config, *observed, sa))
+      err << "warning " << to_string(w) << "\n";
+  }
 
   // A tree has no kernel: TreeKernel plays its visible part there.
   ProcessRunner runner;

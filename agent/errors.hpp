@@ -36,6 +36,9 @@ inline constexpr ErrorId kBusy{6205};
 // 63xx: observing the system.
 inline constexpr ErrorId kReadFailed{6301};
 inline constexpr ErrorId kPortQueryFailed{6302};
+// Warnings: the agent plans on with a broadcast group MTU of 2048.
+inline constexpr ErrorId kGroupMtuNoAnswer{6303};
+inline constexpr ErrorId kGroupMtuRejected{6304};
 
 // 64xx: command line.
 inline constexpr ErrorId kUsage{6401};
@@ -117,6 +120,21 @@ inline constexpr ErrorInfo kAgentErrors[] = {
     {kPortQueryFailed, "Port query failed",
      "libibumad could not list the RDMA devices or read a port.",
      "Check that ib_umad is loaded (or that umad2sim is preloaded for a simulated fabric)."},
+    {kGroupMtuNoAnswer, "SA did not answer the broadcast group query (warning)",
+     "broadcast_mtu = \"auto\" asks the Subnet Administrator for the MCMemberRecord of each "
+     "partition's IPoIB broadcast group. The port is not ACTIVE or has no SM LID yet, the port "
+     "could not be opened through libibumad, or no answer came within the deadline (1 s, 2 "
+     "retries). The agent plans on with OpenSM's default of 2048 and does not ask again for "
+     "other P_Keys of that port in this run.",
+     "Check that an SM is master (`sminfo`) and the port is ACTIVE, then run the agent again; or "
+     "write broadcast_mtu as a number in the node file."},
+    {kGroupMtuRejected, "SA has no usable broadcast group (warning)",
+     "The Subnet Administrator answered the MCMemberRecord query for the partition's IPoIB "
+     "broadcast group with an error status (0x0300 no records: the partition has no `ipoib` "
+     "flag in partitions.conf, or nobody created the group yet) or with a record the agent "
+     "cannot use. The agent plans on with 2048.",
+     "Add `ipoib` (and `mtu=`) to the partition in the SM's partitions.conf, or write "
+     "broadcast_mtu as a number in the node file."},
     {kUsage, "Command line error", "The command line could not be parsed.",
      "See ibsm-agent --help or ibsm-agent(8)."},
 };

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -27,6 +28,27 @@ struct Mtu {
   std::optional<int> bytes;  // empty = auto
 };
 
+// OpenSM's MTU for an IPoIB broadcast group when partitions.conf gives none, and what
+// "auto" falls back to when the SA cannot say.
+inline constexpr int kFallbackBroadcastMtu = 2048;
+
+// The IB MTU of a partition's IPoIB broadcast group, which bounds datagram-mode
+// IPoIB (MTU - 4). Each P_Key has its own group, so "auto" is learnt per P_Key:
+// the CLI asks the SA (agent/broadcast_mtu.hpp) before planning and fills `learnt`,
+// which keeps the planner a pure function of its inputs.
+struct BroadcastMtu {
+  std::optional<int> bytes;             // a number from the node file; empty = "auto"
+  std::map<std::uint16_t, int> learnt;  // "auto": P_Key (with 0x8000) -> IB MTU the SA reported
+
+  // The MTU to plan with for the group of `pkey`: the number, else what the SA
+  // said, else 2048.
+  int for_pkey(std::uint16_t pkey) const {
+    if (bytes) return *bytes;
+    auto it = learnt.find(static_cast<std::uint16_t>(pkey | 0x8000));
+    return it == learnt.end() ? kFallbackBroadcastMtu : it->second;
+  }
+};
+
 struct PKeyChild {
   std::uint16_t pkey = 0;  // as written; the planner normalises to |0x8000
   std::string name;        // empty = <parent>.%04x
@@ -42,7 +64,7 @@ struct IpoibInterface {
   IpoibMode mode = IpoibMode::kDatagram;
   Mtu mtu;
   std::vector<std::string> addresses;
-  int broadcast_mtu = 2048;  // IB MTU of the partition's broadcast group (OpenSM default)
+  BroadcastMtu broadcast_mtu;  // default "auto": asked from the SA
   Membership membership = Membership::kFull;
   bool auto_pkeys = false;  // pkeys = "auto": a child per full-member non-default P_Key
   std::vector<PKeyChild> children;

@@ -107,6 +107,21 @@ class Walker {
     return Mtu{static_cast<int>(integer(n, key, 68, 65520))};
   }
 
+  // "auto" (ask the SA) or an IB MTU in bytes.
+  BroadcastMtu broadcast_mtu(const toml::node& n, const std::string& key) const {
+    constexpr const char* kExpected =
+        "expected \"auto\" or an IB MTU: 256, 512, 1024, 2048 or 4096";
+    if (n.is_string()) {
+      if (*n.value<std::string>() == "auto") return BroadcastMtu{};
+      fail_at(kNodeFileBadValue, n.source(), key, kExpected);
+    }
+    if (!n.is_integer()) fail_at(kNodeFileBadValue, n.source(), key, kExpected);
+    auto v = n.as_integer()->get();
+    if (v < 256 || v > 4096 || (v & (v - 1)))
+      fail_at(kNodeFileBadValue, n.source(), key, "value " + std::to_string(v) + ": " + kExpected);
+    return BroadcastMtu{static_cast<int>(v), {}};
+  }
+
   IpoibMode mode(const toml::node& n, const std::string& key) const {
     return choice<IpoibMode>(
         n, key, {{"datagram", IpoibMode::kDatagram}, {"connected", IpoibMode::kConnected}});
@@ -179,12 +194,8 @@ class Walker {
     if (auto* v = t.get("mode")) i.mode = mode(*v, key + ".mode");
     if (auto* v = t.get("mtu")) i.mtu = mtu(*v, key + ".mtu");
     if (auto* v = t.get("addresses")) i.addresses = strings(*v, key + ".addresses");
-    if (auto* v = t.get("broadcast_mtu")) {
-      i.broadcast_mtu = static_cast<int>(integer(*v, key + ".broadcast_mtu", 256, 4096));
-      if (i.broadcast_mtu & (i.broadcast_mtu - 1))
-        fail_at(kNodeFileBadValue, v->source(), key + ".broadcast_mtu",
-                "expected an IB MTU: 256, 512, 1024, 2048 or 4096");
-    }
+    if (auto* v = t.get("broadcast_mtu"))
+      i.broadcast_mtu = broadcast_mtu(*v, key + ".broadcast_mtu");
     if (auto* v = t.get("membership")) i.membership = membership(*v, key + ".membership");
     if (auto* v = t.get("persistent_name"))
       i.persistent_name = boolean(*v, key + ".persistent_name");

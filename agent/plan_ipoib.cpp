@@ -85,6 +85,16 @@ void check_mode_mtu(const ResolvedIface& r, const NetDevice& parent_dev, int bro
                                : "")});
 }
 
+// Says where an "auto" broadcast MTU came from when the SA answered (a fallback was
+// already reported as a warning when the SA was asked).
+void note_learnt_mtu(const ResolvedIface& r, const BroadcastMtu& b, Plan& plan) {
+  if (b.bytes) return;
+  auto it = b.learnt.find(normalize_pkey(r.pkey));
+  if (it == b.learnt.end()) return;
+  plan.notes.push_back(r.name + ": broadcast group MTU " + std::to_string(it->second) + " (P_Key " +
+                       format_pkey(normalize_pkey(r.pkey)) + ", from the SA)");
+}
+
 void check_membership(const ResolvedIface& r, const PortState& port, Plan& plan) {
   std::string where = r.device + "/" + std::to_string(r.port);
   if (!port.active()) {
@@ -141,8 +151,9 @@ std::vector<ResolvedIface> resolve_ipoib(const PlanContext& ctx, Plan& plan) {
     parent.port = port->number;
     parent.pkey = parent_dev->pkey.value_or(kDefaultPKey);
     parent.mode = want.mode;
+    const int parent_group_mtu = want.broadcast_mtu.for_pkey(parent.pkey);
     parent.mtu =
-        want.mtu.bytes.value_or(max_mtu(want.mode == IpoibMode::kConnected, want.broadcast_mtu));
+        want.mtu.bytes.value_or(max_mtu(want.mode == IpoibMode::kConnected, parent_group_mtu));
     parent.mtu_auto = !want.mtu.bytes;
     parent.addresses = want.addresses;
     parent.membership = want.membership;
@@ -161,7 +172,8 @@ std::vector<ResolvedIface> resolve_ipoib(const PlanContext& ctx, Plan& plan) {
         continue;
       }
     }
-    check_mode_mtu(parent, *parent_dev, want.broadcast_mtu, want.mtu.bytes, plan);
+    check_mode_mtu(parent, *parent_dev, parent_group_mtu, want.mtu.bytes, plan);
+    note_learnt_mtu(parent, want.broadcast_mtu, plan);
     std::vector<PKeyChild> children = want.children;
     if (want.auto_pkeys) {
       for (const auto& e : port->pkeys) {
@@ -195,7 +207,8 @@ std::vector<ResolvedIface> resolve_ipoib(const PlanContext& ctx, Plan& plan) {
       r.device = parent.device;
       r.port = parent.port;
       r.mode = c.mode.value_or(want.mode);
-      r.mtu = c.mtu.bytes.value_or(max_mtu(r.mode == IpoibMode::kConnected, want.broadcast_mtu));
+      const int group_mtu = want.broadcast_mtu.for_pkey(r.pkey);
+      r.mtu = c.mtu.bytes.value_or(max_mtu(r.mode == IpoibMode::kConnected, group_mtu));
       r.mtu_auto = !c.mtu.bytes;
       r.addresses = c.addresses;
       r.membership = c.membership.value_or(want.membership);
@@ -214,7 +227,8 @@ std::vector<ResolvedIface> resolve_ipoib(const PlanContext& ctx, Plan& plan) {
                                                              " or name given twice"});
         continue;
       }
-      check_mode_mtu(r, *parent_dev, want.broadcast_mtu, c.mtu.bytes, plan);
+      check_mode_mtu(r, *parent_dev, group_mtu, c.mtu.bytes, plan);
+      note_learnt_mtu(r, want.broadcast_mtu, plan);
       for (const auto& a : r.addresses)
         if (!valid_address(a)) plan.errors.push_back(Error{kBadAddress, r.name + ": " + a});
       check_membership(r, *port, plan);

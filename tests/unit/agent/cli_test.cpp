@@ -53,6 +53,14 @@ TEST(Cli, ShowListsPortsPKeysAndNetdevs) {
   EXPECT_THAT(c.out, HasSubstr("\"port_guid\" : \"0x0002c90300001234\""));
 }
 
+TEST(Cli, TreeWithSysfsPortsPlansAutoBroadcastMtuWith2048WithoutAskingTheSa) {
+  Cli c;
+  c.tree.file("/node.toml", "[[ipoib]]\nport = { guid = 0x0002c90300001234 }\nmtu = 4092\n");
+  EXPECT_EQ(c.verb("plan"), kExitError);
+  EXPECT_THAT(c.out, HasSubstr("IBSM-6104: ib0: mtu 4092 above 2044"));
+  EXPECT_EQ(c.err, "");  // no SA, no warning: a tree has no port to send from
+}
+
 TEST(Cli, PlanApplyPlanVerifyExitCodes) {
   Cli c;
   EXPECT_EQ(c.verb("plan"), kExitChanges);

@@ -36,6 +36,8 @@ TEST(AgentErrors, CatalogIdsAreUniqueInTheAgentRangeAndDocumented) {
                      kCommandFailed,
                      kReadFailed,
                      kPortQueryFailed,
+                     kGroupMtuNoAnswer,
+                     kGroupMtuRejected,
                      kUsage})
     EXPECT_TRUE(seen.count(id.code)) << id.code << " missing from kAgentErrors";
 }

@@ -70,7 +70,8 @@ port = 20050
   EXPECT_EQ(c.ipoib[0].port.guid, 0x0002c90300001234u);
   EXPECT_EQ(c.ipoib[0].mode, IpoibMode::kConnected);
   EXPECT_EQ(c.ipoib[0].mtu.bytes, 65520);
-  EXPECT_EQ(c.ipoib[0].broadcast_mtu, 4096);
+  EXPECT_EQ(c.ipoib[0].broadcast_mtu.bytes, 4096);
+  EXPECT_FALSE(c.ipoib[1].broadcast_mtu.bytes.has_value());  // absent: "auto", asked from the SA
   EXPECT_EQ(c.ipoib[0].membership, Membership::kAny);
   EXPECT_TRUE(c.ipoib[0].persistent_name);
   ASSERT_EQ(c.ipoib[0].children.size(), 2u);
@@ -150,7 +151,28 @@ TEST(NodeFile, BroadcastMtuMustBeAnIbMtu) {
   auto r =
       parse_node_file("[[ipoib]]\nport = { device = \"d\" }\nbroadcast_mtu = 3000\n", "n.toml");
   ASSERT_FALSE(r.ok());
-  EXPECT_THAT(r.error().message, HasSubstr("expected an IB MTU"));
+  EXPECT_THAT(r.error().message, HasSubstr("or an IB MTU: 256, 512, 1024, 2048 or 4096"));
+}
+
+TEST(NodeFile, BroadcastMtuAutoAsksTheSa) {
+  auto r =
+      parse_node_file("[[ipoib]]\nport = { device = \"d\" }\nbroadcast_mtu = \"auto\"\n", "n.toml");
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  EXPECT_FALSE(r->ipoib[0].broadcast_mtu.bytes.has_value());
+  EXPECT_EQ(r->ipoib[0].broadcast_mtu.for_pkey(0xffff), 2048);  // nothing learnt yet
+}
+
+TEST(NodeFile, BroadcastMtuBadValuesNameKeyAndLine) {
+  for (const char* bad : {"\"big\"", "3000", "8192", "128", "true", "4096.0"}) {
+    auto r = parse_node_file(
+        std::string("[[ipoib]]\nport = { device = \"d\" }\nbroadcast_mtu = ") + bad + "\n",
+        "n.toml");
+    ASSERT_FALSE(r.ok()) << bad;
+    EXPECT_EQ(r.error().id, kNodeFileBadValue) << bad;
+    EXPECT_THAT(r.error().message, HasSubstr("n.toml:3:")) << bad;
+    EXPECT_THAT(r.error().message, HasSubstr("ipoib[0].broadcast_mtu: ")) << bad;
+    EXPECT_THAT(r.error().message, HasSubstr("expected \"auto\" or an IB MTU")) << bad;
+  }
 }
 
 TEST(NodeFile, MissingFileIsUnreadable) {

@@ -1,0 +1,183 @@
+#include "agent/sa_mcmember.hpp"
+
+#include <algorithm>
+#include <cstdio>
+
+#include "agent/errors.hpp"
+
+namespace ibsm::agent {
+namespace {
+
+// MAD common header (IBA 13.4.3).
+constexpr std::size_t kOffBaseVersion = 0;
+constexpr std::size_t kOffClass = 1;
+constexpr std::size_t kOffClassVersion = 2;
+constexpr std::size_t kOffMethod = 3;
+constexpr std::size_t kOffStatus = 4;
+constexpr std::size_t kOffTid = 8;  // 8 bytes; the low half is ours (bytes 12..15)
+constexpr std::size_t kOffAttrId = 16;
+// SA header (IBA 15.2.1.1) after the 12-byte RMPP header at 24: SM_Key at 36,
+// AttributeOffset at 44, ComponentMask at 48, the record at 56.
+constexpr std::size_t kOffComponentMask = 48;
+constexpr std::size_t kOffRecord = 56;
+
+// MCMemberRecord (IBA 15.2.5.17): MGID 0..15, PortGID 16..31, Q_Key 32, MLID 36,
+// MTUSelector:2|MTU:6 at 38; the record is 52 bytes.
+constexpr std::size_t kRecMgid = 0;
+constexpr std::size_t kRecMtu = 38;
+constexpr std::size_t kRecordSize = 52;
+
+constexpr std::uint8_t kMethodGet = 0x01;
+constexpr std::uint8_t kMethodGetResp = 0x81;
+constexpr std::uint16_t kAttrMcMemberRecord = 0x0038;
+constexpr std::uint64_t kMaskMgid = 1;  // ComponentMask bit 0
+
+std::uint16_t get16(std::span<const std::uint8_t> b, std::size_t off) {
+  return static_cast<std::uint16_t>(b[off] << 8 | b[off + 1]);
+}
+
+std::uint32_t get32(std::span<const std::uint8_t> b, std::size_t off) {
+  return static_cast<std::uint32_t>(b[off]) << 24 | static_cast<std::uint32_t>(b[off + 1]) << 16 |
+         static_cast<std::uint32_t>(b[off + 2]) << 8 | b[off + 3];
+}
+
+void put(SaMad& b, std::size_t off, std::uint64_t v, std::size_t bytes) {
+  for (std::size_t i = 0; i < bytes; ++i)
+    b[off + i] = static_cast<std::uint8_t>(v >> (8 * (bytes - 1 - i)));
+}
+
+std::string hex16(std::uint16_t v) {
+  char buf[8];
+  std::snprintf(buf, sizeof buf, "0x%04x", v);
+  return buf;
+}
+
+}  // namespace
+
+Mgid ipoib_broadcast_mgid(std::uint16_t pkey) {
+  const std::uint16_t full = pkey | 0x8000;
+  return Mgid{0xff,
+              0x12,
+              0x40,
+              0x1b,
+              static_cast<std::uint8_t>(full >> 8),
+              static_cast<std::uint8_t>(full),
+              0,
+              0,
+              0,
+              0,
+              0,
+              0,
+              0xff,
+              0xff,
+              0xff,
+              0xff};
+}
+
+std::string format_mgid(const Mgid& mgid) {
+  std::array<std::uint16_t, 8> w{};
+  for (std::size_t i = 0; i < 8; ++i)
+    w[i] = static_cast<std::uint16_t>(mgid[2 * i] << 8 | mgid[2 * i + 1]);
+  // The longest run of two or more zero words becomes "::" (the first, on a tie).
+  std::size_t best = 8, best_len = 0;
+  for (std::size_t i = 0; i < 8;) {
+    std::size_t j = i;
+    while (j < 8 && w[j] == 0)
+      ++j;
+    if (j - i > best_len && j - i >= 2) best = i, best_len = j - i;
+    i = j == i ? i + 1 : j;
+  }
+  std::string s;
+  char buf[8];
+  for (std::size_t i = 0; i < 8; ++i) {
+    if (i == best) {
+      s += "::";
+      i += best_len - 1;
+      continue;
+    }
+    if (!s.empty() && s.back() != ':') s += ':';
+    std::snprintf(buf, sizeof buf, "%x", w[i]);
+    s += buf;
+  }
+  return s;
+}
+
+int ib_mtu_bytes(int code) {
+  return code >= 1 && code <= 5 ? 128 << code : 0;
+}
+
+SaMad encode_broadcast_group_get(const Mgid& mgid, std::uint32_t tid) {
+  SaMad b{};
+  b[kOffBaseVersion] = 1;
+  b[kOffClass] = kClassSubnAdm;
+  b[kOffClassVersion] = kSaClassVersion;
+  b[kOffMethod] = kMethodGet;
+  put(b, kOffTid, tid, 8);
+  put(b, kOffAttrId, kAttrMcMemberRecord, 2);
+  put(b, kOffComponentMask, kMaskMgid, 8);
+  std::copy(mgid.begin(), mgid.end(), b.begin() + kOffRecord + kRecMgid);
+  return b;
+}
+
+bool answers_request(std::span<const std::uint8_t> mad, std::uint32_t tid) {
+  return mad.size() >= kOffRecord && mad[kOffClass] == kClassSubnAdm &&
+         (mad[kOffMethod] & 0x80) != 0 && get32(mad, kOffTid + 4) == tid;
+}
+
+std::string describe_sa_status(std::uint16_t status) {
+  // Class-specific codes in bits 8..15 (IBA table 186), common ones in bits 0..4 (table 111).
+  static const char* const sa_codes[] = {
+      "",
+      "no resources",
+      "request invalid",
+      "no records: the SA has no such group (no ipoib partition for this P_Key, or the group "
+      "is not created yet)",
+      "too many records",
+      "invalid GID",
+      "insufficient components",
+      "request denied"};
+  static const char* const common_codes[] = {"",
+                                             "bad base or class version",
+                                             "method not supported",
+                                             "method/attribute combination not supported",
+                                             "",
+                                             "",
+                                             "",
+                                             "invalid attribute or modifier value"};
+  std::string what;
+  const unsigned sa = (status >> 8) & 0x7f;
+  const unsigned common = (status >> 2) & 0x7;
+  if (sa != 0) what = sa < 8 ? sa_codes[sa] : "SA status " + std::to_string(sa);
+  if (common != 0 && *common_codes[common])
+    what += (what.empty() ? "" : ", ") + std::string(common_codes[common]);
+  if (status & 0x1) what += (what.empty() ? "" : ", ") + std::string("busy");
+  if (status & 0x2) what += (what.empty() ? "" : ", ") + std::string("redirect");
+  return hex16(status) + (what.empty() ? "" : " (" + what + ")");
+}
+
+Result<int> decode_broadcast_group_mtu(std::span<const std::uint8_t> mad, const Mgid& mgid) {
+  const std::string group = "broadcast group " + format_mgid(mgid);
+  if (mad.size() < kOffRecord + kRecordSize)
+    return fail(kGroupMtuRejected, group + ": SA answer of " + std::to_string(mad.size()) +
+                                       " bytes, too short for an MCMemberRecord");
+  if (mad[kOffBaseVersion] != 1 || mad[kOffClass] != kClassSubnAdm ||
+      mad[kOffClassVersion] != kSaClassVersion || mad[kOffMethod] != kMethodGetResp ||
+      get16(mad, kOffAttrId) != kAttrMcMemberRecord)
+    return fail(kGroupMtuRejected,
+                group + ": the answer is not an SA GetResp of MCMemberRecord (class " +
+                    hex16(mad[kOffClass]) + ", method " + hex16(mad[kOffMethod]) + ", attribute " +
+                    hex16(get16(mad, kOffAttrId)) + ")");
+  if (const std::uint16_t status = get16(mad, kOffStatus); status != 0)
+    return fail(kGroupMtuRejected, group + ": SA status " + describe_sa_status(status));
+  const auto rec = mad.subspan(kOffRecord, kRecordSize);
+  if (!std::equal(mgid.begin(), mgid.end(), rec.begin() + kRecMgid))
+    return fail(kGroupMtuRejected, group + ": the SA answered with another group's record");
+  const int code = rec[kRecMtu] & 0x3f;
+  const int bytes = ib_mtu_bytes(code);
+  if (bytes == 0)
+    return fail(kGroupMtuRejected,
+                group + ": the record carries MTU code " + std::to_string(code) + " (valid: 1..5)");
+  return bytes;
+}
+
+}  // namespace ibsm::agent

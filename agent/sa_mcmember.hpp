@@ -1,0 +1,53 @@
+// The one SA exchange the agent makes, as pure functions over bytes: a SubnAdmGet
+// of the MCMemberRecord of a partition's IPoIB broadcast group, and the decoder of
+// its GetResp. Kept apart from the libibumad I/O (sa_group_source.cpp) so that the
+// decoder is tested on handmade buffers. Layouts: IBA 13.4.3 (MAD header), 15.2.1.1
+// (SA header), 15.2.5.17 (MCMemberRecord).
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string>
+
+#include "common/result.hpp"
+
+namespace ibsm::agent {
+
+inline constexpr std::size_t kSaMadSize = 256;
+inline constexpr std::uint8_t kClassSubnAdm = 0x03;
+inline constexpr std::uint8_t kSaClassVersion = 2;
+inline constexpr std::uint32_t kQp1QKey = 0x80010000;  // the well-known GSI Q_Key
+
+using Mgid = std::array<std::uint8_t, 16>;
+using SaMad = std::array<std::uint8_t, kSaMadSize>;
+
+// ff12:401b:<pkey|0x8000>::ffff:ffff: the IPoIB broadcast group Linux joins for a P_Key
+// (ipoib_mcast_join_task: scope nibble 2 = link-local, signature 0x401b, the P_Key with
+// the full-member bit set, then 0xffffffff in the last four bytes).
+Mgid ipoib_broadcast_mgid(std::uint16_t pkey);
+
+// "ff12:401b:ffff::ffff:ffff" (RFC 5952 compression, as saquery prints MGIDs).
+std::string format_mgid(const Mgid& mgid);
+
+// IB MTU code 1..5 -> 256..4096 bytes; 0 for anything else.
+int ib_mtu_bytes(int code);
+
+// SubnAdmGet(MCMemberRecord) with ComponentMask = MGID. Only the low 32 bits of `tid`
+// come back: the kernel (and umad2sim) put their agent number in the high half.
+SaMad encode_broadcast_group_get(const Mgid& mgid, std::uint32_t tid);
+
+// True when `mad` is a SubnAdm response (any status) to the request with `tid`; other
+// MADs that reach the agent are skipped, not errors.
+bool answers_request(std::span<const std::uint8_t> mad, std::uint32_t tid);
+
+// The group's IB MTU in bytes from a GetResp to encode_broadcast_group_get(mgid).
+// Never throws: a short buffer, another attribute, a non-zero status, another MGID or
+// an invalid MTU code is a kGroupMtuRejected error saying which.
+Result<int> decode_broadcast_group_mtu(std::span<const std::uint8_t> mad, const Mgid& mgid);
+
+// "0x0300 (no records)": the SA status of a response, for messages.
+std::string describe_sa_status(std::uint16_t status);
+
+}  // namespace ibsm::agent
