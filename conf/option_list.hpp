@@ -74,7 +74,7 @@
   X(kRouting, use_ucast_cache, bool, false, flag(), kRestart, kNo, cli_set('A', "ucast_cache"), "Reuse unicast routes when the topology change allows it") \
   X(kRouting, lid_matrix_dump_file, std::string, "", text(), kRestart, kNo, cli_arg('M', "lid_matrix_file"), "Min-hop tables to load (file engine)") \
   X(kRouting, lfts_file, std::string, "", text(), kRestart, kNo, cli_arg('U', "lfts_file"), "Forwarding tables to load (file engine)") \
-  X(kRouting, root_guid_file, std::string, "", text(), kRestart, kNo, cli_arg('a', "root_guid_file"), "Root switch GUIDs (updn, ftree)") \
+  X(kRouting, root_guid_file, std::string, "", text(), kRestart, kYes, cli_arg('a', "root_guid_file"), "Root switch GUIDs (updn, ftree)") \
   X(kRouting, cn_guid_file, std::string, "", text(), kRestart, kNo, cli_arg('u', "cn_guid_file"), "Compute node port GUIDs (ftree, sssp, dfsssp)") \
   X(kRouting, io_guid_file, std::string, "", text(), kRestart, kNo, cli_arg('G', "io_guid_file"), "I/O node port GUIDs (ftree, sssp, dfsssp)") \
   X(kRouting, quasi_ftree_indexing, bool, false, flag(), kHup, kNo, no_cli(), "ftree: index switches from the roots (quasi fat trees)") \

@@ -12,6 +12,7 @@
 #include <string_view>
 #include <vector>
 
+#include "common/error.hpp"
 #include "common/result.hpp"
 
 namespace ibsm::routing {
@@ -66,6 +67,17 @@ using Lft = std::vector<PortNum>;
 
 struct Routes {
   std::vector<Lft> lfts;  // one per Topology::switches entry, same order
+  // What the caller should log as warnings, each with its error ID (ignored root GUIDs,
+  // destinations an engine's rules leave unreachable, ...). Engines have no logger.
+  std::vector<Error> warnings;
+};
+
+// Settings from outside the fabric (opensm.conf) that some engines use.
+struct EngineConfig {
+  // Root switches for updn (root_guid_file, -a). A GUID that is no switch of the
+  // topology (OpenSM also accepts a CA's GUID: its switch becomes the root) is ignored
+  // with a warning in Routes::warnings. Empty: the engine finds roots itself.
+  std::vector<std::uint64_t> root_guids;
 };
 
 class Engine {
@@ -75,10 +87,14 @@ class Engine {
   // Computes the forwarding tables. Fails (with a routing error ID) when the engine
   // cannot route this topology; the caller then falls back as configured.
   virtual Result<Routes> route(const Topology& topo) = 0;
+  // True when the engine's rules guarantee an acyclic channel dependency graph
+  // (no credit loops, Dally & Seitz 1987). The SM verifies the claim on every result.
+  virtual bool deadlock_free() const { return false; }
 };
 
-// Engine by OpenSM name ("minhop", ...); nullptr if unknown.
+// Engine by OpenSM name ("minhop", "updn", ...); nullptr if unknown.
 std::unique_ptr<Engine> make_engine(std::string_view name);
+std::unique_ptr<Engine> make_engine(std::string_view name, const EngineConfig& config);
 
 // Names make_engine accepts, in preference order.
 std::vector<std::string_view> engine_names();

@@ -9,6 +9,11 @@ namespace ibsm::routing {
 inline constexpr ErrorId kErrTopologyInvalid{3001};
 inline constexpr ErrorId kErrDiameterTooLarge{3002};
 inline constexpr ErrorId kErrLidOutOfRange{3003};
+inline constexpr ErrorId kErrUpDownUnreachable{3004};
+inline constexpr ErrorId kErrRootGuidUnknown{3005};
+inline constexpr ErrorId kErrCreditLoop{3006};
+inline constexpr ErrorId kErrRootGuidFile{3007};
+inline constexpr ErrorId kErrUpDownNoRoot{3008};
 
 inline constexpr ErrorInfo kRoutingErrors[] = {
     {kErrTopologyInvalid, "Routing input is inconsistent",
@@ -23,6 +28,34 @@ inline constexpr ErrorInfo kRoutingErrors[] = {
      "An end port or switch was given a LID range that leaves the unicast LID space "
      "0x0001-0xBFFF (IBA 4.1.3).",
      "Check the LID assignment and LMC settings."},
+    {kErrUpDownUnreachable, "Destinations unreachable under the up/down rule",
+     "updn/dnup forbid a down-then-up turn (dnup: up-then-down) to stay free of credit loops; "
+     "some switch has no legal path to the destinations named (typically between two roots "
+     "joined only through lower switches). As an error: no destination could be routed.",
+     "Usually harmless for switch LIDs between roots. Otherwise choose roots that every "
+     "switch reaches (root_guid_file), or another engine."},
+    {kErrRootGuidUnknown, "Root GUID not in the fabric",
+     "A GUID of root_guid_file (-a) is neither a switch nor a port attached to a switch of the "
+     "fabric just discovered; it is ignored.",
+     "Check the file against ibnetdiscover output; a replaced switch has a new GUID."},
+    {kErrCreditLoop, "Credit loop in the routes of a deadlock-free engine",
+     "The route report found a cycle in the channel dependency graph of an engine that claims "
+     "deadlock freedom (updn, dnup). The routes are discarded and the next engine of the chain "
+     "is tried. The message shows one cycle as switch GUID/port channels.",
+     "Report a bug with the SM log (it shows the cycle) and the topology (ibnetdiscover)."},
+    {kErrRootGuidFile, "Malformed root_guid_file line",
+     "A line of root_guid_file (-a) is not a GUID (hex with 0x, optional '#' comment), or "
+     "the file cannot be read; the line (or the file) is skipped.",
+     "Fix the line named in the message; one GUID per line, e.g. 0x0002c90300001234."},
+    {kErrUpDownNoRoot, "Up/down roots chosen by fallback",
+     "updn found no root for some connected group of switches: no root_guid_file GUID is in it, "
+     "or OpenSM's hop-histogram rule found none (it only recognises fat trees); or, for dnup, "
+     "the group has no switch with an end port. The group's "
+     "centre switch (least hop distance to the end ports) is used as the single root. Routes "
+     "stay deadlock free but may be far from the shortest paths, with hot spots near the root; "
+     "OpenSM falls back to minhop (not deadlock free) in this case.",
+     "On fat trees list the top switches in root_guid_file (-a); on other topologies this is "
+     "expected."},
 };
 
 }  // namespace ibsm::routing

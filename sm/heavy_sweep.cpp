@@ -10,7 +10,9 @@
 #include "mad/attr/forwarding_table.hpp"
 #include "mad/attr/port_info.hpp"
 #include "mad/attr/switch_info.hpp"
+#include "routing/errors.hpp"
 #include "routing/lft_dump.hpp"
+#include "routing/route_report.hpp"
 #include "sm/discovery.hpp"
 #include "sm/lid_manager.hpp"
 #include "sm/port_config.hpp"
@@ -93,30 +95,77 @@ bool SubnetManager::compute_routes(const Fabric& f, SweepReport& report) {
   RoutingInput in = make_routing_input(f);
   routed_switches_ = in.switch_nodes;
   routed_topology_ = in.topology;
+  routing::EngineConfig config;
+  if (!options_.root_guid_file.empty()) {
+    // Read on every heavy sweep, as OpenSM does, so an edited file applies at the next one.
+    routing::RootGuids roots = read_root_guid_file(options_.root_guid_file);
+    for (const Error& w : roots.warnings)
+      log_->warn("{}: {}", format_error_id(w.id), w.message);
+    config.root_guids = std::move(roots.guids);
+  }
   std::vector<std::string> chain = engine_chain_;
   if (fallback_to_minhop_ && std::find(chain.begin(), chain.end(), "minhop") == chain.end())
     chain.push_back("minhop");
   for (const auto& name : chain) {
-    auto engine = routing::make_engine(name);
+    auto engine = routing::make_engine(name, config);
     if (!engine) continue;
-    const auto t0 = std::chrono::steady_clock::now();
-    // The engine is pure (topology in, tables out): it runs on a worker thread
-    // while this thread keeps answering SA requests and SMInfo/traps, so a long
-    // routing step on a big fabric does not stall the SA.
-    auto routes = compute_while_serving([&] { return engine->route(in.topology); });
-    const double ms =
-        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-    if (routes.ok()) {
-      if (name != engine_chain_.front()) {
-        log_->warn("{}: routing engine '{}' failed; fell back to '{}'",
-                   format_error_id(kErrRoutingFailed), engine_chain_.front(), name);
-      }
-      log_->info("routing engine {} computed {} LFTs in {:.1f} ms", name, routes->lfts.size(), ms);
-      routes_ = std::move(*routes);
-      return true;
+    // The engine and the route report are pure (topology in, tables and grades out):
+    // they run on a worker thread while this thread keeps answering SA requests and
+    // SMInfo/traps, so a long routing step on a big fabric does not stall the SA.
+    struct Outcome {
+      Result<routing::Routes> routes = routing::Routes{};
+      routing::RouteReport grade;
+      double ms = 0;
+      double report_ms = 0;
+    };
+    Outcome out = compute_while_serving([&] {
+      using Clock = std::chrono::steady_clock;
+      Outcome o;
+      const auto t0 = Clock::now();
+      o.routes = engine->route(in.topology);
+      const auto t1 = Clock::now();
+      if (o.routes.ok()) o.grade = routing::make_route_report(in.topology, *o.routes);
+      o.ms = std::chrono::duration<double, std::milli>(t1 - t0).count();
+      o.report_ms = std::chrono::duration<double, std::milli>(Clock::now() - t1).count();
+      return o;
+    });
+    if (!out.routes.ok()) {
+      log_->warn("{}: routing engine {}: {}", format_error_id(out.routes.error().id), name,
+                 out.routes.error().message);
+      continue;
     }
-    log_->warn("{}: routing engine {}: {}", format_error_id(routes.error().id), name,
-               routes.error().message);
+    for (const Error& w : out.routes->warnings)
+      log_->warn("{}: routing engine {}: {}", format_error_id(w.id), name, w.message);
+    log_->info("routing engine {} computed {} LFTs in {:.1f} ms; route report ({:.1f} ms): {}",
+               name, out.routes->lfts.size(), out.ms, out.report_ms,
+               routing::format_route_report_line(out.grade));
+    if (engine->deadlock_free() && !out.grade.acyclic()) {
+      // The engine's guarantee failed: its tables could deadlock the fabric. Never program
+      // them; the next engine of the chain gets its turn.
+      std::string cycle;
+      for (const routing::CdgVl& v : out.grade.cdg.vls)
+        if (!v.acyclic)
+          cycle =
+              "VL " + std::to_string(v.vl) + ": " + routing::describe_cycle(in.topology, v.cycle);
+      log_->error(
+          "{}: routing engine {} claims deadlock freedom but its routes have a credit "
+          "loop, discarded; {}",
+          format_error_id(routing::kErrCreditLoop), name, cycle);
+      continue;
+    }
+    if (name != engine_chain_.front()) {
+      log_->warn("{}: routing engine '{}' failed; fell back to '{}'",
+                 format_error_id(kErrRoutingFailed), engine_chain_.front(), name);
+    }
+    ::mkdir(options_.cache_dir.c_str(), 0755);
+    const std::string path = options_.cache_dir + "/ibsm-route-report.txt";
+    if (auto st = write_file_atomically(
+            path, routing::format_route_report_text(in.topology, out.grade, name, out.ms), false);
+        !st.ok()) {
+      log_->warn("{}: {}", format_error_id(st.error().id), st.error().message);
+    }
+    routes_ = std::move(*out.routes);
+    return true;
   }
   report.add(kErrRoutingFailed, "no routing engine could route the fabric");
   log_->error("{}: no routing engine could route the fabric", format_error_id(kErrRoutingFailed));
@@ -164,17 +213,17 @@ void SubnetManager::program_switches(Fabric& f, SweepReport& report) {
       si.linear_fdb_top = top;
       si.life_time_value = life;
       si.port_state_change = true;  // write 1 to clear (IBA 14.2.5.4)
-      client_.submit(SmpRequest::set(path, si), [this, &f, &report, idx, guid,
-                                                 top](const SmpOutcome& o) {
-        if (!o.ok()) {
-          report_failure(log_, report, kErrProgrammingFailed, o, "SwitchInfo LinearFDBTop");
-          return;
-        }
-        programmed_top_[guid] = top;
-        // The GetResp of a Set carries what the switch now holds (SA SwitchInfoRecord).
-        if (auto held = mad::decode<mad::SwitchInfo>(o.response->data()); held.ok())
-          f.node(idx).switch_info = *held;
-      });
+      client_.submit(
+          SmpRequest::set(path, si), [this, &f, &report, idx, guid, top](const SmpOutcome& o) {
+            if (!o.ok()) {
+              report_failure(log_, report, kErrProgrammingFailed, o, "SwitchInfo LinearFDBTop");
+              return;
+            }
+            programmed_top_[guid] = top;
+            // The GetResp of a Set carries what the switch now holds (SA SwitchInfoRecord).
+            if (auto held = mad::decode<mad::SwitchInfo>(o.response->data()); held.ok())
+              f.node(idx).switch_info = *held;
+          });
     } else {
       programmed_top_[guid] = top;
     }

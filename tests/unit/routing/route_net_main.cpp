@@ -1,4 +1,4 @@
-// routing_route_net <file.net> [engine] [--lmc N] [--dump FILE]
+// routing_route_net <file.net> [engine] [--lmc N] [--root GUID]... [--dump FILE]
 // Routes an ibsim net file in-process and prints the routing time and the all-to-all
 // channel statistics used in docs/routing.md.
 #include <chrono>
@@ -9,24 +9,30 @@
 #include <string>
 
 #include "routing/analysis.hpp"
+#include "routing/cdg.hpp"
 #include "routing/engine.hpp"
 #include "routing/lft_dump.hpp"
+#include "routing/route_report.hpp"
 #include "tests/support/net_file.hpp"
 #include "tests/support/to_routing.hpp"
 
 int main(int argc, char** argv) {
   using namespace ibsm;
   if (argc < 2) {
-    std::cerr << "usage: routing_route_net <file.net> [engine] [--lmc N] [--dump FILE]\n";
+    std::cerr << "usage: routing_route_net <file.net> [engine] [--lmc N] [--root GUID]... [--dump "
+                 "FILE]\n";
     return 2;
   }
   std::string engine_name = "minhop";
   std::string dump;
   unsigned lmc = 0;
+  routing::EngineConfig config;
   for (int i = 2; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "--lmc" && i + 1 < argc) {
       lmc = static_cast<unsigned>(std::atoi(argv[++i]));
+    } else if (a == "--root" && i + 1 < argc) {
+      config.root_guids.push_back(std::stoull(argv[++i], nullptr, 0));
     } else if (a == "--dump" && i + 1 < argc) {
       dump = argv[++i];
     } else {
@@ -39,7 +45,7 @@ int main(int argc, char** argv) {
     return 1;
   }
   const auto fx = testsupport::to_routing(*fabric, static_cast<std::uint8_t>(lmc));
-  auto engine = routing::make_engine(engine_name);
+  auto engine = routing::make_engine(engine_name, config);
   if (!engine) {
     std::cerr << "unknown engine " << engine_name << "\n";
     return 2;
@@ -62,6 +68,20 @@ int main(int argc, char** argv) {
   const auto loads = routing::channel_loads(fx.topo, *routes);
   std::cout << "channels " << loads.channels.size() << " max (EFI) " << loads.max << " min "
             << loads.min << " mean " << loads.mean << " unused " << loads.unused << "\n";
+  for (const Error& w : routes->warnings)
+    std::cout << "warning: " << to_string(w) << "\n";
+  const auto c2 = std::chrono::steady_clock::now();
+  const auto cdg = routing::check_channel_dependencies(fx.topo, *routes);
+  const auto c3 = std::chrono::steady_clock::now();
+  for (const auto& v : cdg.vls)
+    std::cout << "cdg vl " << int{v.vl} << " dependencies " << v.dependencies
+              << (v.acyclic ? " acyclic" : " CYCLE " + routing::describe_cycle(fx.topo, v.cycle))
+              << "\n";
+  const auto report = routing::make_route_report(fx.topo, *routes);
+  const auto c4 = std::chrono::steady_clock::now();
+  std::cout << "cdg check " << std::chrono::duration<double>(c3 - c2).count() << " s, route report "
+            << std::chrono::duration<double>(c4 - c3).count() << " s\n"
+            << "report: " << routing::format_route_report_line(report) << "\n";
   if (!dump.empty()) {
     std::ofstream out(dump);
     routing::dump_lfts(out, fx.topo, *routes);

@@ -1,0 +1,61 @@
+#include "routing/root_guid_file.hpp"
+
+#include <cctype>
+#include <string>
+
+#include "routing/errors.hpp"
+
+namespace ibsm::routing {
+namespace {
+
+std::string_view trim(std::string_view s) {
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front())))
+    s.remove_prefix(1);
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back())))
+    s.remove_suffix(1);
+  return s;
+}
+
+// "0x" followed by 1..16 hex digits.
+bool parse_guid(std::string_view s, std::uint64_t& out) {
+  if (s.size() < 3 || s.size() > 18 || s[0] != '0' || (s[1] != 'x' && s[1] != 'X')) return false;
+  std::uint64_t v = 0;
+  for (char c : s.substr(2)) {
+    const int d = std::isdigit(static_cast<unsigned char>(c)) ? c - '0'
+                  : c >= 'a' && c <= 'f'                      ? c - 'a' + 10
+                  : c >= 'A' && c <= 'F'                      ? c - 'A' + 10
+                                                              : -1;
+    if (d < 0) return false;
+    v = (v << 4) | static_cast<std::uint64_t>(d);
+  }
+  out = v;
+  return true;
+}
+
+}  // namespace
+
+RootGuids parse_root_guids(std::string_view text, std::string_view file_name) {
+  RootGuids out;
+  std::size_t line_no = 0;
+  while (!text.empty()) {
+    const std::size_t eol = text.find('\n');
+    std::string_view line = text.substr(0, eol);
+    text = eol == std::string_view::npos ? std::string_view{} : text.substr(eol + 1);
+    ++line_no;
+    if (const std::size_t hash = line.find('#'); hash != std::string_view::npos)
+      line = line.substr(0, hash);
+    line = trim(line);
+    if (line.empty()) continue;
+    std::uint64_t guid = 0;
+    if (parse_guid(line, guid) && guid != 0) {
+      out.guids.push_back(guid);
+    } else {
+      out.warnings.push_back(
+          {kErrRootGuidFile, std::string(file_name) + ":" + std::to_string(line_no) + ": '" +
+                                 std::string(line) + "' is not a GUID (0x + hex); line skipped"});
+    }
+  }
+  return out;
+}
+
+}  // namespace ibsm::routing

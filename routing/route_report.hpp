@@ -1,0 +1,43 @@
+// One summary of the quality of a set of forwarding tables, graded from the tables alone
+// (routing.md 3.1): end-port pairs that are not delivered, whether each VL's channel
+// dependency graph is acyclic, the edge forwarding index (all-to-all routes on the
+// busiest inter-switch channel) and its mean. The SM computes it after every routing
+// run, logs one line and writes the long form next to guid2lid.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "routing/cdg.hpp"
+#include "routing/engine.hpp"
+
+namespace ibsm::routing {
+
+struct RouteReport {
+  std::size_t pairs = 0;  // (source end port, destination LID) pairs
+  std::size_t unreachable = 0;
+  std::size_t loops = 0;  // of unreachable, those caught in a forwarding loop
+  std::vector<std::string> unreachable_examples;
+  CdgReport cdg;
+  std::uint64_t max_efi = 0;
+  double mean_efi = 0;
+  std::size_t channels = 0;
+  std::size_t unused_channels = 0;
+  std::vector<std::uint8_t> vls_used;
+
+  bool acyclic() const { return cdg.acyclic(); }
+};
+
+RouteReport make_route_report(const Topology& topo, const Routes& routes,
+                              const CdgOptions& cdg_options = {});
+
+// "pairs 1000 unreachable 0, CDG acyclic on VL 0, EFI max 630 mean 315.2, VLs 0"
+std::string format_route_report_line(const RouteReport& r);
+
+// The long form for ibsm-route-report.txt: the line's facts one per line, examples of
+// unreachable pairs and the cycle found on each cyclic VL.
+std::string format_route_report_text(const Topology& topo, const RouteReport& r,
+                                     std::string_view engine, double routing_ms);
+
+}  // namespace ibsm::routing
