@@ -58,7 +58,12 @@ std::string configuration_markdown() {
       "a value other than its default, ibsm names them all in one warning at start-up and "
       "runs as if they had the default. Flags for such options are refused.\n"
       "- `ibsm -c FILE` writes the effective configuration in this format; OpenSM reads it "
-      "too.\n\n"
+      "too.\n"
+      "- ibsm extension keys (the `[ibsm]` section at the end) are ibsm's own, with ibsm's "
+      "defaults. `ibsm -c` always writes them, in a last section headed `# ibsm extensions "
+      "(OpenSM ignores these keys)`. OpenSM 3.3.23 logs `Unrecognized token` for each and "
+      "reads the rest of the file as usual; its own `-c` dump leaves them out, so keep an "
+      "ibsm-written file if you need them.\n\n"
       "## ibsm.toml\n\n"
       "A file given with `-F` whose name ends in `.toml` is read as TOML: the same keys, "
       "each in the table (section) shown in the headings below, e.g. `[handover]` "
@@ -76,6 +81,11 @@ std::string configuration_markdown() {
     out += section_name(s);
     out += "] ";
     out += section_title(s);
+    if (is_ibsm_extension(s)) {
+      out +=
+          "\n\n**ibsm only.** These keys are not OpenSM keys: OpenSM ignores them (it logs "
+          "`Unrecognized token`) and the defaults below are ibsm's.";
+    }
     out += "\n\n| Key | Default | Allowed | Reload | Implemented | Flag | Description |\n";
     out += "|---|---|---|---|---|---|---|\n";
     for (const OptionRow& row : option_rows()) {

@@ -44,9 +44,11 @@ Status apply_option_flag(const FlagUse& use, Options& o) {
   switch (row.cli.kind) {
     case CliKind::kSet:
       o.*std::get<bool Options::*>(row.field) = true;
+      o.given.add(row.key);
       return {};
     case CliKind::kClear:
       o.*std::get<bool Options::*>(row.field) = false;
+      o.given.add(row.key);
       return {};
     default:
       break;

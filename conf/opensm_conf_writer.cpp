@@ -5,6 +5,11 @@
 
 namespace ibsm::conf {
 
+// Every key is written, the ibsm extension keys too, whatever their value, in
+// their own section at the end: OpenSM 3.3.23 reads such a file, logging
+// "Unrecognized token" for each extension key and ignoring it (checked with
+// `opensm -F file -c out`, exit status 0), so writing them keeps the file a
+// complete record of the effective configuration at no cost to OpenSM.
 std::string write_opensm_conf(const Options& o) {
   std::string out =
       "# opensm.conf written by ibsm. OpenSM reads it as well.\n"
@@ -14,6 +19,11 @@ std::string write_opensm_conf(const Options& o) {
     out += "\n#\n# ";
     out += section_title(s);
     out += "\n#\n";
+    if (is_ibsm_extension(s)) {
+      out +=
+          "# Keys of ibsm only, with ibsm's defaults. OpenSM logs \"Unrecognized token\"\n"
+          "# for each of them and reads on; its own -c dump leaves them out.\n";
+    }
     for (const OptionRow& row : option_rows()) {
       if (row.section != s) continue;
       out += "\n# ";

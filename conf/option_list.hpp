@@ -1,13 +1,16 @@
 // THE option table: every opensm.conf key of OpenSM 3.3.23 (160), one row each,
-// in the order of OpenSM's own dump. Everything else (the Options struct, the
-// opensm.conf reader and writer, the TOML reader and writer, the command line,
-// --help, docs/configuration.md) is generated from these rows.
+// in the order of OpenSM's own dump, then ibsm's extension keys (section kIbsm,
+// see is_ibsm_extension), which OpenSM does not have. Everything else (the
+// Options struct, the opensm.conf reader and writer, the TOML reader and
+// writer, the command line, --help, docs/configuration.md) is generated from
+// these rows.
 //
 // Columns:
 //   section  topic (TOML table, heading in a written opensm.conf)
 //   key      opensm.conf key = Options field = TOML key
 //   type     C++ type of the field (width as in OpenSM)
-//   default  OpenSM's compiled default ("(null)" strings are empty)
+//   default  OpenSM's compiled default ("(null)" strings are empty); ibsm's own
+//            default for an extension key
 //   spec     how the value is checked and written (conf/option_spec.hpp)
 //   reload   kHup: re-read on SIGHUP; kRestart: only at start-up
 //   impl     kYes once ibsm acts on it; flipping this is the one-line change

@@ -30,6 +30,8 @@ std::string_view section_name(Section s) {
       return "qos";
     case Section::kCongestion:
       return "congestion";
+    case Section::kIbsm:
+      return "ibsm";
   }
   return "?";
 }
@@ -60,6 +62,8 @@ std::string_view section_title(Section s) {
       return "QoS";
     case Section::kCongestion:
       return "CONGESTION CONTROL (experimental)";
+    case Section::kIbsm:
+      return "ibsm extensions (OpenSM ignores these keys)";
   }
   return "?";
 }

@@ -11,7 +11,9 @@
 namespace ibsm::conf {
 
 // Topic of an option. Drives the TOML section and the headings of a written
-// opensm.conf. Order = order of appearance in both.
+// opensm.conf. Order = order of appearance in both. kIbsm holds ibsm's own
+// keys and comes last, so a written opensm.conf lists OpenSM's keys in OpenSM's
+// order first.
 enum class Section : std::uint8_t {
   kDevice,
   kPartitions,
@@ -25,12 +27,22 @@ enum class Section : std::uint8_t {
   kLogging,
   kQos,
   kCongestion,
+  kIbsm,  // ibsm extensions: keys OpenSM 3.3.23 does not have, with ibsm's defaults
 };
 inline constexpr std::array kAllSections = {
     Section::kDevice,   Section::kPartitions, Section::kSweep, Section::kRouting,
     Section::kHandover, Section::kTiming,     Section::kMisc,  Section::kPerfmgr,
     Section::kEvents,   Section::kLogging,    Section::kQos,   Section::kCongestion,
+    Section::kIbsm,
 };
+
+// Whether the keys of a section are ibsm's own rather than OpenSM's. OpenSM
+// 3.3.23 logs "Unrecognized token" for such a key in opensm.conf and reads on,
+// so a file holding them still loads in OpenSM; OpenSM's own `-c` dump drops
+// them. The OpenSM-parity checks (160 keys, OpenSM's defaults) skip these rows.
+constexpr bool is_ibsm_extension(Section s) {
+  return s == Section::kIbsm;
+}
 
 // TOML table name of a section ("device", "routing", ...).
 std::string_view section_name(Section s);

@@ -28,7 +28,8 @@ struct OptionRow {
   std::string_view help;
 };
 
-// All rows, in OpenSM's dump order.
+// All rows: OpenSM's keys in OpenSM's dump order, then the ibsm extension keys
+// (is_ibsm_extension(row.section)).
 std::span<const OptionRow> option_rows();
 
 // The row of an opensm.conf key (also accepts OpenSM's alias dimn_ports_file),

@@ -172,7 +172,9 @@ struct Formatter {
 
 Result<std::string> set_value(const OptionRow& row, Options& o, std::string_view text,
                               IntBase base) {
-  return std::visit(Setter{row, o, text, base}, row.field);
+  auto r = std::visit(Setter{row, o, text, base}, row.field);
+  if (r) o.given.add(row.key);
+  return r;
 }
 
 std::string format_value(const OptionRow& row, const Options& o) {

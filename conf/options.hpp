@@ -3,6 +3,8 @@
 // One field per opensm.conf key of OpenSM 3.3.23, named like the key and
 // initialised to OpenSM's default; the fields are generated from the option
 // table in conf/option_list.hpp (look there for types, defaults and meaning).
+// The table's ibsm extension keys (e.g. master_sm_priority) are fields too,
+// with ibsm's defaults.
 // Strings that OpenSM writes as "(null)" are empty here: an empty string
 // means "unset". Integers have OpenSM's widths; 64-bit keys (guid, m_key,
 // sm_key, sa_key, subnet_prefix, cc_key) are host-order values.
@@ -12,11 +14,34 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <set>
 #include <string>
+#include <string_view>
 
 #include "conf/option_list.hpp"
 
 namespace ibsm::conf {
+
+// The table keys a config file or a flag gave, whatever their value (ibsm's
+// adaptive SMP window applies only while max_wire_smps is not given). Where a
+// value came from is not part of the configuration: it takes no part in
+// comparisons, two Options with the same values are equal.
+class GivenKeys {
+ public:
+  void add(std::string_view key) { keys_.emplace(key); }
+  void set(std::string_view key, bool given) {
+    if (given)
+      add(key);
+    else if (auto it = keys_.find(key); it != keys_.end())
+      keys_.erase(it);
+  }
+  bool contains(std::string_view key) const { return keys_.find(key) != keys_.end(); }
+  bool operator==(const GivenKeys&) const { return true; }
+
+ private:
+  std::set<std::string, std::less<>> keys_;
+};
 
 struct Options {
 #define IBSM_CONF_FIELD(section, key, type, def, spec, reload, impl, cli, help) type key = def;
@@ -30,6 +55,7 @@ struct Options {
   std::string cache_dir = "/var/cache/opensm";  // env OSM_CACHE_DIR (guid2lid, ...)
   std::string tmp_dir = "/var/log";             // env OSM_TMP_DIR (OpenSM's fallback dump dir)
   bool strict = false;                          // --strict: unknown opensm.conf keys are errors
+  GivenKeys given;                              // table keys set by a file or a flag
 
   bool operator==(const Options&) const = default;
 };

@@ -18,13 +18,17 @@ Result<Reloaded> reload_config(const Options& running, const Options& last_file_
   for (const OptionRow& row : option_rows()) {
     const std::string before = format_value(row, last_file_values);
     const std::string now = format_value(row, out.file_values);
-    if (before == now) continue;
+    const bool given = out.file_values.given.contains(row.key);
+    // A key written into the file with its default value is a change too: a
+    // given max_wire_smps caps the adaptive SMP window.
+    if (before == now && given == last_file_values.given.contains(row.key)) continue;
     if (row.reload == Reload::kRestart) {
       out.need_restart.push_back(std::string(row.key) + " " + now);
       continue;
     }
     const std::string old_value = format_value(row, out.options);
     std::visit([&](auto f) { out.options.*f = out.file_values.*f; }, row.field);
+    out.options.given.set(row.key, given);
     out.changed.push_back(std::string(row.key) + " " + old_value + " -> " + now);
   }
   // The file_values of the next reload keep the non-table fields of the run.

@@ -8,6 +8,7 @@
 #include <map>
 #include <set>
 #include <sstream>
+#include <vector>
 
 #include "conf/option_value.hpp"
 
@@ -28,28 +29,61 @@ std::map<std::string, std::string> opensm_defaults() {
   return out;
 }
 
-TEST(OptionTable, Has160UniqueKeys) {
+// The OpenSM-parity checks cover the OpenSM rows only; ibsm's extension rows
+// have their own defaults and are checked in extension_test.cpp.
+std::vector<const OptionRow*> opensm_rows() {
+  std::vector<const OptionRow*> out;
+  for (const auto& row : option_rows()) {
+    if (!is_ibsm_extension(row.section)) out.push_back(&row);
+  }
+  return out;
+}
+
+TEST(OptionTable, Has160OpensmKeysAndNoKeyTwice) {
   std::set<std::string_view> keys;
   for (const auto& row : option_rows())
     keys.insert(row.key);
-  EXPECT_EQ(option_rows().size(), 160u);
-  EXPECT_EQ(keys.size(), 160u);
+  EXPECT_EQ(opensm_rows().size(), 160u);
+  EXPECT_EQ(keys.size(), option_rows().size());
 }
 
 TEST(OptionTable, KeysAndDefaultsMatchOpensm3323) {
   const auto expected = opensm_defaults();
   ASSERT_EQ(expected.size(), 160u) << "fixture missing (IBSM_CONF_TEST_DATA)";
+  for (const OptionRow* row : opensm_rows()) {
+    auto it = expected.find(std::string(row->key));
+    ASSERT_NE(it, expected.end()) << row->key << " is not an OpenSM 3.3.23 key";
+    EXPECT_EQ(format_default(*row), it->second) << row->key;
+  }
+}
+
+TEST(OptionTable, ExtensionKeysAreNotOpensmKeys) {
+  const auto opensm = opensm_defaults();
+  ASSERT_EQ(opensm.size(), 160u) << "fixture missing (IBSM_CONF_TEST_DATA)";
   for (const auto& row : option_rows()) {
-    auto it = expected.find(std::string(row.key));
-    ASSERT_NE(it, expected.end()) << row.key << " is not an OpenSM 3.3.23 key";
-    EXPECT_EQ(format_default(row), it->second) << row.key;
+    if (!is_ibsm_extension(row.section)) continue;
+    EXPECT_FALSE(opensm.contains(std::string(row.key)))
+        << row.key << " is an OpenSM key; its row belongs in an OpenSM section";
+  }
+}
+
+// A written opensm.conf lists OpenSM's keys in OpenSM's dump order; the
+// extension rows follow them all.
+TEST(OptionTable, ExtensionRowsComeAfterEveryOpensmRow) {
+  bool seen_extension = false;
+  for (const auto& row : option_rows()) {
+    if (is_ibsm_extension(row.section)) {
+      seen_extension = true;
+    } else {
+      EXPECT_FALSE(seen_extension) << row.key << " follows an extension row";
+    }
   }
 }
 
 TEST(OptionTable, FiftyOneKeysNeedARestart) {
   int restart = 0;
-  for (const auto& row : option_rows())
-    restart += row.reload == Reload::kRestart;
+  for (const OptionRow* row : opensm_rows())
+    restart += row->reload == Reload::kRestart;
   EXPECT_EQ(restart, 51);  // OpenSM 3.3.23's keys without can_update
 }
 
