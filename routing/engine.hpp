@@ -6,6 +6,7 @@
 // hand-drawn fabrics against golden output.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -65,8 +66,29 @@ struct Topology {
 // Its size is max LID + 1 of the fabric (port 0 = the switch itself).
 using Lft = std::vector<PortNum>;
 
+// The service level of every path, for engines that spread paths over virtual layers
+// (dfsssp). A path is named by its source switch (the switch the source end port hangs
+// off: Topology::end_ports[e].sw) and its destination LID; every end port of a switch
+// shares the switch's LFT path, hence its SL. The SA answers PathRecord and
+// MultiPathRecord with sl(src_switch, dlid); the SM programs SL2VL as identity for
+// SL < OperVLs so that SL i travels on VL i. Empty for single-layer engines: SL 0.
+// Memory: one byte per (switch, LID), 7 MB for 1000 switches x 7000 LIDs.
+struct PathSls {
+  std::size_t lids = 0;             // row length: max LID + 1
+  std::vector<std::uint8_t> table;  // [src_switch * lids + dlid]
+  unsigned layers = 0;              // acyclic layers the engine needed (before balancing)
+  unsigned sls = 0;                 // SLs handed out after spreading over spare VLs
+
+  bool empty() const { return table.empty(); }
+  std::uint8_t sl(std::uint32_t src_switch, Lid dlid) const {
+    const std::size_t i = std::size_t{src_switch} * lids + dlid;
+    return dlid < lids && i < table.size() ? table[i] : 0;
+  }
+};
+
 struct Routes {
   std::vector<Lft> lfts;  // one per Topology::switches entry, same order
+  PathSls path_sl;        // per-path SLs; empty: SL 0 everywhere
   // What the caller should log as warnings, each with its error ID (ignored root GUIDs,
   // destinations an engine's rules leave unreachable, ...). Engines have no logger.
   std::vector<Error> warnings;
@@ -78,6 +100,11 @@ struct EngineConfig {
   // topology (OpenSM also accepts a CA's GUID: its switch becomes the root) is ignored
   // with a warning in Routes::warnings. Empty: the engine finds roots itself.
   std::vector<std::uint64_t> root_guids;
+  // Data VLs every inter-switch port runs (PortInfo.OperVLs; 8 = VL0-7, OpenSM's usual
+  // fabric). dfsssp uses at most this many virtual layers, one SL (= VL) each, and fails
+  // with kErrDfssspVlsExhausted when they do not suffice. The SM should pass the fabric's
+  // minimum OperVLs; at most 15 (VL15 is management).
+  unsigned max_vls = 8;
 };
 
 class Engine {

@@ -14,6 +14,7 @@ inline constexpr ErrorId kErrRootGuidUnknown{3005};
 inline constexpr ErrorId kErrCreditLoop{3006};
 inline constexpr ErrorId kErrRootGuidFile{3007};
 inline constexpr ErrorId kErrUpDownNoRoot{3008};
+inline constexpr ErrorId kErrDfssspVlsExhausted{3009};
 
 inline constexpr ErrorInfo kRoutingErrors[] = {
     {kErrTopologyInvalid, "Routing input is inconsistent",
@@ -56,6 +57,15 @@ inline constexpr ErrorInfo kRoutingErrors[] = {
      "OpenSM falls back to minhop (not deadlock free) in this case.",
      "On fat trees list the top switches in root_guid_file (-a); on other topologies this is "
      "expected."},
+    {kErrDfssspVlsExhausted, "Deadlock-free routing needs more virtual lanes than available",
+     "dfsssp spreads its shortest paths over virtual layers, one VL each, so that no layer's "
+     "channel dependency graph has a cycle (Domke et al., IPDPS 2011). The last layer the "
+     "fabric's VLs allow (max_vls, the ports' OperVLs) still has a cycle, so the routes are "
+     "not deadlock free and are discarded; the next engine of the chain is tried. Fat trees "
+     "need 1 layer, small irregular fabrics 2-6, but tori need many (6x6x6: about 30).",
+     "Use an engine that needs fewer VLs for this topology (updn, or lash/torus-2QoS where "
+     "available), raise the VLs the ports run (OperVLs) if the hardware has more, or add "
+     "links that shorten the cycles."},
 };
 
 }  // namespace ibsm::routing

@@ -30,7 +30,14 @@ RouteReport make_route_report(const Topology& topo, const Routes& routes,
   r.unreachable = pc.pairs - pc.delivered;
   r.loops = pc.loops;
   r.unreachable_examples = pc.examples;
-  r.cdg = check_channel_dependencies(topo, routes, cdg_options);
+  // Engines with per-path SLs (dfsssp) are graded per VL: SL i on VL i, the SL2VL
+  // identity the SM programs for them. The checker sees only this map, not the engine.
+  CdgOptions options = cdg_options;
+  if (!options.vl_of && !routes.path_sl.empty())
+    options.vl_of = [&](std::uint32_t src, Lid dlid) -> std::uint8_t {
+      return routes.path_sl.sl(topo.end_ports[src].sw, dlid);
+    };
+  r.cdg = check_channel_dependencies(topo, routes, options);
   const ChannelLoads loads = channel_loads(topo, routes);
   r.max_efi = loads.max;
   r.mean_efi = loads.mean;

@@ -29,6 +29,8 @@ struct RouteReport {
   bool acyclic() const { return cdg.acyclic(); }
 };
 
+// Without cdg_options.vl_of, paths are put on VL routes.path_sl.sl(source switch, dlid)
+// (VL 0 for engines without SLs).
 RouteReport make_route_report(const Topology& topo, const Routes& routes,
                               const CdgOptions& cdg_options = {});
 

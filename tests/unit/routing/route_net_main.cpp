@@ -1,4 +1,4 @@
-// routing_route_net <file.net> [engine] [--lmc N] [--root GUID]... [--dump FILE]
+// routing_route_net <file.net> [engine] [--lmc N] [--root GUID]... [--max-vls N] [--dump FILE]
 // Routes an ibsim net file in-process and prints the routing time and the all-to-all
 // channel statistics used in docs/routing.md.
 #include <chrono>
@@ -19,8 +19,8 @@
 int main(int argc, char** argv) {
   using namespace ibsm;
   if (argc < 2) {
-    std::cerr << "usage: routing_route_net <file.net> [engine] [--lmc N] [--root GUID]... [--dump "
-                 "FILE]\n";
+    std::cerr << "usage: routing_route_net <file.net> [engine] [--lmc N] [--root GUID]... "
+                 "[--max-vls N] [--dump FILE]\n";
     return 2;
   }
   std::string engine_name = "minhop";
@@ -33,6 +33,8 @@ int main(int argc, char** argv) {
       lmc = static_cast<unsigned>(std::atoi(argv[++i]));
     } else if (a == "--root" && i + 1 < argc) {
       config.root_guids.push_back(std::stoull(argv[++i], nullptr, 0));
+    } else if (a == "--max-vls" && i + 1 < argc) {
+      config.max_vls = static_cast<unsigned>(std::atoi(argv[++i]));
     } else if (a == "--dump" && i + 1 < argc) {
       dump = argv[++i];
     } else {
@@ -62,6 +64,11 @@ int main(int argc, char** argv) {
   std::cout << "switches " << fx.topo.switches.size() << " end ports " << fx.topo.end_ports.size()
             << "\nrouting " << std::chrono::duration<double>(t1 - t0).count() << " s wall, "
             << static_cast<double>(c1 - c0) / CLOCKS_PER_SEC << " s cpu\n";
+  // Virtual layers (dfsssp): layers needed for acyclic CDGs, SLs handed out after
+  // spreading over the spare VLs; 1 / 1 for engines without SLs.
+  const auto& psl = routes->path_sl;
+  std::cout << "layers " << (psl.empty() ? 1U : psl.layers) << " sls "
+            << (psl.empty() ? 1U : psl.sls) << "\n";
   const auto pairs = routing::check_all_pairs(fx.topo, *routes);
   std::cout << "pairs " << pairs.pairs << " delivered " << pairs.delivered << " loops "
             << pairs.loops << " black holes " << pairs.black_holes << "\n";
@@ -71,7 +78,12 @@ int main(int argc, char** argv) {
   for (const Error& w : routes->warnings)
     std::cout << "warning: " << to_string(w) << "\n";
   const auto c2 = std::chrono::steady_clock::now();
-  const auto cdg = routing::check_channel_dependencies(fx.topo, *routes);
+  routing::CdgOptions cdg_options;  // per-path SL = VL, as the route report does
+  if (!psl.empty())
+    cdg_options.vl_of = [&](std::uint32_t src, routing::Lid dlid) -> std::uint8_t {
+      return psl.sl(fx.topo.end_ports[src].sw, dlid);
+    };
+  const auto cdg = routing::check_channel_dependencies(fx.topo, *routes, cdg_options);
   const auto c3 = std::chrono::steady_clock::now();
   for (const auto& v : cdg.vls)
     std::cout << "cdg vl " << int{v.vl} << " dependencies " << v.dependencies
