@@ -4,7 +4,8 @@
 For every fabric and run, a fresh ibsim is started (all ports cold: LID 0,
 state Init), the SM runs once (-o) on the first Hca with an empty cache dir,
 and we record:
-  up      seconds from spawn to "SUBNET UP" in the SM's log (log polled every 20 ms)
+  up      seconds from spawn to "SUBNET UP" in the SM's log (log polled every 20 ms;
+          both SMs run with -d 2, so the log is flushed after every line)
   exit    seconds from spawn to process exit
   wire    SMPs the SM put on the wire = PortXmitPkts (extended) of the SM's port,
           read with perfquery from the SM node after the SM exited; ibsim counts
@@ -19,7 +20,9 @@ and the lower bound of SMPs a cold bring-up cannot avoid (docs/benchmarks.md).
 The SMs alternate run by run so both see the same machine load.
 
   bench/bringup.py [--runs 3] [--fabric FILE ...] [--sm opensm,ibsm] [--json out.json]
-ibsm is taken from $IBSM_BIN; without it only OpenSM runs.
+                   [--ibsm-arg=-n0 ...]
+ibsm is taken from $IBSM_BIN; without it only OpenSM runs. --ibsm-arg passes one more flag to
+ibsm (repeatable), e.g. to compare a fixed window (--ibsm-arg=-n4) with the adaptive default.
 """
 
 from __future__ import annotations
@@ -43,11 +46,14 @@ sys.path.insert(0, str(ROOT / "tests" / "ibsim"))
 from ibsimlib import (HarnessError, Ibsm, NetModel, OpenSM, SMProcess, Simulator,  # noqa: E402
                       _wait4, run_tool)
 
-# shared topologies: $IBSM_TOPOLOGIES, else ../shared/topologies next to the checkout, else /work/shared
-TOPOS = Path(os.environ.get("IBSM_TOPOLOGIES") or next(
-    (p for p in (ROOT.parent / "shared" / "topologies", Path("/work/shared/topologies")) if p.is_dir()),
-    Path("/work/shared/topologies")))
+# shared topologies: $IBSM_TOPOLOGIES, else ../shared/topologies next to the checkout (no
+# absolute fallback: a machine-specific path would hide a missing or misplaced checkout)
+TOPOS = Path(os.environ.get("IBSM_TOPOLOGIES") or ROOT.parent / "shared" / "topologies")
 POLL_S = 0.02
+# -d 2: flush the log after every line, as OpenSM gets it (ibsimlib): without it
+# ibsm's SUBNET UP line sits in the stdio buffer until the exit flushes it, and
+# "up" would time the post-SUBNET UP port table reads too.
+IBSM_FLAGS = ["-d", "2"]
 DEFAULT_FABRICS = [TOPOS / "fattree-648.net", TOPOS / "fattree-2048.net",
                    TOPOS / "kary-18-3-5832.net"]
 
@@ -74,9 +80,11 @@ def lower_bound(model: NetModel, sm_node: str) -> dict[str, int]:
     return b
 
 
-def one_run(sm, fabric: Path, model: NetModel, sm_node: str, workdir: Path, timeout: float) -> dict:
+def one_run(sm, fabric: Path, model: NetModel, sm_node: str, workdir: Path, timeout: float,
+            extra: list[str] | None = None) -> dict:
     sim = Simulator(fabric, workdir / "sim", "bench")
-    proc = SMProcess(sm, sim, sm_node, workdir / "sm", once=True, cache_dir=workdir / "cache")
+    proc = SMProcess(sm, sim, sm_node, workdir / "sm", once=True, cache_dir=workdir / "cache",
+                     extra=extra)
     try:
         sim.start(timeout=300)
         proc.start()
@@ -137,6 +145,8 @@ def main(argv=None) -> int:
     ap.add_argument("--timeout", type=float, default=600)
     ap.add_argument("--json", type=Path, help="also write raw results here")
     ap.add_argument("--keep", action="store_true", help="keep work dirs")
+    ap.add_argument("--ibsm-arg", action="append", default=[], metavar="FLAG",
+                    help="one more flag for ibsm (repeatable; write --ibsm-arg=-n4)")
     args = ap.parse_args(argv)
 
     sms = []
@@ -154,7 +164,7 @@ def main(argv=None) -> int:
     results = []
     base = Path(tempfile.mkdtemp(prefix="ibsm-bench-"))
     try:
-        for fabric in args.fabric or DEFAULT_FABRICS:
+        for fabric in [f.resolve() for f in args.fabric or DEFAULT_FABRICS]:  # ibsim runs elsewhere
             model = NetModel(fabric)
             sm_node = model.cas[0]
             lb = lower_bound(model, sm_node)
@@ -165,7 +175,8 @@ def main(argv=None) -> int:
                 for sm in (sms if run % 2 == 0 else list(reversed(sms))):
                     wd = base / f"{fabric.stem}-{sm.name}-{run}"
                     try:
-                        r = one_run(sm, fabric, model, sm_node, wd, args.timeout)
+                        r = one_run(sm, fabric, model, sm_node, wd, args.timeout,
+                                    IBSM_FLAGS + args.ibsm_arg if sm.name == "ibsm" else None)
                     except HarnessError as e:  # hung or broken run: record it, go on
                         print(f"#   run {run} {sm.name}: FAILED: {str(e)[:500]}", file=sys.stderr)
                         r = {"sm": sm.name, "rc": None, "up": None, "exit": None, "cpu": None,

@@ -52,9 +52,7 @@ sys.path.insert(0, str(ROOT / "tests" / "ibsim"))
 
 from ibsimlib import HarnessError, Ibsm, NetModel, OpenSM, SMProcess, Simulator, Topology, run_tool  # noqa: E402
 
-TOPOS = Path(os.environ.get("IBSM_TOPOLOGIES") or next(
-    (p for p in (ROOT.parent / "shared" / "topologies", Path("/work/shared/topologies")) if p.is_dir()),
-    Path("/work/shared/topologies")))
+TOPOS = Path(os.environ.get("IBSM_TOPOLOGIES") or ROOT.parent / "shared" / "topologies")
 DEFAULT_FABRICS = [TOPOS / "kary-18-3-5832.net"]
 MLID = 0xC000
 POLLERS = 8  # ibroute processes at once

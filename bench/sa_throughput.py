@@ -42,9 +42,7 @@ sys.path.insert(0, str(ROOT / "tests" / "ibsim"))
 
 from ibsimlib import HarnessError, Ibsm, NetModel, OpenSM, SMProcess, Simulator, run_tool  # noqa: E402
 
-TOPOS = Path(os.environ.get("IBSM_TOPOLOGIES") or next(
-    (p for p in (ROOT.parent / "shared" / "topologies", Path("/work/shared/topologies")) if p.is_dir()),
-    Path("/work/shared/topologies")))
+TOPOS = Path(os.environ.get("IBSM_TOPOLOGIES") or ROOT.parent / "shared" / "topologies")
 DEFAULT_FABRICS = [TOPOS / "kary-4-3-64.net", TOPOS / "fattree-648.net"]
 TICK = os.sysconf("SC_CLK_TCK")
 

@@ -96,14 +96,14 @@
   X(kRouting, torus_config, std::string, "/etc/opensm/torus-2QoS.conf", text(), kHup, kNo, cli_arg(0, "torus_config"), "torus-2QoS configuration file") \
   /* ---- handover / multiple SMs ---- */ \
   X(kHandover, sm_priority, std::uint8_t, 0, dec(0, 15), kHup, kYes, cli_arg('p', "priority"), "SM priority for master election (0 lowest - 15 highest)") \
-  X(kHandover, ignore_other_sm, bool, false, flag(), kHup, kNo, no_cli(), "Ignore other SMs on the subnet") \
-  X(kHandover, sminfo_polling_timeout, std::uint32_t, 10000, dec(), kHup, kNo, no_cli(), "Milliseconds between polls of the master SM by a standby") \
-  X(kHandover, polling_retry_number, std::uint32_t, 4, dec(), kHup, kNo, no_cli(), "Failed polls after which the master SM is considered gone") \
-  X(kHandover, honor_guid2lid_file, bool, false, flag(), kHup, kNo, cli_set('x', "honor_guid2lid"), "Use the guid2lid cache when leaving STANDBY") \
+  X(kHandover, ignore_other_sm, bool, false, flag(), kHup, kYes, no_cli(), "Ignore other SMs on the subnet") \
+  X(kHandover, sminfo_polling_timeout, std::uint32_t, 10000, dec(), kHup, kYes, no_cli(), "Milliseconds between polls of the master SM by a standby (not set: ibsm polls every 200 ms)") \
+  X(kHandover, polling_retry_number, std::uint32_t, 4, dec(), kHup, kYes, no_cli(), "Failed polls after which the master SM is considered gone (not set: ibsm uses 2)") \
+  X(kHandover, honor_guid2lid_file, bool, false, flag(), kHup, kYes, cli_set('x', "honor_guid2lid"), "Use the guid2lid cache when leaving STANDBY") \
   /* ---- timing and threading ---- */ \
-  X(kTiming, max_wire_smps, std::uint32_t, 4, dec(), kHup, kYes, cli_arg('n', "maxsmps"), "SMPs in flight at once; 0 = unlimited") \
-  X(kTiming, max_wire_smps2, std::uint32_t, 4, dec(), kHup, kNo, no_cli(), "SMPs in flight including timed-out ones; <= max_wire_smps disables") \
-  X(kTiming, max_smps_timeout, std::uint32_t, 600000, dec(), kHup, kNo, no_cli(), "Microseconds to wait before sending SMPs above max_wire_smps") \
+  X(kTiming, max_wire_smps, std::uint32_t, 4, dec(), kHup, kYes, cli_arg('n', "maxsmps"), "Most SMPs in flight at once (0 = no limit); ibsm adapts its window below it, and when not given at all from 4 up to 128") \
+  X(kTiming, max_wire_smps2, std::uint32_t, 4, dec(), kHup, kYes, no_cli(), "SMPs in flight including timed-out ones; <= max_wire_smps disables") \
+  X(kTiming, max_smps_timeout, std::uint32_t, 600000, dec(), kHup, kYes, no_cli(), "Microseconds to wait before sending SMPs above max_wire_smps") \
   X(kTiming, transaction_timeout, std::uint32_t, 200, dec(), kRestart, kYes, cli_arg('t', "timeout"), "Milliseconds before a MAD transaction is retried") \
   X(kTiming, transaction_retries, std::uint32_t, 3, dec(), kRestart, kYes, cli_arg(0, "retries"), "Retries of a MAD transaction before it fails") \
   X(kTiming, long_transaction_timeout, std::uint32_t, 500, dec(), kRestart, kNo, no_cli(), "Milliseconds for long transactions (optimized SL2VL)") \

@@ -109,6 +109,9 @@ std::uint16_t Smp::status() const {
   return static_cast<std::uint16_t>(
       mad_get_field(raw(bytes_), 0, directed() ? IB_DRSMP_STATUS_F : IB_MAD_STATUS_F));
 }
+void Smp::set_status(std::uint16_t status) {
+  mad_set_field(raw(bytes_), 0, directed() ? IB_DRSMP_STATUS_F : IB_MAD_STATUS_F, status);
+}
 std::uint64_t Smp::tid() const {
   return mad_get_field64(raw(bytes_), 0, IB_MAD_TRID_F);
 }
@@ -120,6 +123,9 @@ std::uint32_t Smp::attr_mod() const {
 }
 std::uint8_t Smp::hop_count() const {
   return static_cast<std::uint8_t>(mad_get_field(raw(bytes_), 0, IB_DRSMP_HOPCNT_F));
+}
+std::uint64_t Smp::m_key() const {
+  return mad_get_field64(raw(bytes_), 0, IB_MAD_MKEY_F);
 }
 
 }  // namespace ibsm::mad

@@ -53,11 +53,16 @@ class Smp {
   bool is_response() const;
   bool directed() const;
   std::uint16_t status() const;  // MAD status without the D bit
+  // Sets the MAD status of a response (a DR SMP keeps its D bit).
+  void set_status(std::uint16_t status);
   std::uint64_t tid() const;
   std::uint32_t tid_low() const { return static_cast<std::uint32_t>(tid() & 0xffffffffu); }
   AttrId attr_id() const;
   std::uint32_t attr_mod() const;
   std::uint8_t hop_count() const;
+  // The M_Key of the SMP header (bytes 24-31): the key a request presents to the
+  // port it addresses (IBA 14.2.4).
+  std::uint64_t m_key() const;
 
   Payload data() { return Payload(bytes_.data() + kSmpDataOffset, kSmpDataSize); }
   ConstPayload data() const { return ConstPayload(bytes_.data() + kSmpDataOffset, kSmpDataSize); }

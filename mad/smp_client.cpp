@@ -62,11 +62,59 @@ std::string_view SmpClient::event_name(TxEvent e) {
   return "?";
 }
 
+SmpWindowSettings window_settings(const SmpClientSettings& s, unsigned transport_limit) {
+  using S = SmpClientSettings;
+  SmpWindowSettings w;
+  // OpenSM: max_wire_smps 0 = unlimited (0x7FFFFFFF); ibsm still adapts below it.
+  const unsigned configured = s.window == 0 ? S::kUnlimited : std::min(s.window, S::kUnlimited);
+  if (s.window_given) {
+    w.cap = configured;
+    w.initial = std::min(configured, S::kAdaptiveCap);
+  } else {
+    w.cap = S::kAdaptiveCap;
+    w.initial = S::kAdaptiveInitial;
+  }
+  w.per_destination = S::kPerDestination;
+  w.timeout = s.timeout;
+  // OpenSM: a max_wire_smps2 not above max_wire_smps turns the escape off.
+  w.stall_cap = s.window2 > configured ? s.window2 : 0;
+  w.stall_timeout = s.window2_after;
+  if (transport_limit != 0) {
+    // Past it the transport blocks for good (umad2sim): no setting may go there.
+    w.cap = std::min(w.cap, transport_limit);
+    w.initial = std::min(w.initial, transport_limit);
+    w.stall_cap = std::min(w.stall_cap, transport_limit);
+  }
+  return w;
+}
+
 SmpClient::SmpClient(MadTransport& transport, const Clock& clock, Logger log,
                      SmpClientSettings settings)
-    : transport_(transport), clock_(clock), log_(std::move(log)), settings_(settings) {
-  if (settings_.window == 0) settings_.window = 1u << 16;  // OpenSM: 0 = unlimited
+    : transport_(transport),
+      clock_(clock),
+      log_(std::move(log)),
+      settings_(settings),
+      window_(window_settings(settings, transport.max_unanswered_requests())) {
   dispatcher_.set_logger(log_);
+  logged_window_ = window_.allowed();
+  counters_.peak_window = logged_window_;
+}
+
+void SmpClient::set_settings(const SmpClientSettings& s) {
+  settings_ = s;
+  window_.reconfigure(window_settings(s, transport_.max_unanswered_requests()));
+  note_window();
+}
+
+void SmpClient::note_window() {
+  const unsigned now = window_.allowed();
+  counters_.peak_on_wire = window_.peak_in_flight();
+  counters_.window_decreases = window_.decreases();
+  if (now == logged_window_) return;
+  counters_.peak_window = std::max<std::uint64_t>(counters_.peak_window, now);
+  log_->debug("SMP window {} -> {} ({}; {} on the wire, {} queued)", logged_window_, now,
+              window_.last_reason(), on_wire_.size(), queue_.size());
+  logged_window_ = now;
 }
 
 SmpClient::TxState SmpClient::transition(Transaction& tx, TxEvent ev) const {
@@ -81,7 +129,8 @@ SmpClient::TxState SmpClient::transition(Transaction& tx, TxEvent ev) const {
           next = TxState::kDone;
           break;
         case TxEvent::kDeadline:
-          next = tx.attempts <= settings_.retries ? TxState::kQueued : TxState::kFailed;
+          next = tx.attempts <= tx.request.retries.value_or(settings_.retries) ? TxState::kQueued
+                                                                               : TxState::kFailed;
           break;
         case TxEvent::kSendError:
         case TxEvent::kBadResponse:
@@ -110,6 +159,7 @@ void SmpClient::submit(SmpRequest request, Callback done) {
   auto tx = std::make_shared<Transaction>();
   tx->request = std::move(request);
   tx->done = std::move(done);
+  tx->dest = destination_of(tx->request.target);
   queue_.push_back(std::move(tx));
 }
 
@@ -126,19 +176,34 @@ void SmpClient::respond(const Smp& response, Lid dlid) {
 }
 
 void SmpClient::fill_window() {
-  while (!queue_.empty() && on_wire_.size() < settings_.window) {
-    TxPtr tx = std::move(queue_.front());
-    queue_.pop_front();
+  window_.tick(clock_.now());
+  // Requests to a destination at its own limit wait in place (order kept)
+  // while later ones to other destinations go; looking at most kLookAhead
+  // past them bounds the cost with a long queue.
+  constexpr std::size_t kLookAhead = 256;
+  std::size_t i = 0;
+  while (i < queue_.size() && i <= kLookAhead && !window_.full()) {
+    if (!window_.may_send(queue_[i]->dest)) {
+      ++i;
+      continue;
+    }
+    // By index: a callback run by send_one may submit (push_back) more.
+    TxPtr tx = std::move(queue_[i]);
+    queue_.erase(queue_.begin() + static_cast<std::ptrdiff_t>(i));
     send_one(tx);
   }
+  note_window();
 }
 
 void SmpClient::send_one(const TxPtr& tx) {
   tx->tid = next_tid_++;
   if (next_tid_ == 0) next_tid_ = 1;
   ++tx->attempts;
+  const std::uint64_t m_key = tx->request.m_key != 0 || !mkey_resolver_
+                                  ? tx->request.m_key
+                                  : mkey_resolver_(tx->request.target);
   Smp smp = Smp::request(tx->request.method, tx->request.attr, tx->request.attr_mod,
-                         tx->request.target, tx->tid);
+                         tx->request.target, tx->tid, m_key);
   std::copy(tx->request.data.begin(), tx->request.data.end(), smp.data().begin());
   OutgoingMad out;
   out.bytes = smp.bytes();
@@ -146,7 +211,9 @@ void SmpClient::send_one(const TxPtr& tx) {
   out.timeout_ms = static_cast<std::uint32_t>(settings_.timeout.count());
   transition(*tx, TxEvent::kSent);
   on_wire_[tx->tid] = tx;
-  tx->deadline = clock_.now() + settings_.timeout;
+  tx->sent_at = clock_.now();
+  window_.on_sent(tx->dest, tx->sent_at);
+  tx->deadline = tx->sent_at + settings_.timeout;
   deadlines_.emplace_back(tx->deadline, tx->tid);
   if (auto st = transport_.send(out); !st.ok()) {
     SmpFailure f{SmpFailure::Kind::kSendFailed, 0, st.error().message};
@@ -158,8 +225,36 @@ void SmpClient::send_one(const TxPtr& tx) {
   ++counters_.sent;
 }
 
+std::size_t SmpClient::cancel(const std::function<bool(const SmpRequest&)>& which) {
+  std::size_t n = 0;
+  for (auto it = queue_.begin(); it != queue_.end();) {
+    if (which((*it)->request)) {
+      it = queue_.erase(it);
+      ++n;
+    } else {
+      ++it;
+    }
+  }
+  for (auto it = on_wire_.begin(); it != on_wire_.end();) {
+    if (which(it->second->request)) {
+      window_.on_abandoned(it->second->dest, clock_.now());
+      it = on_wire_.erase(it);  // its deadline entry goes stale and is skipped
+      ++n;
+    } else {
+      ++it;
+    }
+  }
+  return n;
+}
+
 void SmpClient::finish(const TxPtr& tx, const Smp* response, const SmpFailure* failure) {
   on_wire_.erase(tx->tid);
+  // An answer, even with an error status, times the responder; a send failure
+  // or a malformed answer says nothing about its speed.
+  if (response != nullptr || (failure != nullptr && failure->kind == SmpFailure::Kind::kStatus))
+    window_.on_answer(tx->dest, tx->sent_at, clock_.now());
+  else
+    window_.on_abandoned(tx->dest, clock_.now());
   if (tx->done) tx->done(SmpOutcome{tx->request, response, failure});
 }
 
@@ -184,7 +279,10 @@ void SmpClient::handle(const IncomingMad& in) {
   if (in.status != 0) {
     // The kernel handing back a send it gave up on (ETIMEDOUT): same as our deadline.
     auto it = on_wire_.find(smp.tid_low());
-    if (it != on_wire_.end()) it->second->deadline = clock_.now();
+    if (it != on_wire_.end()) {
+      it->second->deadline = clock_.now();
+      deadline_moved_ = true;
+    }
     return;
   }
   if (!smp.is_response()) {
@@ -237,8 +335,9 @@ void SmpClient::expire_deadlines() {
     expired.push_back(it->second);
     on_wire_.erase(it);
   }
-  // Kernel timeout reports move a deadline to "now" out of order; catch those too.
-  for (auto it = on_wire_.begin(); it != on_wire_.end();) {
+  // Kernel timeout reports move a deadline to "now" out of order; catch those
+  // too (only then: a scan of the whole window per poll adds up with a big one).
+  for (auto it = on_wire_.begin(); deadline_moved_ && it != on_wire_.end();) {
     if (it->second->deadline <= now) {
       expired.push_back(it->second);
       it = on_wire_.erase(it);
@@ -246,7 +345,9 @@ void SmpClient::expire_deadlines() {
       ++it;
     }
   }
+  deadline_moved_ = false;
   for (auto& tx : expired) {
+    window_.on_timeout(tx->dest, tx->sent_at, now);
     if (transition(*tx, TxEvent::kDeadline) == TxState::kQueued) {
       ++counters_.retries;
       queue_.push_front(tx);  // retries go first: they hold back their sweep phase
@@ -262,11 +363,20 @@ void SmpClient::expire_deadlines() {
 void SmpClient::poll(std::chrono::milliseconds max_wait) {
   fill_window();
   auto wait = max_wait;
-  if (!on_wire_.empty() && !deadlines_.empty()) {
-    const auto until = std::chrono::duration_cast<std::chrono::milliseconds>(
-        deadlines_.front().first - clock_.now());
-    if (until < wait)
-      wait = until < std::chrono::milliseconds(0) ? std::chrono::milliseconds(0) : until;
+  // Entries of finished transactions would only wake us early.
+  while (!deadlines_.empty() && !on_wire_.contains(deadlines_.front().second))
+    deadlines_.pop_front();
+  if (!deadlines_.empty()) {
+    // Rounded up: a wait truncated to 0 ms short of a deadline would never let
+    // the deadline pass (a busy loop on a real clock, a stall on a fake one).
+    const auto until =
+        std::chrono::ceil<std::chrono::milliseconds>(deadlines_.front().first - clock_.now());
+    wait = std::clamp(until, std::chrono::milliseconds(0), wait);
+  }
+  if (auto stall = window_.stall_deadline(); stall && !queue_.empty()) {
+    // max_smps_timeout: wake up to let one more out of a stalled window.
+    const auto until = std::chrono::ceil<std::chrono::milliseconds>(*stall - clock_.now());
+    wait = std::clamp(until, std::chrono::milliseconds(0), wait);
   }
   if (auto in = transport_.receive(wait)) {
     handle(*in);

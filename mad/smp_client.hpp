@@ -1,7 +1,8 @@
 // SmpClient: the SM's side of SMP transactions.
 //
-// Requests are queued and put on the wire while fewer than `window` are
-// outstanding (OpenSM's max_wire_smps). Each outstanding request has a deadline
+// Requests are queued and put on the wire while the adaptive SMP window
+// (mad/smp_window.hpp) has room, overall and for the request's destination.
+// Each outstanding request has a deadline
 // from the injected Clock; a request that misses it is sent again with a fresh
 // TID up to `retries` times, then fails with a timeout. Responses are matched by
 // the low 32 bits of the TID (the kernel and umad2sim own the upper bits).
@@ -16,6 +17,7 @@
 #include <cstdint>
 #include <deque>
 #include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -24,24 +26,51 @@
 #include "common/log.hpp"
 #include "mad/dispatcher.hpp"
 #include "mad/smp.hpp"
+#include "mad/smp_window.hpp"
 #include "mad/transport.hpp"
 
 namespace ibsm::mad {
 
 struct SmpClientSettings {
-  unsigned window = 4;                     // max_wire_smps
-  std::chrono::milliseconds timeout{200};  // transaction_timeout
-  unsigned retries = 3;                    // transaction_retries
+  // max_wire_smps. When given (window_given), the cap of the window, as in
+  // OpenSM, and 0 = no cap; the window starts at min(window, kAdaptiveCap) and
+  // shrinks below it only on congestion (timeouts, late answers). When not
+  // given, ibsm's adaptive default: start at kAdaptiveInitial, grow up to
+  // kAdaptiveCap.
+  unsigned window = 4;
+  std::chrono::milliseconds timeout{200};           // transaction_timeout
+  unsigned retries = 3;                             // transaction_retries
+  bool window_given = true;                         // false: max_wire_smps was left at its default
+  unsigned window2 = 0;                             // max_wire_smps2 (<= max_wire_smps: off)
+  std::chrono::microseconds window2_after{600000};  // max_smps_timeout
+
+  // OpenSM's fixed window: known safe on every fabric, so the place to start.
+  static constexpr unsigned kAdaptiveInitial = 4;
+  // The kernel's MAD layer keeps at most 128 sends on QP0 (ib_mad's default
+  // send queue); more only wait in its software queue, so 128 is all the
+  // parallelism the wire can see from one port.
+  static constexpr unsigned kAdaptiveCap = 128;
+  // max_wire_smps 0: no cap (OpenSM: 0x7FFFFFFF); the window still adapts.
+  static constexpr unsigned kUnlimited = 1u << 20;
+  // SMPs in flight to one management processor, at most.
+  static constexpr unsigned kPerDestination = 16;
 };
 
+// The window controller's bounds for these client settings on a transport
+// that takes at most `transport_limit` unanswered requests (0: no limit).
+SmpWindowSettings window_settings(const SmpClientSettings& s, unsigned transport_limit = 0);
+
 struct SmpCounters {
-  std::uint64_t sent = 0;         // SMPs put on the wire, retries included
-  std::uint64_t received = 0;     // responses matched to a request
-  std::uint64_t timeouts = 0;     // requests that failed after all retries
-  std::uint64_t retries = 0;      // re-sends after a missed deadline
-  std::uint64_t errors = 0;       // error status, malformed response or send failure
-  std::uint64_t unexpected = 0;   // responses matching no outstanding request
-  std::uint64_t unsolicited = 0;  // requests/traps addressed to us
+  std::uint64_t sent = 0;              // SMPs put on the wire, retries included
+  std::uint64_t received = 0;          // responses matched to a request
+  std::uint64_t timeouts = 0;          // requests that failed after all retries
+  std::uint64_t retries = 0;           // re-sends after a missed deadline
+  std::uint64_t errors = 0;            // error status, malformed response or send failure
+  std::uint64_t unexpected = 0;        // responses matching no outstanding request
+  std::uint64_t unsolicited = 0;       // requests/traps addressed to us
+  std::uint64_t peak_window = 0;       // largest SMP window reached
+  std::uint64_t peak_on_wire = 0;      // most SMPs outstanding at once
+  std::uint64_t window_decreases = 0;  // halvings of the window on timeouts or late answers
 };
 
 struct SmpFailure {
@@ -58,6 +87,12 @@ struct SmpRequest {
   std::uint32_t attr_mod = 0;
   SmpTarget target = DrPath{};
   std::array<std::uint8_t, kSmpDataSize> data{};  // payload of a Set
+  // Re-sends after a missed deadline; unset: the client's setting (transaction_retries).
+  // A request repeated on its own timer (a standby's SMInfo poll) needs fewer.
+  std::optional<unsigned> retries;
+  // M_Key of the header (IBA 14.2.4). 0: the client's M_Key resolver picks the
+  // target's key (set_mkey_resolver), so call sites need not know keys.
+  std::uint64_t m_key = 0;
 
   template <class A>
   static SmpRequest get(const SmpTarget& t, std::uint32_t mod = 0) {
@@ -98,10 +133,19 @@ class SmpClient {
   SmpClient(MadTransport& transport, const Clock& clock, Logger log, SmpClientSettings settings);
 
   void submit(SmpRequest request, Callback done);
+  // Drops queued and outstanding requests `which` selects, without calling their
+  // callbacks; late answers then count as unexpected. For requests whose purpose
+  // is gone (a standby's polls of a master it has given up on). Returns how many.
+  std::size_t cancel(const std::function<bool(const SmpRequest&)>& which);
   // Sends a response right away, outside the window (answers must not wait
   // behind our own requests).
   void respond(const Smp& response, Lid dlid);
   void set_request_handler(RequestHandler h) { on_request_ = std::move(h); }
+  // Fills the header M_Key of requests that carry none: the key of the port the
+  // target reaches (the SM knows it; the client does not). Asked at every send, so a
+  // retry carries a key learned meanwhile.
+  using MkeyResolver = std::function<std::uint64_t(const SmpTarget&)>;
+  void set_mkey_resolver(MkeyResolver r) { mkey_resolver_ = std::move(r); }
   // MADs of other management classes that arrive on the same port (the SA's
   // class 0x03) go to the dispatcher's handler for their class.
   MadDispatcher& dispatcher() { return dispatcher_; }
@@ -114,8 +158,10 @@ class SmpClient {
   std::size_t queued() const { return queue_.size(); }
 
   const SmpCounters& counters() const { return counters_; }
-  void set_settings(const SmpClientSettings& s) { settings_ = s; }
+  void set_settings(const SmpClientSettings& s);
   const SmpClientSettings& settings() const { return settings_; }
+  // The SMP window now (what may be on the wire, stall allowance included).
+  unsigned window() const { return window_.allowed(); }
 
  private:
   enum class TxState : std::uint8_t { kQueued, kOnWire, kDone, kFailed };
@@ -129,6 +175,8 @@ class SmpClient {
     TxState state = TxState::kQueued;
     unsigned attempts = 0;
     std::uint32_t tid = 0;
+    SmpDestination dest = 0;
+    Clock::TimePoint sent_at{};
     Clock::TimePoint deadline{};
   };
   using TxPtr = std::shared_ptr<Transaction>;
@@ -141,6 +189,8 @@ class SmpClient {
   void handle(const IncomingMad& in);
   void expire_deadlines();
   void finish(const TxPtr& tx, const Smp* response, const SmpFailure* failure);
+  // Logs (debug) and counts a change of the window after an event.
+  void note_window();
 
   MadTransport& transport_;
   const Clock& clock_;
@@ -148,11 +198,17 @@ class SmpClient {
   SmpClientSettings settings_;
   SmpCounters counters_;
   RequestHandler on_request_;
+  MkeyResolver mkey_resolver_;
   MadDispatcher dispatcher_;
   std::deque<TxPtr> queue_;
   std::unordered_map<std::uint32_t, TxPtr> on_wire_;
-  std::deque<std::pair<Clock::TimePoint, std::uint32_t>> deadlines_;  // send order = deadline order
+  // Send order = deadline order (one transaction_timeout for all, fixed until a
+  // restart); only a kernel timeout report moves a deadline out of that order.
+  std::deque<std::pair<Clock::TimePoint, std::uint32_t>> deadlines_;
+  bool deadline_moved_ = false;
   std::uint32_t next_tid_ = 1;
+  SmpWindow window_;
+  unsigned logged_window_ = 0;
 };
 
 }  // namespace ibsm::mad

@@ -72,6 +72,10 @@ class MadTransport {
   // unsolicited request). nullopt when nothing arrived.
   virtual std::optional<IncomingMad> receive(std::chrono::milliseconds max_wait) = 0;
   virtual LocalPort local_port() const = 0;
+  // The most SMP requests that may await their answers at once without send()
+  // blocking for good; 0 = no such limit. SmpClient never exceeds it, whatever
+  // max_wire_smps says.
+  virtual unsigned max_unanswered_requests() const { return 0; }
 
   // GSI classes (SA, class 0x03). Sends one message of any length: on a real
   // kernel a message with the RMPP ACTIVE flag is segmented by the kernel's RMPP

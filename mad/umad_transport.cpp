@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <fstream>
 #include <vector>
 
 #include "mad/errors.hpp"
@@ -54,6 +55,27 @@ MethodMask method_mask(std::initializer_list<unsigned> methods) {
 
 MethodMask sa_agent_method_mask() {
   return method_mask({0x01u, 0x02u, 0x12u, 0x14u, 0x15u});  // Get Set GetTable GetMulti Delete
+}
+
+// umad2sim's write() holds its device mutex while it blocks on ibsim's socket,
+// and its receiver thread needs that mutex to hand ibsim's answers over; ibsim
+// (one thread) retries a write to our full socket until it goes through. So
+// ibsim waits for us and we wait for ibsim, forever, once its queue from us
+// (max_dgram_qlen + 1 datagrams), the answer it holds, our queue (qlen + 1)
+// and the answer our receiver holds are all taken (2 * qlen + 4 unanswered
+// requests, 24 with Linux's default of 10) and we write one more. At most
+// 2 * qlen leaves 4 of those places to MADs that are not answers to our SMPs
+// (other clients' SA requests, traps, our SA responses on their way). More
+// would not be faster: on fattree-2048 SUBNET UP takes as long with 11 in
+// flight as with 20, 24 or 32; the socket round trips cost CPU time, and that
+// is what bounds it (docs/benchmarks.md, 2026-11-23).
+unsigned umad2sim_max_unanswered() {
+  unsigned qlen = 10;  // Linux's default
+  if (std::ifstream in("/proc/sys/net/unix/max_dgram_qlen"); in) {
+    unsigned v = 0;
+    if (in >> v && v > 0) qlen = v;
+  }
+  return 2 * qlen;
 }
 
 SaAgentRegistration register_sa_agent(bool simulated, const std::function<int(int)>& reg) {
@@ -148,6 +170,7 @@ Result<std::unique_ptr<UmadTransport>> UmadTransport::open(Guid port_guid) {
   }
   t->agent_sa_ = sa.agent;
   t->gsi_max_length_ = sa.max_length;
+  if (simulated) t->max_unanswered_ = umad2sim_max_unanswered();
   t->gsi_status_ = std::move(sa.status);
   char issm[256];
   if (umad_get_issm_path(t->port_.ca_name.c_str(), t->port_.port_num, issm, sizeof issm) != 0) {

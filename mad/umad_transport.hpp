@@ -27,6 +27,7 @@ class UmadTransport final : public MadTransport {
   Status send(const OutgoingMad& mad) override;
   std::optional<IncomingMad> receive(std::chrono::milliseconds max_wait) override;
   LocalPort local_port() const override;
+  unsigned max_unanswered_requests() const override { return max_unanswered_; }
   Status send_gsi(std::span<const std::uint8_t> mad, const MadAddress& to,
                   std::uint32_t timeout_ms) override;
   std::size_t max_gsi_length() const override { return gsi_max_length_; }
@@ -45,6 +46,7 @@ class UmadTransport final : public MadTransport {
   int agent_lid_ = -1;
   int agent_sa_ = -1;
   std::size_t gsi_max_length_ = 256;
+  unsigned max_unanswered_ = 0;
   std::string gsi_status_;
   std::vector<std::uint8_t> send_buf_;
   std::vector<std::uint8_t> recv_buf_;

@@ -42,7 +42,8 @@ from ibsimlib import NetModel, SMProcess, Simulator
 
 HERE = Path(__file__).resolve().parent
 UP_TIMEOUT = float(os.environ.get("IBSIM_UP_TIMEOUT", "30"))
-SHARED_NET = Path(os.environ.get("IBSM_TOPOLOGIES", "/work/shared/topologies")) / "kary-4-3-64.net"
+SHARED_NET = Path(os.environ.get("IBSM_TOPOLOGIES")
+                  or Path(__file__).resolve().parents[3] / "shared" / "topologies") / "kary-4-3-64.net"
 SM_NODE, JUDGE = "h0_0", "h15_3"
 A, B, C, D = "h1_2", "h9_1", "h6_0", "h12_3"
 STEP_TIMEOUT = 10.0

@@ -56,7 +56,8 @@ sys.path.insert(0, str(HERE.parent.parent / "fabrics"))
 import gen_fabric  # noqa: E402
 
 UP_TIMEOUT = float(os.environ.get("IBSIM_UP_TIMEOUT", "30"))
-SHARED_NET = Path(os.environ.get("IBSM_TOPOLOGIES", "/work/shared/topologies")) / "kary-4-3-64.net"
+SHARED_NET = Path(os.environ.get("IBSM_TOPOLOGIES")
+                  or Path(__file__).resolve().parents[3] / "shared" / "topologies") / "kary-4-3-64.net"
 SM_NODE, JUDGE = "h0_0", "h15_3"
 HOST_A, HOST_B, HOST_C = "h1_2", "h9_1", "h6_0"  # A and B: different halves of the tree
 LEAF, SPINE = "sw0_1", "sw2_5"

@@ -161,14 +161,27 @@ TEST_F(SmpClientTest, WindowIsNeverExceededAndEveryRequestCompletes) {
   EXPECT_EQ(client.counters().unexpected, 0u);
 }
 
-TEST_F(SmpClientTest, ZeroWindowMeansUnlimited) {
+// max_wire_smps 0 is OpenSM's "unlimited": no cap, but not everything at once
+// (that was the -n 0 storm): the window starts at kAdaptiveCap and grows past it.
+TEST_F(SmpClientTest, ZeroWindowHasNoCapButStartsBounded) {
   SmpClientSettings s = settings();
   s.window = 0;
   SmpClient unlimited(transport, clock, null_logger(), s);
-  for (std::uint32_t i = 0; i < 50; ++i)
-    unlimited.submit(SmpRequest::get<NodeInfo>(DrPath{}, i), [](const SmpOutcome&) {});
+  constexpr std::uint32_t kRequests = 600;
+  int completed = 0;
+  for (std::uint32_t i = 0; i < kRequests; ++i)
+    unlimited.submit(SmpRequest::get<NodeInfo>(Lid(1 + i), i),
+                     [&](const SmpOutcome& o) { completed += o.ok(); });
   unlimited.poll(milliseconds(0));
-  EXPECT_EQ(transport.sent.size(), 50u);
+  EXPECT_EQ(transport.sent.size(), SmpClientSettings::kAdaptiveCap);
+  std::size_t answered = 0;
+  for (int guard = 0; guard < 10000 && !unlimited.idle(); ++guard) {
+    while (answered < transport.sent.size())
+      transport.answer(answered++);
+    unlimited.poll(milliseconds(0));
+  }
+  EXPECT_EQ(completed, static_cast<int>(kRequests));
+  EXPECT_GT(unlimited.counters().peak_window, SmpClientSettings::kAdaptiveCap);
 }
 
 TEST_F(SmpClientTest, ResponsesAreMatchedByLowTidInAnyOrder) {
@@ -206,6 +219,21 @@ TEST_F(SmpClientTest, TimeoutAfterRetriesWithExactAttemptCount) {
   for (std::size_t i = 0; i < 4; ++i)
     tids.insert(transport.tid_of(i));
   EXPECT_EQ(tids.size(), 4u) << "each attempt gets a fresh TID";
+}
+
+// A deadline off the millisecond grid of the polls must still pass: a wait
+// truncated to 0 ms short of it never let the clock reach it (the client sat
+// with a full window of lost SMPs forever).
+TEST_F(SmpClientTest, DeadlineBetweenMillisecondsExpires) {
+  const auto t0 = clock.now();
+  submit(1);
+  client.poll(milliseconds(0));  // sent at t0
+  clock.advance(std::chrono::microseconds(500));
+  run_until_idle(100);
+  ASSERT_FALSE(outcomes[0].ok);
+  EXPECT_EQ(outcomes[0].failure.kind, SmpFailure::Kind::kTimeout);
+  EXPECT_EQ(transport.sent.size(), 4u);
+  EXPECT_LE(clock.now() - t0, milliseconds(804));  // each wait overshoots < 1 ms
 }
 
 TEST_F(SmpClientTest, RetriedRequestSucceedsAndLateAnswerIsUnexpected) {
