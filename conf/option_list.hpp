@@ -30,10 +30,10 @@
 #define IBSM_CONF_OPTIONS(X) \
   /* ---- device attributes ---- */ \
   X(kDevice, guid, std::uint64_t, 0, hex(16), kRestart, kYes, cli_hex('g', "guid"), "Port GUID the SM binds to; 0 = the first active port") \
-  X(kDevice, m_key, std::uint64_t, 0, hex(16, 0, 0), kHup, kYes, no_cli(), "M_Key programmed into every port; ibsm supports only 0 (no M_Key protection)") \
-  X(kDevice, m_key_lease_period, std::uint16_t, 0, dec(), kHup, kNo, no_cli(), "M_Key lease period in seconds") \
-  X(kDevice, m_key_protection_level, std::uint8_t, 0, dec(0, 3), kHup, kNo, no_cli(), "M_Key protection level (0-3)") \
-  X(kDevice, m_key_lookup, bool, true, flag(), kHup, kNo, no_cli(), "Look up the M_Key of unknown ports in the guid2mkey cache file") \
+  X(kDevice, m_key, std::uint64_t, 0, hex(16), kHup, kYes, no_cli(), "M_Key programmed into every CA/router port and switch port 0; 0 = M_Key not managed") \
+  X(kDevice, m_key_lease_period, std::uint16_t, 0, dec(), kHup, kYes, no_cli(), "M_Key lease period in seconds") \
+  X(kDevice, m_key_protection_level, std::uint8_t, 0, dec(0, 3), kHup, kYes, no_cli(), "M_Key protection level (0-3)") \
+  X(kDevice, m_key_lookup, bool, true, flag(), kHup, kYes, no_cli(), "Look up the M_Key of unknown ports in the guid2mkey cache file") \
   X(kDevice, sm_key, std::uint64_t, 1, hex(16), kHup, kYes, cli_hex('k', "smkey"), "SM_Key used to authenticate SMInfo between SMs") \
   X(kDevice, sa_key, std::uint64_t, 1, hex(16), kHup, kYes, no_cli(), "SA_Key that marks SA queries as trusted") \
   X(kDevice, subnet_prefix, std::uint64_t, 0xfe80000000000000ULL, hex(16), kRestart, kYes, cli_hex(0, "subnet_prefix"), "Subnet prefix (upper 64 bits of every port GID)") \
@@ -111,14 +111,14 @@
   X(kTiming, single_thread, bool, false, flag(), kRestart, kNo, no_cli(), "Serve SA queries from a single thread") \
   /* ---- misc ---- */ \
   X(kMisc, daemon, bool, false, flag(), kRestart, kYes, cli_set('B', "daemon"), "Run in the background") \
-  X(kMisc, sm_inactive, bool, false, flag(), kHup, kNo, cli_set('I', "inactive"), "Start in NOTACTIVE state") \
+  X(kMisc, sm_inactive, bool, false, flag(), kHup, kYes, cli_set('I', "inactive"), "Start in NOTACTIVE state") \
   X(kMisc, babbling_port_policy, bool, false, flag(), kHup, kNo, no_cli(), "Disable ports that keep sending traps") \
   X(kMisc, drop_event_subscriptions, bool, false, flag(), kHup, kYes, no_cli(), "Drop InformInfo/ServiceRecord subscriptions of removed ports") \
   X(kMisc, ipoib_mcgroup_creation_validation, bool, true, flag(), kHup, kYes, no_cli(), "Check new IPoIB groups against the broadcast group (RFC 4391)") \
   X(kMisc, mcgroup_join_validation, bool, true, flag(), kHup, kYes, no_cli(), "Check join parameters against an existing multicast group") \
   X(kMisc, use_original_extended_sa_rates_only, bool, false, flag(), kHup, kYes, no_cli(), "Report SA rates only up to 300 Gb/s (old clients)") \
   X(kMisc, use_optimized_slvl, bool, false, flag(), kHup, kNo, no_cli(), "Use optimized SL2VL programming where supported") \
-  X(kMisc, fsync_high_avail_files, bool, true, flag(), kHup, kNo, no_cli(), "fsync the guid2lid/guid2mkey/neighbors cache files") \
+  X(kMisc, fsync_high_avail_files, bool, true, flag(), kHup, kYes, no_cli(), "fsync the guid2lid/guid2mkey/neighbors cache files") \
   /* ---- performance manager ---- */ \
   X(kPerfmgr, perfmgr, bool, false, flag(), kRestart, kNo, cli_set(0, "perfmgr"), "Enable the performance manager") \
   X(kPerfmgr, perfmgr_redir, bool, true, flag(), kRestart, kNo, no_cli(), "Follow PerfMgt redirection") \
@@ -200,5 +200,7 @@
   /* ---- the three keys OpenSM writes last ---- */ \
   X(kRouting, prefix_routes_file, std::string, "/etc/opensm/prefix-routes.conf", text(), kRestart, kNo, cli_arg(0, "prefix_routes_file"), "Routes for off-subnet PathRecord queries") \
   X(kMisc, consolidate_ipv6_snm_req, bool, false, flag(), kHup, kYes, cli_set(0, "consolidate_ipv6_snm_req"), "One MLID for all IPv6 solicited-node multicast groups") \
-  X(kLogging, log_prefix, std::string, "", text(), kHup, kYes, cli_arg(0, "log_prefix"), "Prefix of syslog messages")
+  X(kLogging, log_prefix, std::string, "", text(), kHup, kYes, cli_arg(0, "log_prefix"), "Prefix of syslog messages") \
+  /* ---- ibsm extensions: ibsm's own keys with ibsm's defaults, after all OpenSM keys ---- */ \
+  X(kIbsm, master_sm_priority, std::uint8_t, 0, dec(0, 15), kHup, kYes, no_cli(), "Priority a MASTER advertises in SMInfo (0 = sm_priority); above sm_priority it keeps a recovered higher-priority SM from taking the fabric back (no automatic fail-back)")
 // clang-format on

@@ -15,7 +15,9 @@
 #include "partitions/errors.hpp"
 #include "routing/errors.hpp"
 #include "sa/errors.hpp"
+#include "sm/election/errors.hpp"
 #include "sm/errors.hpp"
+#include "sm/mkey/errors.hpp"
 
 namespace {
 
@@ -28,6 +30,8 @@ struct Module {
 const Module kModules[] = {
     {"MAD layer (mad/)", 1, ibsm::mad::kMadErrors},
     {"Subnet manager (sm/)", 2, ibsm::sm::kSmErrors},
+    {"Master/standby election (sm/election/)", 2, ibsm::sm::election::kElectionErrors},
+    {"M_Key (sm/mkey/)", 2, ibsm::sm::mkey::kMkeyErrors},
     {"Subnet Administrator (sa/)", 7, ibsm::sa::kSaErrors},
     {"Routing (routing/)", 3, ibsm::routing::kRoutingErrors},
     {"Partitions (partitions/, ibsm-part)", 4, ibsm::partitions::kPartitionErrors},

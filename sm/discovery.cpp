@@ -16,6 +16,7 @@ void Discovery::problem(ErrorId id, const SmpOutcome& o, const std::string& what
   }
   log_->warn("{}: {}", format_error_id(id), msg);
   report_.add(id, std::move(msg));
+  if (on_failure_ && o.failure != nullptr) on_failure_(o);
 }
 
 void Discovery::start() {
@@ -128,6 +129,7 @@ void Discovery::on_port_info(NodeIndex idx, PortNum port, const SmpOutcome& o) {
   p.info = *pi;
   p.present = true;
   if (node.is_switch()) p.guid = node.guid();
+  if (on_port_) on_port_(node, port);
   if (node.is_switch() && port != 0 && p.link_up() && p.peer == kNoNode) probe(idx, port);
   if (!node.is_switch() && idx == fabric_.sm_node && port == fabric_.sm_port && p.link_up() &&
       p.peer == kNoNode) {

@@ -13,6 +13,8 @@
 // discovered regardless.
 #pragma once
 
+#include <functional>
+
 #include "common/log.hpp"
 #include "mad/smp_client.hpp"
 #include "sm/fabric.hpp"
@@ -28,6 +30,13 @@ class Discovery {
   // Queues the first request; the walk continues from the response callbacks.
   void start();
 
+  // Called with every PortInfo read (the SM learns M_Keys from them) and with every
+  // request that failed (the SM adds its M_Key hint), after discovery's own handling.
+  using PortListener = std::function<void(const Node& node, PortNum port)>;
+  using FailureListener = std::function<void(const mad::SmpOutcome&)>;
+  void set_port_listener(PortListener l) { on_port_ = std::move(l); }
+  void set_failure_listener(FailureListener l) { on_failure_ = std::move(l); }
+
  private:
   void on_node_info(const mad::DrPath& path, NodeIndex from, PortNum from_port,
                     const mad::SmpOutcome& o);
@@ -41,6 +50,8 @@ class Discovery {
   mad::SmpClient& client_;
   SweepReport& report_;
   Logger log_;
+  PortListener on_port_;
+  FailureListener on_failure_;
 };
 
 }  // namespace ibsm::sm

@@ -69,6 +69,7 @@ bool SubnetManager::assign_lids(Fabric& f, SweepReport& report) {
   }
   LidPolicy policy;
   policy.reassign = options_.reassign_lids && !first_master_sweep_done_;
+  policy.guid2lid_first = options_.honor_guid2lid_file && election_.coming_out_of_standby();
   policy.max_lid = max_lid;
   auto lids = sm::assign_lids(requests, guid2lid_, policy);
   if (!lids.ok()) {
@@ -217,6 +218,7 @@ void SubnetManager::program_switches(Fabric& f, SweepReport& report) {
           SmpRequest::set(path, si), [this, &f, &report, idx, guid, top](const SmpOutcome& o) {
             if (!o.ok()) {
               report_failure(log_, report, kErrProgrammingFailed, o, "SwitchInfo LinearFDBTop");
+              mkey_hint(o);
               return;
             }
             programmed_top_[guid] = top;
@@ -248,6 +250,7 @@ void SubnetManager::program_switches(Fabric& f, SweepReport& report) {
                      [this, &report, guid, b, block](const SmpOutcome& o) {
                        if (!o.ok()) {
                          report_failure(log_, report, kErrProgrammingFailed, o, "LFT block");
+                         mkey_hint(o);
                          return;
                        }
                        auto& h = programmed_lft_[guid];
@@ -259,7 +262,8 @@ void SubnetManager::program_switches(Fabric& f, SweepReport& report) {
   }
 }
 
-void SubnetManager::program(Fabric& f, SweepReport& report, mad::PortState target) {
+void SubnetManager::program(Fabric& f, SweepReport& report, mad::PortState target,
+                            bool key_holders_only) {
   PortPolicy policy;
   policy.sm_lid = sm_lid_;
   policy.subnet_prefix = options_.subnet_prefix;
@@ -273,10 +277,13 @@ void SubnetManager::program(Fabric& f, SweepReport& report, mad::PortState targe
   policy.leaf_vl_stall_count = options_.leaf_vl_stall_count;
   policy.client_reregister =
       !first_master_sweep_done_ && !options_.no_clients_rereg && target == mad::PortState::kArmed;
+  if (const mkey::MkeySettings& mk = mkeys_.settings(); mk.managed())
+    policy.mkey = PortMkey{mk.m_key, mk.protect_bits, mk.lease_period};
   for (NodeIndex i = 0; i < f.size(); ++i) {
     Node& node = f.node(i);
     for (Port& port : node.ports) {
       if (port.num != 0 && port.peer == kNoNode) continue;  // link up, nobody known behind it
+      if (key_holders_only && (node.is_switch() ? port.num != 0 : port.num == 0)) continue;
       auto want = desired_port_info(f, i, port.num, policy, target);
       if (!want) continue;
       // A CA answers for the port the SMP enters on: address it through its peer.
@@ -286,9 +293,15 @@ void SubnetManager::program(Fabric& f, SweepReport& report, mad::PortState targe
       }
       const PortNum num = port.num;
       const mad::PortInfo wanted = *want;
-      client_.submit(SmpRequest::set(path, wanted, num), [this, &f, &report, i, num, path,
-                                                          wanted](const SmpOutcome& o) {
+      // The key this Set writes, where the port holds one (CA/router port, switch port 0).
+      const bool holds_key = node.is_switch() ? num == 0 : num != 0;
+      const std::optional<std::uint64_t> new_key =
+          policy.mkey && holds_key ? std::optional(wanted.m_key) : std::nullopt;
+      const Guid port_guid = port.guid;
+      client_.submit(SmpRequest::set(path, wanted, num), [this, &f, &report, i, num, path, wanted,
+                                                          new_key, port_guid](const SmpOutcome& o) {
         if (o.ok()) {
+          if (new_key) mkeys_.set_accepted(port_guid, *new_key);  // requests now carry it
           // The GetResp of a Set carries the port's new PortInfo.
           if (auto pi = mad::decode<mad::PortInfo>(o.response->data()); pi.ok())
             f.node(i).ports[num].info = *pi;
@@ -296,6 +309,7 @@ void SubnetManager::program(Fabric& f, SweepReport& report, mad::PortState targe
         }
         if (o.failure->kind != mad::SmpFailure::Kind::kStatus) {
           report_failure(log_, report, kErrProgrammingFailed, o, "PortInfo");
+          mkey_hint(o);
           return;
         }
         // A rejected Set may be the retry of one that took effect but whose
@@ -327,14 +341,21 @@ SweepResult SubnetManager::heavy_sweep(const std::atomic<bool>& stop) {
   Fabric f;
   set_phase(SweepPhase::kDiscovery);
   Discovery discovery(f, client_, result.report, log_);
+  // Requests carry the keys of the ports they reach, found in this fabric as it grows.
+  building_ = &f;
+  discovery.set_port_listener([this](const Node& n, PortNum p) { learn_mkey(n, p); });
+  discovery.set_failure_listener([this](const SmpOutcome& o) { mkey_hint(o); });
   discovery.start();
   drain(stop);
   auto finish = [&](bool up) {
+    building_ = nullptr;
     set_phase(SweepPhase::kIdle);
     result.subnet_up = up;
     // OpenSM's subnet_initialization_error: whoever sweeps next (run() or a test calling
     // sweep()) must sweep heavy, or a node that failed this time is never retried.
-    if (!up && heavy_reason_ == HeavyReason::kNone) heavy_reason_ = HeavyReason::kErrorsLastSweep;
+    // A sweep the election stopped (another SM is master) is no error.
+    if (!up && !result.standby && heavy_reason_ == HeavyReason::kNone)
+      heavy_reason_ = HeavyReason::kErrorsLastSweep;
     result.nodes = f.size();
     result.switches = f.switch_count();
     result.end_ports = f.end_port_count();
@@ -346,7 +367,7 @@ SweepResult SubnetManager::heavy_sweep(const std::atomic<bool>& stop) {
   if (f.sm_node == kNoNode || !f.node(f.sm_node).ports[f.sm_port].present) {
     result.report.add(kErrSmPortDown, "cannot read the SM's own port");
     log_->error("{}: cannot read the SM's own port; staying {}", format_error_id(kErrSmPortDown),
-                mad::sm_state_name(state_));
+                mad::sm_state_name(state()));
     return finish(false);
   }
   // P_Key tables of end ports and of switch ports facing them (the planner's input).
@@ -354,11 +375,28 @@ SweepResult SubnetManager::heavy_sweep(const std::atomic<bool>& stop) {
   // The SA's other port tables (sm/port_tables.hpp) are read after SUBNET UP; what
   // a reset or a departure makes stale is decided on what discovery found.
   port_tables_.forget_changed(f);
+  // SMInfo of every other SM (ports advertising IsSM), in the same round trip.
+  election_.query_sms(f);
   drain(stop);
   if (stop.load()) return finish(false);
   log_->info("HEAVY SWEEP COMPLETE: {} nodes ({} switches, {} end ports)", f.size(),
              f.switch_count(), f.end_port_count());
-  set_state(mad::SmState::kMaster, "no other SM is master (election not enabled)");
+  // IBA 14.4.1: DISCOVERING becomes MASTER or STANDBY here; a MASTER that found a
+  // higher SM hands over. Either way a subnet that is not ours is left untouched.
+  election_.set_own_lid(f.node(f.sm_node).ports[f.sm_port].info.lid);
+  if (!election_.after_discovery()) {
+    drain(stop);  // a HANDOVER's answer
+    result.standby = true;
+    fabric_ = f;  // what standing by found (status output, the next takeover's hints)
+    lid_index_ = mkey::index_lids(fabric_);
+    return finish(false);
+  }
+  if (election_.coming_out_of_standby()) {
+    log_->info("leaving STANDBY: ports keep the LIDs they report{}",
+               options_.honor_guid2lid_file
+                   ? " unless guid2lid (honor_guid2lid_file) says otherwise"
+                   : "");
+  }
 
   set_phase(SweepPhase::kLidAssignment);
   forget_reset_switches(f);
@@ -370,6 +408,14 @@ SweepResult SubnetManager::heavy_sweep(const std::atomic<bool>& stop) {
   if (!compute_routes(f, result.report)) return finish(false);
 
   set_phase(SweepPhase::kProgramming);
+  if (mkeys_.settings().managed()) {
+    // New M_Keys first, alone: every later request to a switch or CA port is resolved
+    // with the key the port holds by then, never with the one a Set still in flight
+    // is replacing (OpenSM's LID manager likewise programs these ports before the rest).
+    program(f, result.report, mad::PortState::kArmed, true);
+    drain(stop);
+    if (stop.load()) return finish(false);
+  }
   partitions_.program(f, client_, result.report);
   program_switches(f, result.report);
   program(f, result.report, mad::PortState::kArmed);
@@ -393,10 +439,14 @@ SweepResult SubnetManager::heavy_sweep(const std::atomic<bool>& stop) {
   if (stop.load()) return finish(false);
 
   const bool up = result.report.clean();
-  if (up) first_master_sweep_done_ = true;
+  if (up) {
+    first_master_sweep_done_ = true;
+    election_.clear_coming_out_of_standby();
+  }
   set_phase(SweepPhase::kDone);
   auto r = finish(up);
   fabric_ = std::move(f);
+  lid_index_ = mkey::index_lids(fabric_);
   if (up) {
     Lid max_lid = 0;
     for (const auto& h : fabric_.lid_holders()) {
@@ -409,6 +459,9 @@ SweepResult SubnetManager::heavy_sweep(const std::atomic<bool>& stop) {
                               "timeouts {}",
                               r.seconds, r.nodes, r.switches, r.end_ports, max_lid, r.mads.sent,
                               r.mads.received, r.mads.retries, r.mads.timeouts));
+    last_up_ = fmt::format("SUBNET UP: {} nodes ({} switches, {} end ports), heavy sweep {:.3f} s",
+                           r.nodes, r.switches, r.end_ports, r.seconds);
+    report_status();
     partitions_.log_groups();
     partitions_.save(fabric_);
     publish_sa_snapshot();
@@ -424,6 +477,7 @@ SweepResult SubnetManager::heavy_sweep(const std::atomic<bool>& stop) {
     log_->error("ERRORS DURING INITIALIZATION: {} problems in {:.3f} s; next sweep is heavy",
                 r.report.problems.size(), r.seconds);
   }
+  save_guid2mkey();  // OpenSM: at the end of every completed heavy sweep
   return r;
 }
 
@@ -462,7 +516,11 @@ SweepResult SubnetManager::light_sweep(const std::atomic<bool>& stop) {
       if (!si.ok() || si->port_state_change) heavy_reason_ = HeavyReason::kPortStateChange;
     });
   }
+  // A master polls the SMs it knows (OpenSM's light sweep): another MASTER, or a
+  // higher SM, needs a heavy sweep that ends in a handover one way or the other.
+  election_.poll_known_sms();
   drain(stop);
+  take_election_requests();
   set_phase(SweepPhase::kIdle);
   result.subnet_up = heavy_reason_ == HeavyReason::kNone;
   result.seconds = std::chrono::duration<double>(clock_.now() - t0).count();

@@ -28,13 +28,14 @@ Result<std::vector<mad::Lid>> assign_lids(const std::vector<LidRequest>& request
   std::stable_partition(order.begin(), order.end(),
                         [&](std::size_t i) { return requests[i].is_sm_port; });
 
-  if (!policy.reassign) {
-    // 1. Current LIDs. A LID held by two ports stays with the one guid2lid agrees with.
+  // 1. Current LIDs. A LID held by two ports stays with the one guid2lid agrees with.
+  auto keep_current = [&] {
     std::vector<unsigned> holders(static_cast<std::size_t>(max_lid) + 1, 0);
     for (const auto& r : requests)
       if (lid_range_valid(r.current, r.lmc, max_lid)) ++holders[r.current];
     for (std::size_t i : order) {
       const auto& r = requests[i];
+      if (result[i] != 0) continue;  // guid2lid placed it already (guid2lid_first)
       if (!lid_range_valid(r.current, r.lmc, max_lid) || !range_free(r.current, r.lmc, r.guid))
         continue;
       if (holders[r.current] > 1) {
@@ -43,7 +44,9 @@ Result<std::vector<mad::Lid>> assign_lids(const std::vector<LidRequest>& request
       }
       take(i, r.current);
     }
-    // 2. guid2lid.
+  };
+  // 2. guid2lid.
+  auto use_guid2lid = [&] {
     for (std::size_t i : order) {
       if (result[i] != 0) continue;
       auto it = db.find(requests[i].guid);
@@ -53,6 +56,15 @@ Result<std::vector<mad::Lid>> assign_lids(const std::vector<LidRequest>& request
           range_free(base, requests[i].lmc, requests[i].guid)) {
         take(i, base);
       }
+    }
+  };
+  if (!policy.reassign) {
+    if (policy.guid2lid_first) {
+      use_guid2lid();
+      keep_current();
+    } else {
+      keep_current();
+      use_guid2lid();
     }
   }
 

@@ -23,7 +23,10 @@ struct LidRequest {
 };
 
 struct LidPolicy {
-  bool reassign = false;                   // -r: ignore current LIDs and guid2lid
+  bool reassign = false;  // -r: ignore current LIDs and guid2lid
+  // honor_guid2lid_file (-x) when leaving STANDBY: guid2lid wins over the LID a port
+  // reports, so ports the old master numbered differently move back (OpenSM's rule).
+  bool guid2lid_first = false;
   mad::Lid max_lid = mad::kMaxUnicastLid;  // further limited by switches' LinearFDBCap
 };
 

@@ -8,6 +8,7 @@
 #include <fstream>
 #include <iostream>
 
+#include "common/service_status.hpp"
 #include "conf/invocation.hpp"
 #include "conf/log_settings.hpp"
 #include "conf/reload.hpp"
@@ -26,6 +27,8 @@ extern "C" void on_signal(int sig) {
     g_control->heavy_sweep.store(true);
   } else if (sig == SIGUSR1) {
     g_control->reopen_log.store(true);
+  } else if (sig == SIGUSR2) {
+    g_control->handover.store(true);
   } else {
     g_control->stop.store(true);
   }
@@ -35,7 +38,7 @@ void install_signals() {
   struct sigaction sa {};
   sa.sa_handler = on_signal;
   sigemptyset(&sa.sa_mask);
-  for (int sig : {SIGTERM, SIGINT, SIGHUP})
+  for (int sig : {SIGTERM, SIGINT, SIGHUP, SIGUSR1, SIGUSR2})
     sigaction(sig, &sa, nullptr);
   signal(SIGPIPE, SIG_IGN);
 }
@@ -133,6 +136,7 @@ int main(int argc, char** argv) {
     ibsm::update_log_settings(log, ibsm::conf::log_settings(running));
     sm.apply_options(running);
   });
+  sm.set_status_handler([](const std::string& line) { ibsm::notify_service_status(line); });
   ibsm::sm::ControlFlags control;
   g_control = &control;
   install_signals();

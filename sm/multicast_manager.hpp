@@ -65,6 +65,11 @@ class MulticastManager {
 
   // Heavy sweep, before LID assignment: forgets what reset or departed switches held.
   void forget_reset_switches(const Fabric& f);
+  // A new master: another SM may have written any MFT, so nothing is known held.
+  void forget_all() {
+    tables_.clear();
+    held_changed_ = true;
+  }
 
   // Heavy sweep, after routing and once the programming phase's answers are in (the
   // SwitchInfo it may Set must carry the LinearFDBTop just programmed): recomputes

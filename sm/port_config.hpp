@@ -10,6 +10,13 @@
 
 namespace ibsm::sm {
 
+// The M_Key fields the SM writes into CA/router ports and switch port 0 (m_key).
+struct PortMkey {
+  std::uint64_t key = 0;
+  std::uint8_t protect_bits = 0;
+  std::uint16_t lease_period = 0;
+};
+
 struct PortPolicy {
   Lid sm_lid = 0;
   std::uint64_t subnet_prefix = 0xfe80000000000000ULL;
@@ -23,6 +30,8 @@ struct PortPolicy {
   bool client_reregister = false;  // first sweep as master (and not no_clients_rereg)
   bool no_clients_rereg = false;   // opensm.conf no_clients_rereg: never ask
   bool force = false;              // send even when nothing differs
+  // Set only when m_key is configured (non-zero): otherwise ports keep what they hold.
+  std::optional<PortMkey> mkey;
 };
 
 // IBA 14.4.11 / o14-12.2.1 (as OpenSM's lid manager applies it): ask a port's clients

@@ -9,6 +9,7 @@
 #include "common/atomic_file.hpp"
 #include "mad/attr/notice.hpp"
 #include "mad/attr/sm_info.hpp"
+#include "sm/mkey/errors.hpp"
 #include "sm/sa_snapshot.hpp"
 
 namespace ibsm::sm {
@@ -20,8 +21,33 @@ mad::SmpClientSettings client_settings(const conf::Options& o) {
   s.window = o.max_wire_smps;
   s.timeout = std::chrono::milliseconds(o.transaction_timeout);
   s.retries = o.transaction_retries;
+  s.window_given = o.given.contains("max_wire_smps");
+  s.window2 = o.max_wire_smps2;
+  s.window2_after = std::chrono::microseconds(o.max_smps_timeout);
   return s;
 }
+
+// The election's timers. IBA leaves them to the SM; ibsm's defaults fail over in
+// about a second (docs/configuration.md), and a configuration that sets OpenSM's
+// keys gets OpenSM's timing.
+election::Settings election_settings(const conf::Options& o) {
+  election::Settings s;
+  s.priority = o.sm_priority;
+  s.master_priority = o.master_sm_priority;
+  s.sm_key = o.sm_key;
+  // Not given: poll every 200 ms, gone after 2 missed polls (0.6-0.8 s); OpenSM's
+  // 10 s x 4 takes 50-60 s. Given (an opensm.conf written by OpenSM has them): as set.
+  s.poll_interval = std::chrono::milliseconds(
+      o.given.contains("sminfo_polling_timeout") ? o.sminfo_polling_timeout : 200);
+  s.poll_retries = o.given.contains("polling_retry_number") ? o.polling_retry_number : 2;
+  s.ignore_other_sm = o.ignore_other_sm;
+  return s;
+}
+
+// Another SM's Trap 144 (it outranks us, or its IsSM changed) asks for a heavy sweep;
+// a stream of them gets at most one per this gap (a misbehaving SM cannot make us sweep
+// without pause).
+constexpr auto kSmTrapGap = std::chrono::seconds(2);
 
 std::vector<std::string> split_engines(const std::string& list, bool& fallback) {
   std::vector<std::string> out;
@@ -53,6 +79,8 @@ SubnetManager::SubnetManager(mad::MadTransport& transport, const Clock& clock, L
       log_(std::move(log)),
       options_(options),
       client_(transport, clock, log_, client_settings(options)),
+      election_(client_, clock, log_, election_settings(options), transport.local_port().port_guid,
+                options.sm_inactive ? mad::SmState::kNotActive : mad::SmState::kDiscovering),
       partitions_(log_, options_),
       sa_(transport, clock, log_, sa_settings(options)) {
   client_.dispatcher().set_handler(sa::kClassSubnAdm,
@@ -60,8 +88,14 @@ SubnetManager::SubnetManager(mad::MadTransport& transport, const Clock& clock, L
   engine_chain_ = split_engines(conf::effective_routing_engine(options_), fallback_to_minhop_);
   client_.set_request_handler(
       [this](const mad::Smp& req, const mad::IncomingMad& raw) { on_request(req, raw); });
+  election_.set_state_listener(
+      [this](mad::SmState from, mad::SmState to) { on_state_change(from, to); });
+  if (options_.sm_inactive) log_sys_event(log_, "SM state NOT-ACTIVE (sm_inactive): no sweeps");
   if (options_.force_heavy_sweep) heavy_reason_ = HeavyReason::kFirstSweep;
   load_guid2lid();
+  apply_mkey_options();
+  load_guid2mkey();
+  client_.set_mkey_resolver([this](const mad::SmpTarget& t) { return resolve_mkey(t); });
   // sa_db_file: service records and subscriptions of the last run. A bad file is
   // logged by the SA with its line; the SM runs without what it could not read.
   static_cast<void>(sa_.load_db());
@@ -87,9 +121,11 @@ Status SubnetManager::validate_start() const {
 
 void SubnetManager::apply_options(const conf::Options& options) {
   options_ = options;
+  apply_mkey_options();
   client_.set_settings(client_settings(options_));
   partitions_.apply_options(options_);
   sa_.set_settings(sa_settings(options_));
+  election_.set_settings(election_settings(options_));
 }
 
 // The SA answers from what this sweep left, as one immutable snapshot, and only
@@ -97,7 +133,7 @@ void SubnetManager::apply_options(const conf::Options& options) {
 void SubnetManager::publish_sa_snapshot() {
   SaSnapshotInput in{fabric_, routes_, routed_switches_, partitions_.groups(), options_};
   in.sm_lid = sm_lid_;
-  in.sm_state = state_;
+  in.sm_state = state();
   in.act_count = static_cast<std::uint32_t>(client_.counters().sent);
   in.generation = ++sa_generation_;
   in.partitions = &partitions_.resolved();
@@ -112,7 +148,7 @@ void SubnetManager::publish_sa_snapshot() {
   log_->info("SA snapshot {} published in {:.1f} ms ({} nodes, {} groups, ~{} KB)", in.generation,
              ms, snap->nodes.size(), snap->groups.size(), snap->memory_bytes() / 1024);
   sa_.publish(std::move(snap));
-  sa_.set_serving(state_ == mad::SmState::kMaster && first_master_sweep_done_);
+  sa_.set_serving(state() == mad::SmState::kMaster && first_master_sweep_done_);
   sa_.dump_db();  // sa_db_dump: after each sweep that brought the subnet up, as OpenSM
 }
 
@@ -122,11 +158,68 @@ void SubnetManager::set_phase(SweepPhase p) {
   phase_ = p;
 }
 
-void SubnetManager::set_state(mad::SmState s, std::string_view why) {
-  if (s == state_) return;
-  log_sys_event(log_, fmt::format("SM state {} -> {} ({})", mad::sm_state_name(state_),
-                                  mad::sm_state_name(s), why));
-  state_ = s;
+// The election changed the SM state (it logged the transition).
+void SubnetManager::on_state_change(mad::SmState from, mad::SmState to) {
+  if (to != mad::SmState::kMaster) last_up_.clear();
+  report_status();
+  if (to == mad::SmState::kMaster) {
+    // A new master trusts nothing another SM may have programmed since: every LFT,
+    // MFT and alias GUID block is compared against what the switches really hold
+    // only after it re-sends them, and clients are told to re-register (IBA 14.4.11).
+    first_master_sweep_done_ = false;
+    forget_programmed_state();
+    if (from != mad::SmState::kDiscovering) heavy_reason_ = HeavyReason::kNewMaster;
+    return;
+  }
+  // No longer master: the SA goes silent (C15-0.1.3) and nothing is programmed.
+  sa_.set_serving(false);
+  first_master_sweep_done_ = false;
+  if (to == mad::SmState::kStandby || to == mad::SmState::kNotActive)
+    heavy_reason_ = HeavyReason::kNone;
+  if (to == mad::SmState::kDiscovering && !options_.honor_guid2lid_file) {
+    // OpenSM's rule leaving STANDBY: ports keep the LIDs they report; the local
+    // guid2lid (possibly stale: the master may have moved ports) only fills gaps.
+    // With honor_guid2lid_file the file wins instead (assign_lids).
+    guid2lid_.clear();
+  }
+}
+
+std::string SubnetManager::status_line() const {
+  const mad::SmState st = state();
+  std::string line(mad::sm_state_name(st));
+  if (st == mad::SmState::kMaster) {
+    if (!last_up_.empty()) line += ", " + last_up_;
+  } else if (st == mad::SmState::kStandby) {
+    if (auto polled = election_.polled()) {
+      auto it = election_.remotes().find(*polled);
+      line += ", master " + mad::format_guid(*polled);
+      if (it != election_.remotes().end()) line += " (LID " + std::to_string(it->second.lid) + ")";
+    }
+  }
+  return line;
+}
+
+void SubnetManager::forget_programmed_state() {
+  programmed_lft_.clear();
+  programmed_top_.clear();
+  mcast_.forget_all();
+}
+
+void SubnetManager::take_election_requests() {
+  switch (election_.take_sweep_request()) {
+    case election::SweepRequest::kNone:
+      break;
+    case election::SweepRequest::kSweep:
+      if (heavy_reason_ == HeavyReason::kNone || heavy_reason_ == HeavyReason::kErrorsLastSweep)
+        heavy_reason_ = HeavyReason::kElection;
+      break;
+    case election::SweepRequest::kFirstMasterSweep:
+      // HANDOVER while MASTER (a healed split) or a standby's takeover: re-program all.
+      first_master_sweep_done_ = false;
+      forget_programmed_state();
+      heavy_reason_ = HeavyReason::kNewMaster;
+      break;
+  }
 }
 
 void SubnetManager::drain(const std::atomic<bool>& stop) {
@@ -157,7 +250,9 @@ void SubnetManager::save_guid2lid() {
   if (!guid2lid_dirty_) return;
   ::mkdir(options_.cache_dir.c_str(), 0755);
   const std::string path = options_.cache_dir + "/guid2lid";
-  if (auto st = write_file_atomically(path, format_guid2lid(guid2lid_)); !st.ok()) {
+  if (auto st =
+          write_file_atomically(path, format_guid2lid(guid2lid_), options_.fsync_high_avail_files);
+      !st.ok()) {
     log_->error("{}: {}", format_error_id(kErrGuid2LidWrite), st.error().message);
     return;
   }
@@ -167,26 +262,25 @@ void SubnetManager::save_guid2lid() {
 void SubnetManager::on_request(const mad::Smp& req, const mad::IncomingMad& raw) {
   switch (req.attr_id()) {
     case mad::AttrId::kSmInfo: {
-      if (req.method() != mad::Method::kGet) {
-        log_->info("SMInfo {} from LID {} ignored (master/standby negotiation not enabled)",
-                   static_cast<unsigned>(req.method()), raw.slid);
+      // Our own port's M_Key guards SMInfo too (IBA C14-67), as OpenSM applies it.
+      const mkey::SmInfoAccess access = own_sminfo_access(req);
+      if (access == mkey::SmInfoAccess::kDrop) {
+        log_->error("{}: SMInfo {} from LID {} carries a wrong M_Key; ignored",
+                    format_error_id(mkey::kErrSmInfoMkeyMismatch),
+                    req.method() == mad::Method::kGet ? "Get" : "Set", raw.slid);
         return;
       }
-      mad::SmInfo info;
-      info.guid = fabric_.sm_node != kNoNode
-                      ? fabric_.node(fabric_.sm_node).ports[fabric_.sm_port].guid
-                      : transport_.local_port().port_guid;
-      info.sm_key = options_.sm_key;
-      info.act_count = static_cast<std::uint32_t>(client_.counters().sent);
-      info.priority = options_.sm_priority;
-      info.state = state_;
-      std::array<std::uint8_t, mad::kSmpDataSize> data{};
-      mad::encode(info, mad::Payload(data));
-      client_.respond(req.response(mad::ConstPayload(data)), raw.slid);
+      election_.on_sminfo(req, raw, access == mkey::SmInfoAccess::kAnswerNoSmKey);
+      take_election_requests();
       return;
     }
     case mad::AttrId::kNotice: {
       if (req.method() != mad::Method::kTrap) return;
+      // Only a master handles traps; others drop them silently, as OpenSM does.
+      if (state() != mad::SmState::kMaster) {
+        log_->debug("trap from LID {} dropped: not master", raw.slid);
+        return;
+      }
       auto notice = mad::decode<mad::Notice>(req.data());
       // IBA 13.4.8.3: a trap is acknowledged with TrapRepress carrying the same notice.
       client_.respond(req.response(req.data(), mad::Method::kTrapRepress), raw.slid);
@@ -194,8 +288,17 @@ void SubnetManager::on_request(const mad::Smp& req, const mad::IncomingMad& raw)
         log_->info("trap {} from LID {} (details LID {})", notice->trap_number, notice->issuer_lid,
                    notice->details_lid());
         // 128: link state change; 144: capability/description change; 145: system image GUID.
-        if (notice->trap_number == 128 || notice->trap_number == 144 ||
-            notice->trap_number == 145) {
+        if (notice->trap_number == 144) {
+          // Trap 144: a capability change, which is how a new or higher SM announces
+          // itself (IsSM raised, or its priority). Rate-limited so that a stream of
+          // them cannot keep us sweeping.
+          if (clock_.now() - last_sm_trap_sweep_ >= kSmTrapGap) {
+            last_sm_trap_sweep_ = clock_.now();
+            if (heavy_reason_ == HeavyReason::kNone) heavy_reason_ = HeavyReason::kSmTrap;
+          } else {
+            sm_trap_deferred_ = true;
+          }
+        } else if (notice->trap_number == 128 || notice->trap_number == 145) {
           heavy_reason_ = HeavyReason::kTrap;
         }
         sa_.forward_trap(*notice, raw.slid);  // to InformInfo subscribers (IBA 13.4.8)
@@ -220,12 +323,12 @@ SweepResult SubnetManager::sweep(const std::atomic<bool>& stop) {
 }
 
 std::size_t SubnetManager::program_alias_changes() {
-  if (state_ != mad::SmState::kMaster || !first_master_sweep_done_) return 0;
+  if (state() != mad::SmState::kMaster || !first_master_sweep_done_) return 0;
   return alias_guids_.program_changes(fabric_, sa_.state().aliases, client_);
 }
 
 std::size_t SubnetManager::program_multicast_changes() {
-  if (state_ != mad::SmState::kMaster || !first_master_sweep_done_) return 0;
+  if (state() != mad::SmState::kMaster || !first_master_sweep_done_) return 0;
   return mcast_.program_dirty(fabric_, sa_.state().mcast, options_, client_);
 }
 
@@ -252,9 +355,17 @@ void SubnetManager::publish_multicast_tables() {
 }
 
 int SubnetManager::run(ControlFlags& control) {
+  while (!control.stop.load()) {
+    if (auto exit_code = step(control)) return *exit_code;
+  }
+  if (state() == mad::SmState::kMaster) sa_.dump_db();  // what changed since the last sweep
+  return 0;
+}
+
+std::optional<int> SubnetManager::step(ControlFlags& control) {
   const std::atomic<bool>& stop = control.stop;
-  auto next_sweep = clock_.now();
-  while (!stop.load()) {
+  auto& next_sweep = next_sweep_;
+  {
     if (control.reopen_log.exchange(false) && !reopen_log(log_))
       log_->error("cannot reopen the log file; still writing to the old one");
     if (control.heavy_sweep.exchange(false)) {
@@ -262,14 +373,31 @@ int SubnetManager::run(ControlFlags& control) {
       partitions_.reload();
       heavy_reason_ = HeavyReason::kForced;
     }
+    if (control.handover.exchange(false)) election_.hand_over_manually();
+    // The election's polls and timeouts; a standby whose master is gone asks for a sweep.
+    election_.tick();
+    take_election_requests();
+    if (sm_trap_deferred_ && clock_.now() - last_sm_trap_sweep_ >= kSmTrapGap) {
+      sm_trap_deferred_ = false;
+      last_sm_trap_sweep_ = clock_.now();
+      if (heavy_reason_ == HeavyReason::kNone) heavy_reason_ = HeavyReason::kSmTrap;
+    }
+    // Only a MASTER or DISCOVERING SM sweeps; STANDBY and NOT-ACTIVE send nothing but
+    // their SMInfo polls (IBA 14.4.1).
+    const bool may_sweep =
+        state() == mad::SmState::kMaster || state() == mad::SmState::kDiscovering;
     // Traps, SIGHUP and the first sweep do not wait for the interval; a retry
     // after a failed sweep does (at most one second), so a dead fabric never spins.
     const bool urgent =
         heavy_reason_ != HeavyReason::kNone && heavy_reason_ != HeavyReason::kErrorsLastSweep;
-    if (urgent || clock_.now() >= next_sweep) {
+    if (may_sweep && (urgent || clock_.now() >= next_sweep)) {
       SweepResult r = sweep(stop);
-      if (stop.load()) break;
+      if (stop.load()) return std::nullopt;
       if (options_.once && r.heavy) {
+        if (r.standby) {
+          log_->info("once mode: another SM is master; exiting");
+          return 0;
+        }
         if (!r.subnet_up) {
           log_->error("{}: subnet not up after one sweep ({} problems)",
                       format_error_id(kErrSubnetNotUp), r.report.problems.size());
@@ -278,7 +406,7 @@ int SubnetManager::run(ControlFlags& control) {
       }
       const Clock::Duration interval = std::chrono::seconds(options_.sweep_interval);
       next_sweep = options_.sweep_interval == 0 ? Clock::TimePoint::max() : clock_.now() + interval;
-      if (!r.subnet_up && r.heavy) {
+      if (!r.subnet_up && r.heavy && !r.standby) {
         heavy_reason_ = HeavyReason::kErrorsLastSweep;
         const Clock::Duration retry =
             options_.sweep_interval == 0
@@ -286,12 +414,12 @@ int SubnetManager::run(ControlFlags& control) {
                 : std::min<Clock::Duration>(interval, std::chrono::seconds(1));
         next_sweep = clock_.now() + retry;
       }
-      continue;
+      return std::nullopt;
     }
     // Between sweeps: answer SMInfo queries, traps and SA requests.
-    client_.poll(std::chrono::milliseconds(100));
+    client_.poll(std::chrono::milliseconds(may_sweep ? 100 : 20));
     sa_.tick();
-    program_alias_changes();      // the next poll puts them on the wire
+    program_alias_changes();  // the next poll puts them on the wire
     // Joins arrive in bursts (every host rejoins after a ClientReregister): batch the
     // tree recomputations, at most one pass per 20 ms, so the SA keeps answering at
     // full speed; a joining host can still send within a few polls.
@@ -301,8 +429,7 @@ int SubnetManager::run(ControlFlags& control) {
     }
     publish_multicast_tables();
   }
-  if (state_ == mad::SmState::kMaster) sa_.dump_db();  // what changed since the last sweep
-  return 0;
+  return std::nullopt;
 }
 
 }  // namespace ibsm::sm

@@ -20,8 +20,12 @@
 #include "routing/engine.hpp"
 #include "sa/server.hpp"
 #include "sm/alias_guid_programmer.hpp"
+#include "sm/election/election.hpp"
 #include "sm/fabric.hpp"
 #include "sm/guid2lid.hpp"
+#include "sm/mkey/key_manager.hpp"
+#include "sm/mkey/mkey_rules.hpp"
+#include "sm/mkey/target_port.hpp"
 #include "sm/multicast_manager.hpp"
 #include "sm/pkey_manager.hpp"
 #include "sm/port_tables.hpp"
@@ -35,11 +39,13 @@ struct ControlFlags {
   std::atomic<bool> stop{false};         // SIGTERM/SIGINT
   std::atomic<bool> heavy_sweep{false};  // SIGHUP: reload configuration, then heavy sweep
   std::atomic<bool> reopen_log{false};   // SIGUSR1: logrotate moved the log
+  std::atomic<bool> handover{false};     // SIGUSR2: hand mastership to the best standby SM
 };
 
 struct SweepResult {
   bool subnet_up = false;
   bool heavy = false;
+  bool standby = false;  // the election stopped the sweep: another SM is (or becomes) master
   std::size_t nodes = 0;
   std::size_t switches = 0;
   std::size_t end_ports = 0;
@@ -60,6 +66,10 @@ class SubnetManager {
   // Runs sweeps until control.stop becomes true. In once mode (-o) returns after
   // the first heavy sweep: 0 on SUBNET UP, non-zero otherwise.
   int run(ControlFlags& control);
+  // One turn of run()'s loop: a sweep if one is due, else one poll of the port and
+  // the work between sweeps. Returns the exit code when once mode (-o) is done.
+  // Exposed for tests, which drive the loop with a fake clock.
+  std::optional<int> step(ControlFlags& control);
 
   // One sweep, heavy or light as needed. Exposed for tests.
   SweepResult sweep(const std::atomic<bool>& stop);
@@ -68,6 +78,10 @@ class SubnetManager {
   // Called on the SM's thread when SIGHUP arrives, before the heavy sweep it
   // triggers; main() re-reads the configuration there and calls apply_options().
   void set_hangup_handler(std::function<void()> h) { on_hangup_ = std::move(h); }
+  // Receives a one-line status (SM state, master, last SUBNET UP) whenever it
+  // changes; main() hands it to systemd (`systemctl status`).
+  void set_status_handler(std::function<void(const std::string&)> h) { on_status_ = std::move(h); }
+  std::string status_line() const;
   // Takes options that may change at run time (OpenSM's reloadable keys).
   void apply_options(const conf::Options& options);
 
@@ -78,7 +92,8 @@ class SubnetManager {
   const PortTables& port_tables() const { return port_tables_; }
 
   const Fabric& fabric() const { return fabric_; }
-  mad::SmState state() const { return state_; }
+  mad::SmState state() const { return election_.state(); }
+  const election::Election& election() const { return election_; }
   const mad::SmpCounters& counters() const { return client_.counters(); }
   const sa::SaServer& sa() const { return sa_; }
   sa::SaServer& sa() { return sa_; }
@@ -100,17 +115,23 @@ class SubnetManager {
   // than ten times the copy's cost.
   void publish_multicast_tables();
   const MulticastManager& multicast() const { return mcast_; }
+  // The M_Keys this SM presents and programs (sm/mkey/).
+  const mkey::MkeyManager& mkeys() const { return mkeys_; }
 
  private:
   SweepResult heavy_sweep(const std::atomic<bool>& stop);
   SweepResult light_sweep(const std::atomic<bool>& stop);
   void drain(const std::atomic<bool>& stop);
   void set_phase(SweepPhase p);
-  void set_state(mad::SmState s, std::string_view why);
+  void on_state_change(mad::SmState from, mad::SmState to);
+  void forget_programmed_state();
+  void take_election_requests();
 
   bool assign_lids(Fabric& f, SweepReport& report);
   bool compute_routes(const Fabric& f, SweepReport& report);
-  void program(Fabric& f, SweepReport& report, mad::PortState target);
+  // `key_holders_only`: CA/router ports and switch ports 0 only (the M_Key round).
+  void program(Fabric& f, SweepReport& report, mad::PortState target,
+               bool key_holders_only = false);
   void program_switches(Fabric& f, SweepReport& report);
   void forget_reset_switches(const Fabric& f);
 
@@ -119,8 +140,10 @@ class SubnetManager {
   template <class Work>
   auto compute_while_serving(Work&& work) {
     auto done = std::async(std::launch::async, std::forward<Work>(work));
-    while (done.wait_for(std::chrono::milliseconds(0)) != std::future_status::ready) {
-      client_.poll(std::chrono::milliseconds(5));
+    // The wait is on the worker (real time); the port is then drained without
+    // waiting, so a fake clock does not run ahead while the worker computes.
+    while (done.wait_for(std::chrono::milliseconds(1)) != std::future_status::ready) {
+      client_.poll(std::chrono::milliseconds(0));
       sa_.tick();
     }
     return done.get();
@@ -130,32 +153,54 @@ class SubnetManager {
   void on_request(const mad::Smp& req, const mad::IncomingMad& raw);
   void load_guid2lid();
   void save_guid2lid();
+  // M_Key (sm/subnet_manager_mkey.cpp): settings with OpenSM's adjustments, guid2mkey,
+  // the key each request carries, OpenSM's "mis-set mkey" hint on lost requests, and
+  // the rules our own port applies to SMInfo requests.
+  void apply_mkey_options();
+  void load_guid2mkey();
+  void save_guid2mkey();
+  std::uint64_t resolve_mkey(const mad::SmpTarget& target) const;
+  void mkey_hint(const mad::SmpOutcome& o) const;
+  void learn_mkey(const Node& node, PortNum port);
+  mkey::SmInfoAccess own_sminfo_access(const mad::Smp& req) const;
 
   std::function<void()> on_hangup_;
+  std::function<void(const std::string&)> on_status_;
+  std::string last_up_;  // "SUBNET UP ..." summary of the last heavy sweep as master
+  void report_status() {
+    if (on_status_) on_status_(status_line());
+  }
   mad::MadTransport& transport_;
   const Clock& clock_;
   Logger log_;
   conf::Options options_;
   mad::SmpClient client_;
+  election::Election election_;  // the SM state (IBA 14.4) and the other SMs
   PartitionManager partitions_;
   PortTables port_tables_{log_};  // SL2VL/VLArb (and inter-switch P_Key) tables, by GUID
   sa::SaServer sa_;
   std::uint64_t sa_generation_ = 0;
   AliasGuidProgrammer alias_guids_{log_};  // what each port holds of the SA's alias GUIDs
   MulticastManager mcast_{log_};           // MFT trees and what each switch holds of them
-  Clock::TimePoint next_mcast_pass_{};  // run(): earliest next multicast recomputation
+  Clock::TimePoint next_mcast_pass_{};     // run(): earliest next multicast recomputation
   Clock::TimePoint mft_published_{};       // last snapshot carrying MFT changes
   bool mft_publish_pending_ = false;
   Clock::Duration mft_publish_cost_{};  // wall time the last such copy took
 
-  mad::SmState state_ = mad::SmState::kDiscovering;
   SweepPhase phase_ = SweepPhase::kIdle;
   HeavyReason heavy_reason_ = HeavyReason::kFirstSweep;
+  Clock::TimePoint next_sweep_{};  // run(): when the interval asks for the next sweep
   bool first_master_sweep_done_ = false;
+  // Trap 144 from other SMs asks for heavy sweeps; at most one per kSmTrapGap.
+  Clock::TimePoint last_sm_trap_sweep_{};
+  bool sm_trap_deferred_ = false;
 
   Fabric fabric_;  // the result of the last heavy sweep
   Guid2Lid guid2lid_;
   bool guid2lid_dirty_ = false;
+  mkey::MkeyManager mkeys_{log_};
+  const Fabric* building_ = nullptr;  // the heavy sweep's fabric while it is discovered
+  mkey::LidIndex lid_index_;          // LIDs of fabric_, for LID-routed SMPs' keys
   Lid sm_lid_ = 0;
 
   std::vector<std::string> engine_chain_;  // tried in order

@@ -49,6 +49,9 @@ enum class HeavyReason : std::uint8_t {
   kErrorsLastSweep,
   kForced,  // force_heavy_sweep or SIGHUP
   kLightSweepFailed,
+  kElection,   // the SM election asks for one (DISCOVER received, a standby's poll timed out)
+  kNewMaster,  // this SM just became master: re-program everything (OpenSM's first master sweep)
+  kSmTrap,     // Trap 144 from another SM (rate-limited)
 };
 
 constexpr std::string_view heavy_reason_name(HeavyReason r) {
@@ -67,6 +70,12 @@ constexpr std::string_view heavy_reason_name(HeavyReason r) {
       return "requested";
     case HeavyReason::kLightSweepFailed:
       return "light sweep failed";
+    case HeavyReason::kElection:
+      return "SM election";
+    case HeavyReason::kNewMaster:
+      return "new master";
+    case HeavyReason::kSmTrap:
+      return "trap 144 from another SM";
   }
   return "?";
 }

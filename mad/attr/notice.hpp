@@ -28,9 +28,13 @@ struct Notice {
   static Notice decode_payload(ConstPayload in);
   static std::string describe(const Notice& n);
 
-  // Trap 128 (link state change) and 144 (capability mask change) carry the
-  // affected LID in the first two bytes of the details (IBA 14.2.5.1, table 148).
-  Lid details_lid() const { return static_cast<Lid>((details[0] << 8) | details[1]); }
+  // The LID a trap is about (IBA 14.2.5.1, table 148): trap 128 (link state change)
+  // carries it in the first two bytes of the details, traps 129-131, 144 and 145
+  // after two reserved bytes.
+  Lid details_lid() const {
+    const std::size_t at = trap_number == 128 ? 0 : 2;
+    return static_cast<Lid>((details[at] << 8) | details[at + 1]);
+  }
 };
 
 }  // namespace ibsm::mad

@@ -30,38 +30,58 @@ SetVerdict judge_sminfo_set(SmState own, SmState sender, std::uint32_t control) 
 
 std::string_view verdict_name(SetVerdict v) {
   switch (v) {
-    case SetVerdict::kAccept: return "accepted";
-    case SetVerdict::kBadSenderState: return "sender state may not send this control";
-    case SetVerdict::kBadOwnState: return "not accepted in our state";
-    case SetVerdict::kUnknownControl: return "unknown control (attribute modifier)";
+    case SetVerdict::kAccept:
+      return "accepted";
+    case SetVerdict::kBadSenderState:
+      return "sender state may not send this control";
+    case SetVerdict::kBadOwnState:
+      return "not accepted in our state";
+    case SetVerdict::kUnknownControl:
+      return "unknown control (attribute modifier)";
   }
   return "?";
 }
 
 std::string_view event_name(Event e) {
   switch (e) {
-    case Event::kDiscoveredMasterOrHigher: return "master or higher SM discovered";
-    case Event::kDiscoveredNoneHigher: return "discovery found no higher SM";
-    case Event::kPollTimeout: return "polled SM stopped answering";
-    case Event::kHandoverReceived: return "HANDOVER received";
-    case Event::kAcknowledgeReceived: return "ACKNOWLEDGE received";
-    case Event::kDisableReceived: return "DISABLE received";
-    case Event::kStandbyReceived: return "STANDBY received";
-    case Event::kDiscoverReceived: return "DISCOVER received";
-    case Event::kHandoverSent: return "handed over to a higher SM";
-    case Event::kOwnPortDown: return "own port down";
-    case Event::kHigherSmGone: return "the SM we waited for vanished";
+    case Event::kDiscoveredMasterOrHigher:
+      return "master or higher SM discovered";
+    case Event::kDiscoveredNoneHigher:
+      return "discovery found no higher SM";
+    case Event::kPollTimeout:
+      return "polled SM stopped answering";
+    case Event::kHandoverReceived:
+      return "HANDOVER received";
+    case Event::kAcknowledgeReceived:
+      return "ACKNOWLEDGE received";
+    case Event::kDisableReceived:
+      return "DISABLE received";
+    case Event::kStandbyReceived:
+      return "STANDBY received";
+    case Event::kDiscoverReceived:
+      return "DISCOVER received";
+    case Event::kHandoverSent:
+      return "handed over to a higher SM";
+    case Event::kOwnPortDown:
+      return "own port down";
+    case Event::kHigherSmGone:
+      return "the SM we waited for vanished";
   }
   return "?";
 }
 
 std::string_view action_name(Action a) {
   switch (a) {
-    case Action::kNone: return "none";
-    case Action::kSweep: return "sweep";
-    case Action::kFirstMasterSweep: return "first master sweep";
-    case Action::kStartPolling: return "start polling";
-    case Action::kStopPolling: return "stop polling";
+    case Action::kNone:
+      return "none";
+    case Action::kSweep:
+      return "sweep";
+    case Action::kFirstMasterSweep:
+      return "first master sweep";
+    case Action::kStartPolling:
+      return "start polling";
+    case Action::kStopPolling:
+      return "stop polling";
   }
   return "?";
 }
@@ -72,40 +92,60 @@ Transition transition(SmState s, Event e) {
   switch (s) {
     case S::kDiscovering:
       switch (e) {
-        case Event::kDiscoveredNoneHigher: return {S::kMaster, A::kFirstMasterSweep};
-        case Event::kDiscoveredMasterOrHigher: return {S::kStandby, A::kStartPolling};
-        case Event::kHandoverReceived: return {S::kDiscovering, A::kSweep};  // ends as MASTER
-        case Event::kOwnPortDown: return {S::kDiscovering};
-        default: break;
+        case Event::kDiscoveredNoneHigher:
+          return {S::kMaster, A::kFirstMasterSweep};
+        case Event::kDiscoveredMasterOrHigher:
+          return {S::kStandby, A::kStartPolling};
+        case Event::kHandoverReceived:
+          return {S::kDiscovering, A::kSweep};  // ends as MASTER
+        case Event::kOwnPortDown:
+          return {S::kDiscovering};
+        default:
+          break;
       }
       break;
     case S::kStandby:
       switch (e) {
         case Event::kPollTimeout:
-        case Event::kDiscoverReceived: return {S::kDiscovering, A::kStopPolling, A::kSweep};
-        case Event::kHandoverReceived: return {S::kMaster, A::kStopPolling, A::kFirstMasterSweep};
-        case Event::kDisableReceived: return {S::kNotActive, A::kStopPolling};
-        case Event::kAcknowledgeReceived: return {S::kStandby};
-        case Event::kStandbyReceived: return {S::kStandby};
-        case Event::kOwnPortDown: return {S::kDiscovering, A::kStopPolling};
-        default: break;
+        case Event::kDiscoverReceived:
+          return {S::kDiscovering, A::kStopPolling, A::kSweep};
+        case Event::kHandoverReceived:
+          return {S::kMaster, A::kStopPolling, A::kFirstMasterSweep};
+        case Event::kDisableReceived:
+          return {S::kNotActive, A::kStopPolling};
+        case Event::kAcknowledgeReceived:
+          return {S::kStandby};
+        case Event::kStandbyReceived:
+          return {S::kStandby};
+        case Event::kOwnPortDown:
+          return {S::kDiscovering, A::kStopPolling};
+        default:
+          break;
       }
       break;
     case S::kNotActive:
       switch (e) {
-        case Event::kStandbyReceived: return {S::kStandby, A::kStartPolling};
-        default: break;
+        case Event::kStandbyReceived:
+          return {S::kStandby, A::kStartPolling};
+        default:
+          break;
       }
       break;
     case S::kMaster:
       switch (e) {
         case Event::kHandoverReceived:
-        case Event::kHigherSmGone: return {S::kMaster, A::kStopPolling, A::kFirstMasterSweep};
-        case Event::kHandoverSent: return {S::kStandby, A::kStartPolling};
-        case Event::kDiscoveredMasterOrHigher: return {S::kMaster, A::kStartPolling};
-        case Event::kDiscoveredNoneHigher: return {S::kMaster};
-        case Event::kOwnPortDown: return {S::kDiscovering, A::kStopPolling};
-        default: break;
+        case Event::kHigherSmGone:
+          return {S::kMaster, A::kStopPolling, A::kFirstMasterSweep};
+        case Event::kHandoverSent:
+          return {S::kStandby, A::kStartPolling};
+        case Event::kDiscoveredMasterOrHigher:
+          return {S::kMaster, A::kStartPolling};
+        case Event::kDiscoveredNoneHigher:
+          return {S::kMaster};
+        case Event::kOwnPortDown:
+          return {S::kDiscovering, A::kStopPolling};
+        default:
+          break;
       }
       break;
   }

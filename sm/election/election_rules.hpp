@@ -50,17 +50,17 @@ enum class Event : std::uint8_t {
   kDisableReceived,
   kStandbyReceived,
   kDiscoverReceived,
-  kHandoverSent,              // we handed over to a higher SM
+  kHandoverSent,  // we handed over to a higher SM
   kOwnPortDown,
-  kHigherSmGone,              // (MASTER) the lower master we waited for vanished
+  kHigherSmGone,  // (MASTER) the lower master we waited for vanished
 };
 std::string_view event_name(Event e);
 
 enum class Action : std::uint8_t {
   kNone,
-  kSweep,            // run a (heavy) sweep
-  kFirstMasterSweep, // heavy sweep that re-programs everything (a new master)
-  kStartPolling,     // poll the SM named by the event's context
+  kSweep,             // run a (heavy) sweep
+  kFirstMasterSweep,  // heavy sweep that re-programs everything (a new master)
+  kStartPolling,      // poll the SM named by the event's context
   kStopPolling,
 };
 std::string_view action_name(Action a);

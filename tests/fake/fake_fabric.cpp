@@ -215,6 +215,7 @@ void FakeFabric::cold_port(FakeNode& n, PortNum p) {
 }
 
 void FakeFabric::reset_cold() {
+  mkey_leases_.clear();  // power-up: keys are back to 0 (cold_port)
   for (FakeNode& n : nodes_) {
     for (PortNum p = 0; p <= n.num_ports(); ++p) {
       if (!n.is_switch() && p == 0) continue;
@@ -610,6 +611,31 @@ FakeFabric::Answer FakeFabric::answer(FakeNode& n, PortNum in_port, const mad::S
       mad::encode(info, mad::Payload(a.data));
       return a;
     }
+    case mad::AttrId::kSmInfo: {
+      FakePort& port = n.ports[n.is_switch() ? 0 : in_port];
+      if (!port.sm || !port.sm->alive) {
+        a.none = true;  // the SMA hands SMInfo to an SM; with none, nobody answers
+        return a;
+      }
+      FakeSm& sm = *port.sm;
+      mad::SmInfo before = sm.info;
+      if (set) {
+        sm.sets.push_back(mod);
+        auto sender = mad::decode<mad::SmInfo>(req.data());
+        if (sm.set_status) {
+          a.status = *sm.set_status;
+        } else if (mod == static_cast<std::uint32_t>(mad::SmControl::kHandover) && sender.ok() &&
+                   sender->state == mad::SmState::kMaster &&
+                   sm.info.state != mad::SmState::kNotActive) {
+          sm.info.state = mad::SmState::kMaster;
+        } else if (mod != static_cast<std::uint32_t>(mad::SmControl::kHandover)) {
+          a.status = mad::kStatusInvalidValue;
+        }
+      }
+      ++sm.info.act_count;
+      mad::encode(before, mad::Payload(a.data));  // answers show the state before the Set
+      return a;
+    }
     case mad::AttrId::kNodeDescription: {
       if (!get) break;
       mad::encode(mad::NodeDescription{n.description}, mad::Payload(a.data));
@@ -833,6 +859,7 @@ Status FakeFabric::send(const mad::OutgoingMad& out) {
   }
   ++stats_.requests;
   ++stats_.by_kind[{method, req.attr_id()}];
+  if (!mkey_leases_.empty()) expire_mkey_leases();
 
   for (auto it = link_events_.begin(); it != link_events_.end();) {
     if (stats_.requests > it->after) {
@@ -857,7 +884,21 @@ Status FakeFabric::send(const mad::OutgoingMad& out) {
     ++stats_.lost;
     return {};
   }
-  const Answer ans = answer(n, arrival->port, req);
+  // The SMA checks the M_Key before anything else, for every attribute (IBA 14.2.4):
+  // a switch against its port 0, a CA against the port the SMP entered by.
+  const MkeyVerdict mkey = check_mkey(arrival->node, n.is_switch() ? 0 : arrival->port, req);
+  if (mkey == MkeyVerdict::kDrop) {
+    ++stats_.lost;
+    ++stats_.mkey_dropped;
+    return {};
+  }
+  Answer ans = answer(n, arrival->port, req);
+  if (mkey == MkeyVerdict::kHideKey && req.attr_id() == mad::AttrId::kPortInfo)
+    std::fill(ans.data.begin(), ans.data.begin() + 8, std::uint8_t{0});  // PortInfo.M_Key
+  if (ans.none) {
+    ++stats_.lost;
+    return {};
+  }
 
   mad::Smp resp = req.response(mad::ConstPayload(ans.data));
   mad::IncomingMad in;
@@ -902,6 +943,54 @@ std::optional<mad::IncomingMad> FakeFabric::receive(std::chrono::milliseconds ma
   }
   clock_.advance(max_wait);
   return std::nullopt;
+}
+
+// IBA 14.2.4 as qib's check_mkey() implements it: a request is valid when the port's
+// M_Key is 0 or equals the header's. An invalid Get is still answered at ProtectBits 0
+// (real key shown) and 1 (key shown as 0); everything else invalid is dropped and
+// counted as a violation, which starts the lease timer. A valid request stops it.
+FakeFabric::MkeyVerdict FakeFabric::check_mkey(std::uint32_t node, PortNum key_port,
+                                               const mad::Smp& req) {
+  mad::PortInfo& pi = nodes_[node].ports[key_port].info;
+  const PortRef ref{node, key_port};
+  if (pi.m_key == 0 || pi.m_key == req.m_key()) {
+    mkey_leases_.erase(ref);
+    return MkeyVerdict::kValid;
+  }
+  if (req.method() == mad::Method::kGet && pi.m_key_protect_bits == 0) return MkeyVerdict::kValid;
+  if (req.method() == mad::Method::kGet && pi.m_key_protect_bits == 1) return MkeyVerdict::kHideKey;
+  if (pi.m_key_violations != 0xFFFF) ++pi.m_key_violations;
+  if (pi.m_key_lease_period != 0 && !mkey_leases_.contains(ref))
+    mkey_leases_[ref] = clock_.now() + std::chrono::seconds(pi.m_key_lease_period);
+  return MkeyVerdict::kDrop;
+}
+
+void FakeFabric::expire_mkey_leases() {
+  const auto now = clock_.now();
+  for (auto it = mkey_leases_.begin(); it != mkey_leases_.end();) {
+    if (it->second > now) {
+      ++it;
+      continue;
+    }
+    // IBA 14.2.4.2: the lease ran out; the key stays but no longer protects.
+    nodes_[it->first.node].ports[it->first.port].info.m_key_protect_bits = 0;
+    it = mkey_leases_.erase(it);
+  }
+}
+
+FakeSm& FakeFabric::add_sm(std::uint32_t node, PortNum port, const mad::SmInfo& info) {
+  FakePort& p = nodes_[node].ports[port];
+  p.sm = FakeSm{};
+  p.sm->info = info;
+  p.info.capability_mask |= mad::kCapIsSm;
+  return *p.sm;
+}
+
+std::vector<mad::Smp> FakeFabric::sm_traps() const {
+  std::vector<mad::Smp> out;
+  for (const auto& s : sm_responses_)
+    if (s.method() == mad::Method::kTrap) out.push_back(s);
+  return out;
 }
 
 void FakeFabric::inject(const mad::Smp& smp, Lid slid) {

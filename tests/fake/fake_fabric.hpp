@@ -12,6 +12,11 @@
 //    MulticastForwardingTable, P_KeyTable, SLtoVLMappingTable, VLArbitrationTable and GUIDInfo with
 //    the IBA rules the SM depends on (see apply_port_info_set()). Anything else is answered with
 //    status "attribute not supported" (0x0C).
+//  - M_Key (14.2.4): every request is checked against a switch's port 0 or the CA
+//    port it enters; invalid Gets are answered at ProtectBits 0 and 1 (key hidden
+//    at 1), other invalid requests dropped as violations with the lease timer on
+//    the fake clock. A valid PortInfo Set stores M_Key, ProtectBits and the lease
+//    (real HCAs do; ibsim does not).
 //  - Time: responses are due `latency` after the request; receive(max_wait) with
 //    nothing due advances the FakeClock, so timeouts happen without sleeping.
 //  - The kernel: response TIDs get `hi_tid` in bits 32-63, as ib_umad does.
@@ -36,6 +41,7 @@
 #include "common/clock.hpp"
 #include "mad/attr/node_info.hpp"
 #include "mad/attr/port_info.hpp"
+#include "mad/attr/sm_info.hpp"
 #include "mad/attr/switch_info.hpp"
 #include "mad/smp.hpp"
 #include "mad/transport.hpp"
@@ -54,9 +60,21 @@ struct PortRef {
   auto operator<=>(const PortRef&) const = default;
 };
 
+// Another SM on a port (a CA port, or a switch's port 0): answers SubnGet(SMInfo)
+// with `info` and takes SubnSet(SMInfo) as IBA 14.4.1 lets its state take them
+// (only HANDOVER changes it here: STANDBY/DISCOVERING -> MASTER). Its port
+// advertises IsSM while `alive`.
+struct FakeSm {
+  mad::SmInfo info;
+  bool alive = true;                        // false: the SM process died (no answers)
+  std::optional<std::uint16_t> set_status;  // forced status of Set answers
+  std::vector<std::uint32_t> sets;          // attribute modifiers of the Sets received
+};
+
 struct FakePort {
   mad::PortInfo info;            // as the port would answer (switch ports > 0: see port_info())
   std::optional<PortRef> cable;  // what is plugged in, whether the link works or not
+  std::optional<FakeSm> sm;      // another SM running on this port
   bool link_ok = true;           // false: the cable failed (set_link)
   std::vector<std::uint16_t> pkeys;
   // SLtoVLMappingTable as on the wire: a CA port's at [0]; a switch port's by input
@@ -127,10 +145,11 @@ struct FakeOptions {
 };
 
 struct FakeStats {
-  std::uint64_t requests = 0;  // Get/Set SMPs the SM sent
-  std::uint64_t answered = 0;  // responses queued for the SM
-  std::uint64_t lost = 0;      // discarded: DR rules, down links, silent or vanished nodes
-  std::uint64_t dropped = 0;   // dropped by an injected loss fault
+  std::uint64_t requests = 0;      // Get/Set SMPs the SM sent
+  std::uint64_t answered = 0;      // responses queued for the SM
+  std::uint64_t lost = 0;          // discarded: DR rules, down links, silent or vanished nodes
+  std::uint64_t dropped = 0;       // dropped by an injected loss fault
+  std::uint64_t mkey_dropped = 0;  // dropped by an SMA for a wrong M_Key (violations)
   std::map<std::pair<mad::Method, mad::AttrId>, std::uint64_t> by_kind;  // requests received
 
   std::uint64_t count(mad::Method m, mad::AttrId a) const {
@@ -200,6 +219,12 @@ class FakeFabric : public mad::MadTransport {
   void link_down_after(std::uint32_t node, PortNum port, std::uint64_t requests);
   void clear_faults();
 
+  // Runs another SM on `node`'s `port` (0 on a switch): IsSM in its CapabilityMask.
+  FakeSm& add_sm(std::uint32_t node, PortNum port, const mad::SmInfo& info);
+  FakeSm& sm_at(std::uint32_t node, PortNum port) { return *nodes_[node].ports[port].sm; }
+  // Traps the SM sent (Trap 144 to another SM, ...).
+  std::vector<mad::Smp> sm_traps() const;
+
   // Unsolicited MADs to the SM (another SM's Get(SMInfo), traps), and what the SM
   // sent that was not a request (GetResp, TrapRepress).
   void inject(const mad::Smp& smp, Lid slid);
@@ -218,6 +243,13 @@ class FakeFabric : public mad::MadTransport {
   // Linked physical ports that are not Active.
   std::vector<std::string> inactive_ports() const;
 
+  // M_Key lease timers (IBA 14.2.4.2) that ran out by the fake clock's now: those ports'
+  // ProtectBits become 0. send() calls it; tests call it to look at the ports.
+  void expire_mkey_leases();
+  bool mkey_lease_running(std::uint32_t node, PortNum port) const {
+    return mkey_leases_.contains(PortRef{node, port});
+  }
+
   const FakeStats& stats() const { return stats_; }
   void reset_stats() { stats_ = {}; }
 
@@ -228,6 +260,7 @@ class FakeFabric : public mad::MadTransport {
     std::array<std::uint8_t, 64> return_path{};
   };
   struct Answer {
+    bool none = false;  // nobody answers (an SMInfo to a port without a live SM)
     std::uint16_t status = 0;
     std::array<std::uint8_t, mad::kSmpDataSize> data{};
   };
@@ -244,6 +277,9 @@ class FakeFabric : public mad::MadTransport {
   std::optional<Arrival> route_lid(Lid dlid) const;
   Answer answer(FakeNode& n, PortNum in_port, const mad::Smp& req);
   Answer port_info_request(FakeNode& n, PortNum in_port, const mad::Smp& req);
+  // The SMA's M_Key check of a request (IBA 14.2.4): see check_mkey() in the .cpp.
+  enum class MkeyVerdict : std::uint8_t { kValid, kHideKey, kDrop };
+  MkeyVerdict check_mkey(std::uint32_t node, PortNum key_port, const mad::Smp& req);
   void spoil(const FakeNode& n, mad::IncomingMad& in);
   void deliver(mad::IncomingMad in, std::chrono::milliseconds latency);
 
@@ -265,6 +301,7 @@ class FakeFabric : public mad::MadTransport {
     std::uint64_t after;
   };
   std::vector<LinkEvent> link_events_;
+  std::map<PortRef, Clock::TimePoint> mkey_leases_;  // running M_Key lease timers
   std::mt19937 rng_;
 };
 

@@ -474,8 +474,13 @@ class SMProcess:
 
     def __init__(self, sm: SM, sim: Simulator, node: str, workdir: Path, *, once: bool,
                  cache_dir: Path | None = None, sweep: int | None = None,
-                 extra: list[str] | None = None):
+                 extra: list[str] | None = None, preset_issm: bool = True):
         self.sm, self.sim, self.node, self.once = sm, sim, node, once
+        # SIM_SET_ISSM: umad2sim raises IsSM as soon as the process attaches, before it
+        # has registered its agents; with another SM on the fabric that SM's SMInfo
+        # query can then reach a class nobody registered, which kills the process
+        # inside umad2sim.  Both SMs open issm themselves, so two-SM tests turn it off.
+        self.preset_issm = preset_issm
         self.workdir = Path(workdir)
         self.workdir.mkdir(parents=True, exist_ok=True)
         self.cache_dir = Path(cache_dir) if cache_dir else self.workdir / "cache"
@@ -495,7 +500,7 @@ class SMProcess:
         return f"{self.sm.name} on {self.node} of {self.sim.netfile.name}"
 
     def start(self) -> "SMProcess":
-        env = self.sim.env(self.node, issm=True)
+        env = self.sim.env(self.node, issm=self.preset_issm)
         env["OSM_CACHE_DIR"] = str(self.cache_dir)
         env["OSM_TMP_DIR"] = str(self.workdir)
         self._outfh = open(self.outfile, "wb")

@@ -104,7 +104,7 @@ TEST(Invocation, BadFlagValuesNameFlagAndRange) {
 }
 
 TEST(Invocation, UnimplementedFlagsAreRefusedByName) {
-  for (const char* flag : {"-Q", "--qos", "-y", "-I", "--perfmgr", "-A", "-x", "-N"}) {
+  for (const char* flag : {"-Q", "--qos", "-y", "--perfmgr", "-A", "-N"}) {
     const Error e = invoke_err({flag});
     EXPECT_EQ(e.id, kUnimplementedFlag) << flag;
     EXPECT_THAT(e.message, HasSubstr(flag));
@@ -112,6 +112,16 @@ TEST(Invocation, UnimplementedFlagsAreRefusedByName) {
   EXPECT_EQ(invoke_err({"-q", "local"}).id, kUnimplementedFlag);
   EXPECT_EQ(invoke_err({"-d", "0"}).id, kUnimplementedFlag);
   EXPECT_EQ(invoke_err({"--torus_config", "/x"}).id, kUnimplementedFlag);
+}
+
+TEST(Invocation, ElectionFlagsSetTheirKeys) {
+  auto r = invoke({"-I", "-x"});
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  ASSERT_TRUE(std::holds_alternative<conf::Run>(*r));
+  const auto& o = std::get<conf::Run>(*r).options;
+  EXPECT_TRUE(o.sm_inactive);
+  EXPECT_TRUE(o.honor_guid2lid_file);
+  EXPECT_TRUE(o.given.contains("sm_inactive"));
 }
 
 TEST(Invocation, UnknownFlagsAndStrayArgumentsAreErrors) {

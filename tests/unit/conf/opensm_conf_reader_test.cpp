@@ -115,9 +115,10 @@ TEST(OpensmConfReader, ChoicesAreChecked) {
   EXPECT_THAT(e.message, HasSubstr("both, in, out, off"));
 }
 
-TEST(OpensmConfReader, MOnlyAcceptsZero) {
+TEST(OpensmConfReader, MKeyTakesAny64BitValue) {
   EXPECT_EQ(apply_ok("m_key 0x0000000000000000\n").m_key, 0u);
-  EXPECT_EQ(apply_err("m_key 0x10\n").id, kBadValue);
+  EXPECT_EQ(apply_ok("m_key 0x10\n").m_key, 0x10u);
+  EXPECT_EQ(apply_err("m_key 0x1ffffffffffffffff\n").id, kBadValue);
 }
 
 TEST(OpensmConfReader, CongestionControlTextKeysAreSyntaxChecked) {
