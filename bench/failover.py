@@ -140,12 +140,12 @@ def loss_run(fabric: Path, kind: str, loss: int, workdir: Path, lossy_path: bool
         standby.start()
         wait_for(lambda: re.search(IN_STANDBY[family], standby.log()), 600, "standby")
         time.sleep(2)
-        # Port 0 of every switch: the switches drop that share of the SMPs they
-        # answer (the master's sweep); MADs between the SMs are not touched. With
-        # --loss-path every switch port drops too, so the SMs' own polls cross a
-        # lossy path (each hop loses `loss` percent).
+        # Every switch loses that share of the PortInfo SMPs it answers (ibsim's
+        # attribute filter; PortInfo is most of a sweep); MADs between the SMs are not
+        # touched. With --loss-path every switch port drops every MAD crossing it, so
+        # the SMs' own polls cross a lossy path too (each hop loses `loss` percent).
         for sw in model.switches:
-            sim.command(f'Error "{sw}" {loss}' if lossy_path else f'Error "{sw}"[0] {loss}')
+            sim.command(f'Error "{sw}" {loss}' if lossy_path else f'Error "{sw}" {loss} 0x15')
         ups = master.count_up()
         errors_before = master.log().count("ERRORS DURING INITIALIZATION")
         t0 = time.time()
@@ -158,7 +158,10 @@ def loss_run(fabric: Path, kind: str, loss: int, workdir: Path, lossy_path: bool
         t_sweep = time.time() - t0
         time.sleep(10)
         left = first_after(standby.log(), t0, LEAVE_STANDBY[family])
+        up = first_after(master.log(), t0, r"SUBNET UP|ERRORS DURING")
+        retries = re.search(r"retries (\d+)", up[1]) if up else None
         return {"fabric": fabric.name, "kind": kind, "loss": loss, "sweep": t_sweep,
+                "retries": int(retries.group(1)) if retries else None,
                 "takeovers": 0 if left is None else 1, "master_alive": master.alive()}
     finally:
         master.kill()
@@ -181,16 +184,17 @@ def main() -> int:
     args = ap.parse_args()
     fabrics = [f.resolve() for f in args.fabric] if args.fabric else DEFAULT_FABRICS
     if args.loss:
-        where = "every switch port (polls too)" if args.loss_path else "switches' answers"
+        where = "every switch port (polls too)" if args.loss_path else "switches' PortInfo answers"
         print(f"# no false takeover, {datetime.date.today()}: master re-sweeps with "
               f"{args.loss}% SMP loss on {where}")
-        print("| fabric | SMs | master sweep s | standby takeovers |")
-        print("|---|---|---|---|")
+        print("| fabric | SMs | master sweep s | its SMP retries | standby takeovers |")
+        print("|---|---|---|---|---|")
         for fabric in fabrics:
             for kind in args.kinds.split(","):
                 with tempfile.TemporaryDirectory(prefix="ibsm-failover-") as d:
                     r = loss_run(fabric, kind, args.loss, Path(d), args.loss_path)
-                print(f"| {r['fabric']} | {kind} | {r['sweep']:.1f} | {r['takeovers']} |",
+                print(f"| {r['fabric']} | {kind} | {r['sweep']:.1f} | {fmt(r['retries'], 'd')} | "
+                      f"{r['takeovers']} |",
                       flush=True)
         return 0
     print(f"# failover, {datetime.date.today()}: SIGKILL of the master, standby takes over")

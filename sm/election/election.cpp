@@ -172,6 +172,8 @@ void Election::on_sminfo(const mad::Smp& req, const mad::IncomingMad& raw, bool 
   if (hide_sm_key) own.sm_key = 0;
   mad::encode(own, mad::Payload(data));  // answers carry the state before any change
   if (req.method() == mad::Method::kGet) {
+    log_->debug("SMInfo Get ({}) from LID {}: answered {}", req.directed() ? "DR" : "LID", raw.slid,
+                mad::sm_state_name(state_));
     client_.respond(req.response(mad::ConstPayload(data)), raw.slid);
     return;
   }

@@ -101,6 +101,20 @@ def settled_with_master(sim, fabric, node: str, what: str, timeout: float = TIME
              f"every port Active ({what})")
 
 
+def joined_and_took_over(sim, fabric, node: str, kind: str, what: str):
+    """A newly started SM that outranks the master ends up master of the fabric.
+
+    ibsim drops every TrapRepress. An OpenSM that reached STANDBY before the HANDOVER
+    came has sent Trap 144 to the master and waits for its repress forever (umad2sim
+    reports no timeout for it): it then enters MASTER but its sweep never ends (its
+    log: "ERR 5401" with the trap's TID). That happens under an OpenSM master too, so
+    for a joining OpenSM the handover itself is judged, not OpenSM's sweep."""
+    if kind == "opensm":
+        wait_for(lambda: state_of(sim, fabric.judge, node) == "SMINFO_MASTER", TIMEOUT, what)
+    else:
+        settled_with_master(sim, fabric, node, what)
+
+
 @pytest.mark.parametrize("first,second", PAIRS)
 def test_higher_sm_joins_and_takes_over_without_moving_lids(fabric, sims, sm_procs, workdir,
                                                            first, second):
@@ -110,7 +124,7 @@ def test_higher_sm_joins_and_takes_over_without_moving_lids(fabric, sims, sm_pro
     settled_with_master(sim, fabric, A_NODE, f"{first} master")
     before = lids(sim, fabric.judge)
     b = start_sm(second, sim, B_NODE, workdir, sm_procs, priority=10)
-    settled_with_master(sim, fabric, B_NODE, f"higher {second} takes over from {first}")
+    joined_and_took_over(sim, fabric, B_NODE, second, f"higher {second} takes over from {first}")
     wait_for(lambda: state_of(sim, fabric.judge, A_NODE) == "SMINFO_STANDBY", TIMEOUT,
              f"{first} standby")
     assert lids(sim, fabric.judge) == before, "a LID moved during the handover"
@@ -148,7 +162,7 @@ def test_equal_priority_lower_guid_wins(fabric, sims, sm_procs, workdir, first, 
     b.wait_up(TIMEOUT)
     settled_with_master(sim, fabric, B_NODE, f"{first} master")
     start_sm(second, sim, A_NODE, workdir, sm_procs, priority=5)
-    settled_with_master(sim, fabric, A_NODE, f"lower-GUID {second} takes over")
+    joined_and_took_over(sim, fabric, A_NODE, second, f"lower-GUID {second} takes over")
     wait_for(lambda: state_of(sim, fabric.judge, B_NODE) == "SMINFO_STANDBY", TIMEOUT,
              f"{first} standby")
 
