@@ -21,11 +21,10 @@ std::unique_ptr<Engine> make_engine(std::string_view name, const EngineConfig& c
   return nullptr;
 }
 
-// "dfsssp" is built by make_engine but not offered yet: its routes are deadlock free only
-// when the SA hands out Routes::path_sl and the SM programs SL2VL as identity, which the
-// SM does not do yet; until then -R dfsssp is refused rather than run on VL 0 alone.
+// dfsssp's routes are deadlock free only on the SLs it hands out: the SM programs SL2VL
+// identity for them (sm/sl2vl_plan.hpp) and the SA answers PathRecords with them.
 std::vector<std::string_view> engine_names() {
-  return {"minhop", "updn", "dnup", "sssp"};
+  return {"minhop", "updn", "dnup", "sssp", "dfsssp"};
 }
 
 }  // namespace ibsm::routing

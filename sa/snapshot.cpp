@@ -39,8 +39,11 @@ std::size_t Snapshot::memory_bytes() const {
   }
   for (const SnapGroup& g : groups)
     b += sizeof(g) + g.members.capacity() * sizeof(SnapGroup::Member);
+  // The path SL table is shared between snapshots; counted in each, as it is kept alive
+  // by each.
   b += partitions.capacity() * sizeof(SnapPartition) +
-       path_sl.index_of_lid.capacity() * sizeof(std::uint32_t) + path_sl.sl.capacity();
+       path_sl.row_of_lid.capacity() * sizeof(std::uint32_t) +
+       (path_sl.sl ? path_sl.sl->capacity() : 0);
   if (path_tables) b += path_tables->bytes();
   return b;
 }

@@ -47,9 +47,9 @@ struct PortVlTables {
 
 struct SnapPort {
   PortNum num = 0;
-  bool present = false;  // PortInfo read in the sweep
-  Guid guid = 0;         // port GUID (switch ports: the switch's port-0 GUID)
-  mad::PortInfo info;    // as the port holds it after programming
+  bool present = false;              // PortInfo read in the sweep
+  Guid guid = 0;                     // port GUID (switch ports: the switch's port-0 GUID)
+  mad::PortInfo info;                // as the port holds it after programming
   std::vector<std::uint16_t> pkeys;  // P_Key table, index order (with membership bit)
   PortRef peer;                      // the port at the other end of the link
   Lid lid = 0;                       // end ports and switch port 0
@@ -60,10 +60,10 @@ struct SnapPort {
 
 struct SnapNode {
   mad::NodeInfo info;
-  std::string description;              // NodeDescription, up to 64 bytes
-  std::vector<SnapPort> ports;          // index = port number (CAs: [0] unused)
+  std::string description;      // NodeDescription, up to 64 bytes
+  std::vector<SnapPort> ports;  // index = port number (CAs: [0] unused)
   std::optional<mad::SwitchInfo> switch_info;
-  std::vector<PortNum> lft;             // switches: egress port by LID (0xFF: none)
+  std::vector<PortNum> lft;  // switches: egress port by LID (0xFF: none)
   // Switches: the multicast forwarding table (IBA 14.2.5.11) as the switch holds it
   // once programmed. mft[(mlid - 0xC000) * mft_positions() + position] is the port
   // mask of that MLID for ports 16*position .. 16*position+15 (bit i = port
@@ -113,21 +113,26 @@ struct SnapPartition {
 // torus-2QoS and Nue spread paths over SLs to stay deadlock free). Routing engines
 // that need it fill it when the snapshot is built; it stays empty otherwise and paths
 // then take the requested or the partition's SL.
+//
+// Rows are path sources, columns destination LIDs. dfsssp has one row per switch: the
+// end ports of a switch share its forwarding path, hence its SL (routing::PathSls), so
+// the table is switches x LIDs bytes, shared by every snapshot of one routing result
+// rather than copied; only the small LID -> row index is per snapshot.
 struct PathSlTable {
-  std::vector<std::uint32_t> index_of_lid;  // by LID: row (source) and column (destination)
-  std::uint32_t size = 0;                   // rows = columns
-  std::vector<std::uint8_t> sl;             // size*size: [source row * size + destination]
+  static constexpr std::uint32_t kNoRow = UINT32_MAX;
+  std::vector<std::uint32_t> row_of_lid;                // by source LID: its row, kNoRow if none
+  std::size_t columns = 0;                              // row length: destination LIDs 0..columns-1
+  std::shared_ptr<const std::vector<std::uint8_t>> sl;  // [row * columns + dlid]
 
-  bool empty() const { return sl.empty(); }
+  bool empty() const { return !sl || sl->empty(); }
   // The engine's SL for the path from `slid` to `dlid`, or nullopt when it has none.
   std::optional<std::uint8_t> find(Lid slid, Lid dlid) const {
-    if (slid >= index_of_lid.size() || dlid >= index_of_lid.size()) return std::nullopt;
-    const std::uint32_t s = index_of_lid[slid];
-    const std::uint32_t d = index_of_lid[dlid];
-    if (s >= size || d >= size) return std::nullopt;
-    const std::size_t at = std::size_t{s} * size + d;
-    if (at >= sl.size()) return std::nullopt;
-    return sl[at];
+    if (!sl || slid >= row_of_lid.size() || dlid >= columns) return std::nullopt;
+    const std::uint32_t row = row_of_lid[slid];
+    if (row == kNoRow) return std::nullopt;
+    const std::size_t at = std::size_t{row} * columns + dlid;
+    if (at >= sl->size()) return std::nullopt;
+    return (*sl)[at];
   }
 };
 
@@ -168,17 +173,13 @@ struct Snapshot {
 
   const SnapNode& node(PortRef r) const { return nodes[r.node]; }
   const SnapPort& port(PortRef r) const { return nodes[r.node].ports[r.port]; }
-  PortRef find_lid(Lid lid) const {
-    return lid < by_lid.size() ? by_lid[lid] : PortRef{};
-  }
+  PortRef find_lid(Lid lid) const { return lid < by_lid.size() ? by_lid[lid] : PortRef{}; }
   PortRef find_port_guid(Guid g) const {
     auto it = by_port_guid.find(g);
     return it == by_port_guid.end() ? PortRef{} : it->second;
   }
   // The LID-holding port (end port, or switch port 0) a port's LID belongs to.
-  PortRef lid_holder(PortRef r) const {
-    return nodes[r.node].is_switch() ? PortRef{r.node, 0} : r;
-  }
+  PortRef lid_holder(PortRef r) const { return nodes[r.node].is_switch() ? PortRef{r.node, 0} : r; }
   std::size_t memory_bytes() const;  // approximate, for the log and benchmarks
 };
 

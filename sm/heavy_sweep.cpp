@@ -17,6 +17,7 @@
 #include "sm/lid_manager.hpp"
 #include "sm/port_config.hpp"
 #include "sm/routing_input.hpp"
+#include "sm/sl2vl_plan.hpp"
 #include "sm/subnet_dump.hpp"
 #include "sm/subnet_manager.hpp"
 
@@ -104,6 +105,9 @@ bool SubnetManager::compute_routes(const Fabric& f, SweepReport& report) {
       log_->warn("{}: {}", format_error_id(w.id), w.message);
     config.root_guids = std::move(roots.guids);
   }
+  // dfsssp spreads paths over as many layers as every link has VLs for: the VLs the
+  // links run after this sweep's PortInfo programming (OpenSM: get_avail_vl_in_subn).
+  config.max_vls = usable_vls(f, options_.max_op_vls);
   std::vector<std::string> chain = engine_chain_;
   if (fallback_to_minhop_ && std::find(chain.begin(), chain.end(), "minhop") == chain.end())
     chain.push_back("minhop");
@@ -166,6 +170,13 @@ bool SubnetManager::compute_routes(const Fabric& f, SweepReport& report) {
       log_->warn("{}: {}", format_error_id(st.error().id), st.error().message);
     }
     routes_ = std::move(*out.routes);
+    path_sls_.reset();
+    if (!routes_.path_sl.empty()) {
+      log_->info("routing engine {}: {} virtual layers, {} SLs over {} usable VLs", name,
+                 routes_.path_sl.layers, routes_.path_sl.sls, config.max_vls);
+      path_sls_ = std::make_shared<const routing::PathSls>(std::move(routes_.path_sl));
+      routes_.path_sl = routing::PathSls{};
+    }
     return true;
   }
   report.add(kErrRoutingFailed, "no routing engine could route the fabric");
@@ -260,6 +271,66 @@ void SubnetManager::program_switches(Fabric& f, SweepReport& report) {
                      });
     }
   }
+}
+
+void SubnetManager::program_sl2vl(Fabric& f, SweepReport& report) {
+  sl2vl_counts_.reset();
+  if (!path_sls_) return;  // every path on SL 0: whatever the ports map SL 0 to will do
+  auto counts = std::make_shared<Sl2VlCounts>();
+  sl2vl_counts_ = counts;
+  for (const Sl2VlWant& w : sl2vl_wants(f, options_.max_op_vls)) {
+    const Node& n = f.node(w.node);
+    port_tables_.ensure(n);
+    const Guid guid = n.guid();
+    // A CA answers for the port the SMP enters by: address it through its peer.
+    mad::DrPath path = n.path;
+    if (const Port& p = n.ports[w.out]; !n.is_switch() && p.peer != kNoNode) {
+      if (auto ext = f.node(p.peer).path.extended(p.peer_port)) path = *ext;
+    }
+    const std::uint32_t mod = n.is_switch() ? mad::sl2vl_attr_mod(w.in, w.out) : 0;
+    const mad::SlToVlTable table = w.table;
+    ++counts->wanted;
+    const auto set = [this, &report, guid, path, mod, table, w, counts] {
+      ++counts->sets;
+      client_.submit(
+          SmpRequest::set(path, table, mod), [this, &report, guid, w, table](const SmpOutcome& o) {
+            if (o.ok()) {
+              port_tables_.record_sl2vl(guid, w.out, w.in, table);
+              return;
+            }
+            // A port that refuses the table cannot be helped by retrying (OpenSM logs it and
+            // goes on); a lost answer is a failure the next heavy sweep retries.
+            if (o.failure != nullptr && o.failure->kind == mad::SmpFailure::Kind::kStatus) {
+              log_->warn("{}: SLtoVLMappingTable Set refused: {}: status 0x{:04x}",
+                         format_error_id(kErrProgrammingFailed), o.request.describe(),
+                         o.failure->status);
+              return;
+            }
+            report_failure(log_, report, kErrProgrammingFailed, o, "SLtoVLMappingTable");
+            mkey_hint(o);
+          });
+    };
+    if (auto held = port_tables_.sl2vl(guid, w.out, w.in)) {
+      ++counts->known;
+      if (*held != table.packed()) set();
+      continue;
+    }
+    // Unknown: a Get costs what a Set does, and spares the Set where the port already
+    // maps as wanted (ports often reset to SL i -> VL i mod VLs). Either way the table
+    // is then known, and later sweeps send nothing for it.
+    ++counts->gets;
+    client_.submit(SmpRequest::get<mad::SlToVlTable>(path, mod),
+                   [this, guid, w, table, set](const SmpOutcome& o) {
+                     if (o.ok()) {
+                       const auto held = mad::SlToVlTable::decode_payload(o.response->data());
+                       port_tables_.record_sl2vl(guid, w.out, w.in, held);
+                       if (held.packed() == table.packed()) return;
+                     }
+                     set();
+                   });
+  }
+  log_->info("SL2VL for per-path SLs: {} tables wanted, {} known, {} to read", counts->wanted,
+             counts->known, counts->gets);
 }
 
 void SubnetManager::program(Fabric& f, SweepReport& report, mad::PortState target,
@@ -418,12 +489,15 @@ SweepResult SubnetManager::heavy_sweep(const std::atomic<bool>& stop) {
   }
   partitions_.program(f, client_, result.report);
   program_switches(f, result.report);
+  program_sl2vl(f, result.report);
   program(f, result.report, mad::PortState::kArmed);
   // Alias GUIDs the SA assigned, only blocks the ports lack; a new master rewrites all.
   alias_guids_.program_all(f, sa_.state().aliases, client_, !first_master_sweep_done_);
   drain(stop);
   if (stop.load()) return finish(false);
 
+  if (sl2vl_counts_ && sl2vl_counts_->sets > 0)
+    log_->info("SL2VL for per-path SLs: {} tables Set", sl2vl_counts_->sets);
   set_phase(SweepPhase::kActivation);
   program(f, result.report, mad::PortState::kActive);
   // MFTs ride with the activation: the SwitchInfo a MulticastFDBTop Set carries must

@@ -112,15 +112,8 @@ PortTables::Counts PortTables::read(const Fabric& f, mad::SmpClient& client) {
   for (NodeIndex i = 0; i < f.size(); ++i) {
     const Node& n = f.node(i);
     const Guid guid = n.guid();
+    ensure(n);
     NodeEntry& e = nodes_[guid];
-    if (e.ports.size() != n.ports.size()) e.ports.assign(n.ports.size(), PortEntry{});
-    for (PortEntry& pe : e.ports) {
-      const std::size_t tables = n.is_switch() ? n.ports.size() : 1;
-      if (pe.sl2vl.size() != tables) {
-        pe.sl2vl.assign(tables, 0);
-        pe.sl2vl_known.assign(tables, false);
-      }
-    }
     for (const Port& p : n.ports) {
       // The partition manager reads this port's P_Keys now: its answer is the truth,
       // and if the port faces a switch again later it is read here again.
@@ -197,6 +190,24 @@ PortTables::Counts PortTables::read(const Fabric& f, mad::SmpClient& client) {
         c.sl2vl, c.vlarb, c.pkey);
   }
   return c;
+}
+
+void PortTables::ensure(const Node& n) {
+  NodeEntry& e = nodes_[n.guid()];
+  if (e.ports.size() != n.ports.size()) e.ports.assign(n.ports.size(), PortEntry{});
+  for (PortEntry& pe : e.ports) {
+    const std::size_t tables = n.is_switch() ? n.ports.size() : 1;
+    if (pe.sl2vl.size() != tables) {
+      pe.sl2vl.assign(tables, 0);
+      pe.sl2vl_known.assign(tables, false);
+    }
+  }
+}
+
+std::optional<std::uint64_t> PortTables::sl2vl(Guid node, PortNum out, PortNum in) const {
+  const PortEntry* e = entry(node, out);
+  if (e == nullptr || in >= e->sl2vl.size() || !e->sl2vl_known[in]) return std::nullopt;
+  return e->sl2vl[in];
 }
 
 PortTables::PortEntry* PortTables::entry(Guid node, PortNum port) {

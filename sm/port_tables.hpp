@@ -17,15 +17,16 @@
 // OpenSM 3.3.23 with qos FALSE neither reads nor sets SL2VL/VLArbitration tables
 // and its SA reports zeros for them; ibsm reports what the ports hold.
 //
-// Programming (QoS, deadlock-free routing engines) will write these tables: after
-// a Set succeeds, record what it wrote with record_sl2vl()/record_vlarb() (the calls
-// the reads use), so the SA serves it and no read is sent for it. Nothing else needs
-// to change: "what the port holds" is this cache, whoever filled it.
+// Programming writes these tables (SubnetManager::program_sl2vl for routing engines
+// with per-path SLs; QoS later): after a Set succeeds it records what it wrote with
+// record_sl2vl()/record_vlarb() (the calls the reads use), so the SA serves it and no
+// read is sent for it: "what the port holds" is this cache, whoever filled it.
 #pragma once
 
 #include <array>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <unordered_map>
 #include <vector>
 
@@ -71,6 +72,13 @@ class PortTables {
   // a port that answers with an error status has no such table and is not asked
   // again; one that does not answer is asked again after the next heavy sweep.
   Counts read(const Fabric& f, mad::SmpClient& client);
+
+  // Makes room for a node's tables (read() does so for what it reads), so that a Set
+  // sent before the first read can be recorded.
+  void ensure(const Node& n);
+  // The SL2VL table (packed, mad::SlToVlTable::packed()) a port is known to hold for
+  // input port `in` (0 for a CA port); nullopt when neither read nor Set yet.
+  std::optional<std::uint64_t> sl2vl(Guid node, PortNum out, PortNum in) const;
 
   // What a port holds, from a read or from a Set that succeeded.
   void record_sl2vl(Guid node, PortNum out, PortNum in, const mad::SlToVlTable& t);

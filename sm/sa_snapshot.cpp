@@ -74,6 +74,32 @@ sa::SnapshotPtr build_sa_snapshot(const SaSnapshotInput& in) {
     snap->nodes[in.routed_switches[s]].lft = in.routes.lfts[s];
   if (f.sm_node != kNoNode) snap->sm_port = sa::PortRef{f.sm_node, f.sm_port};
 
+  // Path SLs: a source LID reads the row of the switch its port hangs off (a switch's
+  // own LIDs, its port 0, read its row), as routing::PathSls is indexed.
+  if (in.path_sls && !in.path_sls->empty()) {
+    std::vector<std::uint32_t> row_of_node(f.size(), sa::PathSlTable::kNoRow);
+    for (std::size_t r = 0; r < in.routed_switches.size(); ++r)
+      row_of_node[in.routed_switches[r]] = static_cast<std::uint32_t>(r);
+    sa::PathSlTable& t = snap->path_sl;
+    t.columns = in.path_sls->lids;
+    // Aliasing: the snapshot keeps the whole PathSls alive through its table.
+    t.sl = std::shared_ptr<const std::vector<std::uint8_t>>(in.path_sls, &in.path_sls->table);
+    for (const auto& h : f.lid_holders()) {
+      const Node& n = f.node(h.node);
+      const Port& p = n.ports[h.port];
+      std::uint32_t row = sa::PathSlTable::kNoRow;
+      if (n.is_switch())
+        row = row_of_node[h.node];
+      else if (p.peer != kNoNode && f.node(p.peer).is_switch())
+        row = row_of_node[p.peer];
+      if (row == sa::PathSlTable::kNoRow || p.lid == 0) continue;
+      const std::size_t last = std::size_t{p.lid} + (std::size_t{1} << p.lmc);
+      if (t.row_of_lid.size() < last) t.row_of_lid.resize(last, sa::PathSlTable::kNoRow);
+      for (std::size_t l = p.lid; l < last; ++l)
+        t.row_of_lid[l] = row;
+    }
+  }
+
   for (const auto& g : in.groups.by_mlid()) {
     sa::SnapGroup sg;
     sg.mgid = g.params.mgid;

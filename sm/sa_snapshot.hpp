@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "conf/options.hpp"
@@ -31,6 +32,9 @@ struct SaSnapshotInput {
   const partitions::ResolvedConfig* partitions = nullptr;  // partitions.conf: SLs of paths
   const PortTables* tables = nullptr;       // SL2VL/VLArb tables, inter-switch P_Keys
   const MulticastManager* mcast = nullptr;  // MFTs the switches confirmed holding
+  // Per-path SLs of the routing result (dfsssp), rows in routed_switches order; shared
+  // into the snapshot, not copied. Null: no engine SLs.
+  std::shared_ptr<const routing::PathSls> path_sls;
 };
 
 sa::SnapshotPtr build_sa_snapshot(const SaSnapshotInput& in);

@@ -139,6 +139,7 @@ void SubnetManager::publish_sa_snapshot() {
   in.partitions = &partitions_.resolved();
   in.tables = &port_tables_;
   in.mcast = &mcast_;
+  in.path_sls = path_sls_;
   mft_publish_pending_ = false;  // this snapshot carries every MFT confirmed so far
   static_cast<void>(mcast_.take_held_changed());
   const auto t0 = std::chrono::steady_clock::now();

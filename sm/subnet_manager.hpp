@@ -90,6 +90,15 @@ class SubnetManager {
   bool reload_partitions() { return partitions_.reload(); }
   const PartitionManager& partitions() const { return partitions_; }
   const PortTables& port_tables() const { return port_tables_; }
+  // The last heavy sweep's SL2VL programming for per-path SLs (null: none needed).
+  struct Sl2VlCounts {
+    std::size_t wanted = 0;  // tables the ports must hold
+    std::size_t known = 0;   // of which the SM knew the contents (no Get)
+    std::size_t gets = 0;    // read first
+    std::size_t sets = 0;    // written because they differed
+  };
+  const Sl2VlCounts* sl2vl_counts() const { return sl2vl_counts_.get(); }
+  const routing::PathSls* path_sls() const { return path_sls_.get(); }
 
   const Fabric& fabric() const { return fabric_; }
   mad::SmState state() const { return election_.state(); }
@@ -133,6 +142,10 @@ class SubnetManager {
   void program(Fabric& f, SweepReport& report, mad::PortState target,
                bool key_holders_only = false);
   void program_switches(Fabric& f, SweepReport& report);
+  // SLtoVLMappingTable identity on every port when the routes carry per-path SLs
+  // (sm/sl2vl_plan.hpp); only tables not known to hold it already are read, and only
+  // those that differ are Set.
+  void program_sl2vl(Fabric& f, SweepReport& report);
   void forget_reset_switches(const Fabric& f);
 
   // Runs `work` on a worker thread while this thread keeps polling the port
@@ -205,7 +218,11 @@ class SubnetManager {
 
   std::vector<std::string> engine_chain_;  // tried in order
   bool fallback_to_minhop_ = true;
-  routing::Routes routes_;
+  routing::Routes routes_;  // routes_.path_sl is moved into path_sls_
+  // The routing result's per-path SLs (dfsssp), shared with every SA snapshot built from
+  // it rather than copied (one byte per switch x LID); null for single-layer engines.
+  std::shared_ptr<const routing::PathSls> path_sls_;
+  std::shared_ptr<Sl2VlCounts> sl2vl_counts_;
   routing::Topology routed_topology_;
   std::vector<NodeIndex> routed_switches_;  // routes_.lfts[i] belongs to this fabric node
   // What each switch holds (by GUID), as far as we programmed and confirmed it.

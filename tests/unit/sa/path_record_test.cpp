@@ -808,11 +808,16 @@ TEST(PathRecord, RoutingEngineSlTable) {
   auto r = rig();
   const Lid ha = r->lid_of("ha"), hc = r->lid_of("hc");
   auto s = copy_snapshot(*r);
-  s->path_sl.index_of_lid.assign(std::size_t{std::max(ha, hc)} + 1, kNone);
-  s->path_sl.index_of_lid[ha] = 0;
-  s->path_sl.index_of_lid[hc] = 1;
-  s->path_sl.size = 2;
-  s->path_sl.sl = {0, 6, 4, 0};  // ha -> hc on SL 6, hc -> ha on SL 4
+  // Two source rows over every destination LID: ha -> hc on SL 6, hc -> ha on SL 4.
+  const std::size_t cols = std::size_t{std::max(ha, hc)} + 1;
+  s->path_sl.row_of_lid.assign(cols, PathSlTable::kNoRow);
+  s->path_sl.row_of_lid[ha] = 0;
+  s->path_sl.row_of_lid[hc] = 1;
+  s->path_sl.columns = cols;
+  auto sls = std::make_shared<std::vector<std::uint8_t>>(2 * cols, 0);
+  (*sls)[hc] = 6;
+  (*sls)[cols + ha] = 4;
+  s->path_sl.sl = sls;
   republish(*r, s);
   auto a = get(*r, Pr{}.slid(ha).dlid(hc), ha);
   ASSERT_TRUE(a);

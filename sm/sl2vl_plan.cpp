@@ -1,0 +1,95 @@
+#include "sm/sl2vl_plan.hpp"
+
+#include <algorithm>
+
+#include "sm/link_rules.hpp"
+
+namespace ibsm::sm {
+
+unsigned decode_operational_vls(std::uint8_t code) {
+  switch (code) {
+    case 2:
+      return 2;
+    case 3:
+      return 4;
+    case 4:
+      return 8;
+    case 5:
+      return 15;
+    default:
+      return 1;
+  }
+}
+
+std::uint8_t negotiated_operational_vls(const Port& port, const Port& peer,
+                                        std::uint8_t max_op_vls) {
+  return operational_vls(port.info.vl_cap, peer.present ? peer.info.vl_cap : port.info.vl_cap,
+                         max_op_vls);
+}
+
+unsigned usable_vls(const Fabric& f, std::uint8_t max_op_vls) {
+  unsigned vls = 15;
+  for (const Node& n : f.nodes()) {
+    if (!n.is_switch()) continue;
+    for (const Port& p : n.ports) {
+      if (!p.link_up() || p.peer == kNoNode) continue;
+      const Port& peer = f.node(p.peer).ports[p.peer_port];
+      vls = std::min(vls, decode_operational_vls(negotiated_operational_vls(p, peer, max_op_vls)));
+    }
+  }
+  return std::clamp(vls, 1u, 15u);
+}
+
+mad::SlToVlTable identity_sl2vl(std::uint8_t oper_vls_code) {
+  // (1 << (code - 1)) - 1: 0, 1, 3, 7, 15 for codes 1..5, as osm_qos.c masks.
+  const unsigned code = std::clamp<unsigned>(oper_vls_code, 1, 5);
+  const unsigned mask = (1u << (code - 1)) - 1;
+  mad::SlToVlTable t;
+  for (unsigned sl = 0; sl < mad::SlToVlTable::kSls; ++sl) {
+    const unsigned vl = sl == 15 ? 7 : sl;  // OSM_DEFAULT_QOS_SL2VL
+    t.vl[sl] = static_cast<std::uint8_t>(vl & mask);
+  }
+  return t;
+}
+
+std::vector<Sl2VlWant> sl2vl_wants(const Fabric& f, std::uint8_t max_op_vls) {
+  std::vector<Sl2VlWant> out;
+  const auto peer_of = [&](const Port& p) -> const Port& {
+    return f.node(p.peer).ports[p.peer_port];
+  };
+  for (NodeIndex i = 0; i < f.size(); ++i) {
+    const Node& n = f.node(i);
+    if (!n.is_switch()) {
+      for (const Port& p : n.ports) {
+        if (p.num == 0 || !p.link_up() || p.peer == kNoNode) continue;
+        if ((p.info.capability_mask & mad::kCapIsSlMappingSupported) == 0) continue;
+        out.push_back(Sl2VlWant{
+            i, p.num, 0, identity_sl2vl(negotiated_operational_vls(p, peer_of(p), max_op_vls))});
+      }
+      continue;
+    }
+    if (n.ports.empty() || !n.ports[0].present) continue;
+    const Port& p0 = n.ports[0];
+    if ((p0.info.capability_mask & mad::kCapIsSlMappingSupported) == 0) continue;
+    const bool enhanced = n.switch_info && n.switch_info->enhanced_port0;
+    for (const Port& o : n.ports) {
+      std::uint8_t code = 0;
+      if (o.num == 0) {
+        if (!enhanced) continue;  // a base port 0 has no table of its own (IBA 14.2.5.8)
+        code = operational_vls(p0.info.vl_cap, p0.info.vl_cap, max_op_vls);
+      } else {
+        if (!o.link_up() || o.peer == kNoNode) continue;
+        code = negotiated_operational_vls(o, peer_of(o), max_op_vls);
+      }
+      const mad::SlToVlTable table = identity_sl2vl(code);
+      for (const Port& in : n.ports) {
+        if (in.num == o.num && in.num != 0) continue;  // a packet never leaves where it came in
+        if (in.num != 0 && (!in.link_up() || in.peer == kNoNode)) continue;
+        out.push_back(Sl2VlWant{i, o.num, in.num, table});
+      }
+    }
+  }
+  return out;
+}
+
+}  // namespace ibsm::sm

@@ -1,0 +1,63 @@
+// SL2VL for routing engines that spread paths over SLs (dfsssp): how many VLs the
+// engine may use, and which SLtoVLMappingTable (IBA 14.2.5.8) every port must hold so
+// that SL i travels on VL i wherever the path goes. Pure: a Fabric in, numbers and
+// tables out; the SM sends the Gets and Sets (SubnetManager::program_sl2vl).
+//
+// Why identity: dfsssp puts every path in one acyclic virtual layer and hands out the
+// layer's SL (routing/virtual_layers.hpp). The layers are deadlock free only if packets
+// of different layers never share a VL's buffers on any link, i.e. every port maps SL
+// i to VL i. OpenSM leaves this to its QoS setup (qos TRUE with the default qos_sl2vl
+// "0,1,...,14,7", osm_qos.c), masked to each port's OperationalVLs.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "mad/attr/vl_tables.hpp"
+#include "sm/fabric.hpp"
+
+namespace ibsm::sm {
+
+// Data VLs a PortInfo.OperationalVLs code stands for (IBA 14.2.5.6 table 156):
+// 1 -> VL0, 2 -> VL0-1, 3 -> VL0-3, 4 -> VL0-7, 5 -> VL0-14; anything else counts as 1.
+unsigned decode_operational_vls(std::uint8_t code);
+
+// The OperationalVLs code (1..5) the SM negotiates for a port facing `peer`
+// (sm/link_rules.hpp operational_vls): what the port runs after this sweep's
+// programming, which may not be what it reports yet.
+std::uint8_t negotiated_operational_vls(const Port& port, const Port& peer,
+                                        std::uint8_t max_op_vls);
+
+// The VLs every path can use: the smallest negotiated OperationalVLs over the up links
+// of switches (inter-switch and switch-to-end-port), decoded, at most 15 (VL15 is
+// management) and at least 1. OpenSM's get_avail_vl_in_subn (osm_ucast_dfsssp.c) takes
+// the same minimum over every switch port with a peer; ports between two end ports
+// carry no routed traffic and do not count.
+unsigned usable_vls(const Fabric& f, std::uint8_t max_op_vls);
+
+// The table for a port running `oper_vls_code`: OpenSM's default qos_sl2vl
+// (SL i -> VL i for SL 0-14, SL 15 -> VL 7) with each VL masked by the port's VL
+// count - 1 (osm_qos.c sl2vl_update_table: vl &= (1 << (OpVLs - 1)) - 1). With 8 VLs
+// SL 0-7 map to VL 0-7, SL 8-14 to VL 0-6, SL 15 to VL 7; with 1 VL all to VL 0.
+// dfsssp hands out SLs below usable_vls() only, which this maps one to one.
+mad::SlToVlTable identity_sl2vl(std::uint8_t oper_vls_code);
+
+// One table a port must hold. For a switch: output port `out`, input port `in`
+// (attribute modifier in << 8 | out); for a CA or router port: in = 0, out = its port.
+struct Sl2VlWant {
+  NodeIndex node = kNoNode;
+  PortNum out = 0;
+  PortNum in = 0;
+  mad::SlToVlTable table;
+};
+
+// Every table the fabric's ports must hold for per-path SLs. Switches: the (in, out)
+// pairs whose output port is up with a peer (port 0 only on an enhanced port 0) and
+// whose input is port 0 or an up port (traffic enters nowhere else), as
+// tables_of() in sm/port_tables.hpp; the table follows the output port's VLs. End
+// ports: their own table, for what they send. Only devices whose IsSLMappingSupported
+// is set (a switch's port 0 speaks for all its ports). 2 up links per switch port:
+// about P^2 tables per P-port switch, as OpenSM's non-optimized QoS setup sends.
+std::vector<Sl2VlWant> sl2vl_wants(const Fabric& f, std::uint8_t max_op_vls);
+
+}  // namespace ibsm::sm

@@ -1,0 +1,268 @@
+// -R dfsssp end to end on a FakeFabric: the engine gets the fabric's usable VLs, the
+// SM programs SLtoVLMappingTable identity where the ports differ, and the SA's
+// PathRecords carry each path's SL.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cstdlib>
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <tuple>
+
+#include "mad/attr/vl_tables.hpp"
+#include "sa/path_resolver.hpp"
+#include "sm/sa_snapshot.hpp"
+#include "sm/sl2vl_plan.hpp"
+#include "sm/subnet_manager.hpp"
+#include "tests/fake/fake_fabric.hpp"
+#include "tests/support/builders.hpp"
+
+namespace ibsm::sm {
+namespace {
+
+using fake::FakeFabric;
+
+class TempDir {
+ public:
+  TempDir() {
+    std::string tmpl = (std::filesystem::temp_directory_path() / "ibsm-dfsssp-XXXXXX").string();
+    if (::mkdtemp(tmpl.data()) == nullptr) std::abort();
+    path_ = tmpl;
+  }
+  ~TempDir() {
+    std::error_code ec;
+    std::filesystem::remove_all(path_, ec);
+  }
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
+struct Rig {
+  explicit Rig(testsupport::Fabric d, std::uint8_t max_op_vls = 5) {
+    fabric = std::make_unique<FakeFabric>(d, clock);
+    options.cache_dir = dir.path() + "/cache";
+    options.routing_engine = "dfsssp";
+    options.max_op_vls = max_op_vls;
+    sm = std::make_unique<SubnetManager>(*fabric, clock, null_logger(), options);
+  }
+  SweepResult sweep(bool heavy = false) {
+    if (heavy) sm->request_heavy_sweep(HeavyReason::kForced);
+    fabric->reset_stats();
+    return sm->sweep(stop);
+  }
+  std::uint64_t sl2vl_sets() const {
+    return fabric->stats().count(mad::Method::kSet, mad::AttrId::kSlToVlTable);
+  }
+
+  FakeClock clock;
+  TempDir dir;
+  std::unique_ptr<FakeFabric> fabric;
+  conf::Options options;
+  std::atomic<bool> stop{false};
+  std::unique_ptr<SubnetManager> sm;
+};
+
+using TableKey = std::tuple<std::uint32_t, PortNum, std::size_t>;  // node, out, in
+
+// Every SL2VL table the fake's ports hold.
+std::map<TableKey, std::array<std::uint8_t, 8>> fake_tables(const FakeFabric& f) {
+  std::map<TableKey, std::array<std::uint8_t, 8>> out;
+  for (std::uint32_t i = 0; i < f.size(); ++i) {
+    const fake::FakeNode& n = f.node(i);
+    for (PortNum p = 0; p < n.ports.size(); ++p)
+      for (std::size_t in = 0; in < n.ports[p].sl2vl.size(); ++in)
+        out[{i, p, in}] = n.ports[p].sl2vl[in];
+  }
+  return out;
+}
+
+std::array<std::uint8_t, 8> wire(const mad::SlToVlTable& t) {
+  std::array<std::uint8_t, mad::kSmpDataSize> data{};
+  mad::SlToVlTable::encode_payload(t, mad::Payload(data));
+  std::array<std::uint8_t, 8> w{};
+  std::copy_n(data.begin(), 8, w.begin());
+  return w;
+}
+
+// The fake's node index of a node of the SM's fabric (same GUIDs).
+std::uint32_t fake_index(const FakeFabric& f, Guid guid) {
+  for (std::uint32_t i = 0; i < f.size(); ++i)
+    if (f.node(i).info.node_guid == guid) return i;
+  ADD_FAILURE() << "no node " << mad::format_guid(guid);
+  return 0;
+}
+
+// Every table sl2vl_wants() names holds identity_sl2vl() of the port's VLs in the fake.
+void expect_identity_programmed(const Rig& rig) {
+  const Fabric& f = rig.sm->fabric();
+  const auto wants = sl2vl_wants(f, rig.options.max_op_vls);
+  ASSERT_FALSE(wants.empty());
+  const auto held = fake_tables(*rig.fabric);
+  for (const Sl2VlWant& w : wants) {
+    const std::uint32_t fi = fake_index(*rig.fabric, f.node(w.node).guid());
+    auto it = held.find({fi, w.out, w.in});
+    ASSERT_NE(it, held.end());
+    EXPECT_EQ(it->second, wire(w.table))
+        << f.node(w.node).description << " out " << int{w.out} << " in " << int{w.in};
+  }
+}
+
+// Every end-port pair's PathRecord SL, from the SA's snapshot, against the routes' SL of
+// (source switch, destination LID). Returns the largest SL seen.
+unsigned expect_path_sls(const Rig& rig) {
+  const sa::SnapshotPtr& snap = rig.sm->sa().snapshot();
+  const routing::PathSls* sls = rig.sm->path_sls();
+  EXPECT_NE(snap, nullptr);
+  EXPECT_NE(sls, nullptr);
+  if (snap == nullptr || sls == nullptr) return 0;
+  EXPECT_FALSE(snap->path_sl.empty());
+  const sa::SaSettings settings = sa_settings(rig.options);
+  const sa::PathResolver resolver(*snap, settings);
+  const Fabric& f = rig.sm->fabric();
+  std::map<NodeIndex, std::uint32_t> row;  // switch node -> PathSls row
+  std::uint32_t r = 0;
+  for (NodeIndex i = 0; i < f.size(); ++i)
+    if (f.node(i).is_switch()) row[i] = r++;  // routing_input numbers switches in fabric order
+  unsigned max_sl = 0;
+  std::size_t checked = 0;
+  for (const auto& a : f.lid_holders()) {
+    const Node& an = f.node(a.node);
+    if (an.is_switch()) continue;
+    const Port& ap = an.ports[a.port];
+    for (const auto& b : f.lid_holders()) {
+      const Node& bn = f.node(b.node);
+      const Port& bp = bn.ports[b.port];
+      if (bn.is_switch() || bp.guid == ap.guid) continue;
+      auto path =
+          resolver.resolve({a.node, a.port}, ap.lid, {b.node, b.port}, bp.lid, sa::PathQuery{}, 0);
+      EXPECT_TRUE(path.has_value()) << an.description << " -> " << bn.description;
+      if (!path) continue;
+      const std::uint8_t want = sls->sl(row.at(ap.peer), bp.lid);
+      EXPECT_EQ(path->params.sl, want) << an.description << " -> " << bn.description;
+      max_sl = std::max<unsigned>(max_sl, path->params.sl);
+      ++checked;
+    }
+  }
+  EXPECT_GT(checked, 0u);
+  return max_sl;
+}
+
+TEST(DfssspSm, OperationalVlsDecodeAsIba) {
+  EXPECT_EQ(decode_operational_vls(1), 1u);
+  EXPECT_EQ(decode_operational_vls(2), 2u);
+  EXPECT_EQ(decode_operational_vls(3), 4u);
+  EXPECT_EQ(decode_operational_vls(4), 8u);
+  EXPECT_EQ(decode_operational_vls(5), 15u);
+  EXPECT_EQ(decode_operational_vls(0), 1u);
+}
+
+TEST(DfssspSm, IdentityFoldsAsOpenSmMasks) {
+  // 8 VLs: SL i -> VL i, SL 8-14 -> VL 0-6, SL 15 -> VL 7 (default qos_sl2vl & 7).
+  EXPECT_EQ(identity_sl2vl(4).packed(), 0x0123456701234567ull);
+  EXPECT_EQ(identity_sl2vl(3).packed(), 0x0123012301230123ull);
+  EXPECT_EQ(identity_sl2vl(1).packed(), 0ull);
+  EXPECT_EQ(identity_sl2vl(5).packed(), 0x0123456789abcde7ull);
+}
+
+// A ring of 5 switches needs 2 layers (routing/dfsssp_test.cpp); the fake's CA ports
+// run 4 VLs (VLCap 3), so 4 usable VLs and SLs 0-3 on the paths.
+TEST(DfssspSm, RingProgramsIdentityAndSaAnswersPathSls) {
+  Rig rig(testsupport::torus({5, 1, 1}, 2, {true, false, false}));
+  // Ports that map everything to VL 0 (a device's reset choice): all must be Set.
+  for (std::uint32_t i = 0; i < rig.fabric->size(); ++i)
+    for (auto& port : rig.fabric->node(i).ports)
+      for (auto& t : port.sl2vl)
+        t.fill(0);
+  const SweepResult r = rig.sweep();
+  ASSERT_TRUE(r.subnet_up);
+  EXPECT_EQ(usable_vls(rig.sm->fabric(), rig.options.max_op_vls), 4u);
+  const routing::PathSls* sls = rig.sm->path_sls();
+  ASSERT_NE(sls, nullptr);
+  EXPECT_GE(sls->layers, 2u);
+  EXPECT_LE(sls->sls, 4u);
+  expect_identity_programmed(rig);
+  const SubnetManager::Sl2VlCounts* c = rig.sm->sl2vl_counts();
+  ASSERT_NE(c, nullptr);
+  EXPECT_EQ(c->gets, c->wanted);  // nothing known before the first sweep
+  EXPECT_GT(c->sets, 0u);
+  EXPECT_EQ(rig.sl2vl_sets(), c->sets);
+  EXPECT_GT(expect_path_sls(rig), 0u);
+  // The SA serves the programmed tables (SLtoVLMappingTableRecord).
+  const sa::SnapshotPtr& snap = rig.sm->sa().snapshot();
+  bool served = false;
+  for (const auto& n : snap->nodes)
+    for (const auto& p : n.ports)
+      served = served || (p.vl_tables && !p.vl_tables->sl2vl.empty() && p.vl_tables->sl2vl[0] != 0);
+  EXPECT_TRUE(served);
+
+  // A heavy sweep of the unchanged fabric reads nothing and sets nothing.
+  ASSERT_TRUE(rig.sweep(true).subnet_up);
+  c = rig.sm->sl2vl_counts();
+  ASSERT_NE(c, nullptr);
+  EXPECT_EQ(c->gets, 0u);
+  EXPECT_EQ(c->sets, 0u);
+  EXPECT_EQ(c->known, c->wanted);
+  EXPECT_EQ(rig.fabric->stats().count(mad::Method::kGet, mad::AttrId::kSlToVlTable), 0u);
+  EXPECT_EQ(rig.sl2vl_sets(), 0u);
+  expect_path_sls(rig);
+}
+
+// A fat tree fits in one layer; the fake's reset tables already map SL i to VL i mod
+// VLs, so only the tables of switch ports facing 4-VL CA ports differ (their 8-VL
+// default maps SL 4-7 beyond VL 3).
+TEST(DfssspSm, FatTreeSetsOnlyTablesThatDiffer) {
+  Rig rig(testsupport::two_level_fat_tree(4, 2, 2));
+  const auto before = fake_tables(*rig.fabric);
+  const SweepResult r = rig.sweep();
+  ASSERT_TRUE(r.subnet_up);
+  const routing::PathSls* sls = rig.sm->path_sls();
+  ASSERT_NE(sls, nullptr);
+  EXPECT_EQ(sls->layers, 1u);
+  expect_identity_programmed(rig);
+  const auto after = fake_tables(*rig.fabric);
+  std::size_t changed = 0;
+  for (const auto& [k, t] : after)
+    changed += before.at(k) != t ? 1 : 0;
+  EXPECT_GT(changed, 0u);
+  EXPECT_EQ(rig.sl2vl_sets(), changed);
+  // Inter-switch tables (8 VLs both ends) and CA tables kept their reset contents.
+  const Fabric& f = rig.sm->fabric();
+  for (const Sl2VlWant& w : sl2vl_wants(f, rig.options.max_op_vls)) {
+    const Node& n = f.node(w.node);
+    const bool faces_ca = n.is_switch() && w.out != 0 && !f.node(n.ports[w.out].peer).is_switch();
+    const TableKey k{fake_index(*rig.fabric, n.guid()), w.out, w.in};
+    EXPECT_EQ(before.at(k) != after.at(k), faces_ca) << n.description << " out " << int{w.out};
+  }
+  expect_path_sls(rig);
+}
+
+// One data VL (max_op_vls 1): every path on SL 0, every SL mapped to VL 0.
+TEST(DfssspSm, OneVlPutsEveryPathOnSlZero) {
+  Rig rig(testsupport::two_level_fat_tree(4, 2, 2), 1);
+  ASSERT_TRUE(rig.sweep().subnet_up);
+  EXPECT_EQ(usable_vls(rig.sm->fabric(), 1), 1u);
+  const routing::PathSls* sls = rig.sm->path_sls();
+  ASSERT_NE(sls, nullptr);
+  EXPECT_EQ(sls->sls, 1u);
+  EXPECT_TRUE(std::all_of(sls->table.begin(), sls->table.end(), [](auto s) { return s == 0; }));
+  expect_identity_programmed(rig);
+  EXPECT_EQ(expect_path_sls(rig), 0u);
+}
+
+// A ring of 5 switches cannot be routed deadlock free on 1 VL: dfsssp fails and the SM
+// falls back to minhop, with no SLs and no SL2VL programming.
+TEST(DfssspSm, RingOnOneVlFallsBackWithoutSls) {
+  Rig rig(testsupport::torus({5, 1, 1}, 1, {true, false, false}), 1);
+  ASSERT_TRUE(rig.sweep().subnet_up);
+  EXPECT_EQ(rig.sm->path_sls(), nullptr);
+  EXPECT_EQ(rig.sm->sl2vl_counts(), nullptr);
+  EXPECT_EQ(rig.sl2vl_sets(), 0u);
+  EXPECT_TRUE(rig.sm->sa().snapshot()->path_sl.empty());
+}
+
+}  // namespace
+}  // namespace ibsm::sm
