@@ -18,28 +18,14 @@
 #include "sm/subnet_manager.hpp"
 #include "tests/fake/fake_fabric.hpp"
 #include "tests/support/builders.hpp"
+#include "tests/support/temp_dir.hpp"
 
 namespace ibsm::sm {
 namespace {
 
 using fake::FakeFabric;
 
-class TempDir {
- public:
-  TempDir() {
-    std::string tmpl = (std::filesystem::temp_directory_path() / "ibsm-dfsssp-XXXXXX").string();
-    if (::mkdtemp(tmpl.data()) == nullptr) std::abort();
-    path_ = tmpl;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    std::filesystem::remove_all(path_, ec);
-  }
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
-};
+using testsupport::TempDir;
 
 struct Rig {
   explicit Rig(testsupport::Fabric d, std::uint8_t max_op_vls = 5) {

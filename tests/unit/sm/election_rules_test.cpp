@@ -50,11 +50,16 @@ TEST(SmInfoSetLegality, OpenSmsTable) {
 }
 
 TEST(SmStateMachine, EveryStateAndEvent) {
-  const Event all[] = {Event::kDiscoveredMasterOrHigher, Event::kDiscoveredNoneHigher,
-                       Event::kPollTimeout,     Event::kHandoverReceived,
-                       Event::kAcknowledgeReceived, Event::kDisableReceived,
-                       Event::kStandbyReceived, Event::kDiscoverReceived,
-                       Event::kHandoverSent,    Event::kOwnPortDown,
+  const Event all[] = {Event::kDiscoveredMasterOrHigher,
+                       Event::kDiscoveredNoneHigher,
+                       Event::kPollTimeout,
+                       Event::kHandoverReceived,
+                       Event::kAcknowledgeReceived,
+                       Event::kDisableReceived,
+                       Event::kStandbyReceived,
+                       Event::kDiscoverReceived,
+                       Event::kHandoverSent,
+                       Event::kOwnPortDown,
                        Event::kHigherSmGone};
   // The expected next state; kNoChange marks an event the state ignores.
   struct Expect {

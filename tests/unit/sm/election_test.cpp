@@ -20,6 +20,7 @@
 #include "sm/subnet_manager.hpp"
 #include "tests/fake/fake_fabric.hpp"
 #include "tests/support/net_file.hpp"
+#include "tests/support/temp_dir.hpp"
 
 namespace ibsm::sm {
 namespace {
@@ -50,22 +51,7 @@ Hca 1 "hd"
 [1] "a"[3]
 )";
 
-class TempDir {
- public:
-  TempDir() {
-    std::string tmpl = (std::filesystem::temp_directory_path() / "ibsm-elect-XXXXXX").string();
-    if (::mkdtemp(tmpl.data()) == nullptr) std::abort();
-    path_ = tmpl;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    std::filesystem::remove_all(path_, ec);
-  }
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
-};
+using testsupport::TempDir;
 
 class Rig {
  public:

@@ -22,6 +22,7 @@
 #include "sm/subnet_manager.hpp"
 #include "tests/fake/fake_fabric.hpp"
 #include "tests/support/net_file.hpp"
+#include "tests/support/temp_dir.hpp"
 
 namespace ibsm::sm {
 namespace {
@@ -57,22 +58,7 @@ Hca 1 "h4"
 
 constexpr std::uint64_t kKey = 0x1234;
 
-class TempDir {
- public:
-  TempDir() {
-    std::string tmpl = (std::filesystem::temp_directory_path() / "ibsm-mkey-test-XXXXXX").string();
-    if (::mkdtemp(tmpl.data()) == nullptr) std::abort();
-    path_ = tmpl;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    std::filesystem::remove_all(path_, ec);
-  }
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
-};
+using testsupport::TempDir;
 
 std::string read_text(const std::string& path) {
   std::ifstream in(path);

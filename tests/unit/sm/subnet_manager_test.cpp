@@ -21,6 +21,7 @@
 #include "tests/support/builders.hpp"
 #include "tests/support/hand_drawn.hpp"
 #include "tests/support/net_file.hpp"
+#include "tests/support/temp_dir.hpp"
 
 namespace ibsm::sm {
 namespace {
@@ -61,22 +62,7 @@ testsupport::Fabric net(std::string_view text) {
   return *f;
 }
 
-class TempDir {
- public:
-  TempDir() {
-    std::string tmpl = (std::filesystem::temp_directory_path() / "ibsm-sm-test-XXXXXX").string();
-    if (::mkdtemp(tmpl.data()) == nullptr) std::abort();
-    path_ = tmpl;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    std::filesystem::remove_all(path_, ec);
-  }
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
-};
+using testsupport::TempDir;
 
 // A fabric, an SM on it and the SM's cache directory.
 class Rig {
