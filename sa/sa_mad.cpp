@@ -35,47 +35,83 @@ void put64(std::span<std::uint8_t> b, std::size_t o, std::uint64_t v) {
 
 std::string_view method_name(std::uint8_t m) {
   switch (m) {
-    case method::kGet: return "Get";
-    case method::kSet: return "Set";
-    case method::kReport: return "Report";
-    case method::kGetTable: return "GetTable";
-    case method::kGetTraceTable: return "GetTraceTable";
-    case method::kGetMulti: return "GetMulti";
-    case method::kDelete: return "Delete";
-    case method::kGetResp: return "GetResp";
-    case method::kReportResp: return "ReportResp";
-    case method::kGetTableResp: return "GetTableResp";
-    case method::kGetMultiResp: return "GetMultiResp";
-    case method::kDeleteResp: return "DeleteResp";
-    default: return "Method?";
+    case method::kGet:
+      return "Get";
+    case method::kSet:
+      return "Set";
+    case method::kReport:
+      return "Report";
+    case method::kGetTable:
+      return "GetTable";
+    case method::kGetTraceTable:
+      return "GetTraceTable";
+    case method::kGetMulti:
+      return "GetMulti";
+    case method::kDelete:
+      return "Delete";
+    case method::kGetResp:
+      return "GetResp";
+    case method::kReportResp:
+      return "ReportResp";
+    case method::kGetTableResp:
+      return "GetTableResp";
+    case method::kGetMultiResp:
+      return "GetMultiResp";
+    case method::kDeleteResp:
+      return "DeleteResp";
+    default:
+      return "Method?";
   }
 }
 
 std::string_view attr_name(std::uint16_t id) {
   switch (id) {
-    case attr::kClassPortInfo: return "ClassPortInfo";
-    case attr::kNotice: return "Notice";
-    case attr::kInformInfo: return "InformInfo";
-    case attr::kNodeRecord: return "NodeRecord";
-    case attr::kPortInfoRecord: return "PortInfoRecord";
-    case attr::kSlToVlTableRecord: return "SLtoVLMappingTableRecord";
-    case attr::kSwitchInfoRecord: return "SwitchInfoRecord";
-    case attr::kLftRecord: return "LinearForwardingTableRecord";
-    case attr::kRftRecord: return "RandomForwardingTableRecord";
-    case attr::kMftRecord: return "MulticastForwardingTableRecord";
-    case attr::kSmInfoRecord: return "SMInfoRecord";
-    case attr::kLinkRecord: return "LinkRecord";
-    case attr::kGuidInfoRecord: return "GuidInfoRecord";
-    case attr::kServiceRecord: return "ServiceRecord";
-    case attr::kPKeyTableRecord: return "P_KeyTableRecord";
-    case attr::kPathRecord: return "PathRecord";
-    case attr::kVlArbTableRecord: return "VLArbitrationTableRecord";
-    case attr::kMcMemberRecord: return "MCMemberRecord";
-    case attr::kTraceRecord: return "TraceRecord";
-    case attr::kMultiPathRecord: return "MultiPathRecord";
-    case attr::kServiceAssociationRecord: return "ServiceAssociationRecord";
-    case attr::kInformInfoRecord: return "InformInfoRecord";
-    default: return "Attribute?";
+    case attr::kClassPortInfo:
+      return "ClassPortInfo";
+    case attr::kNotice:
+      return "Notice";
+    case attr::kInformInfo:
+      return "InformInfo";
+    case attr::kNodeRecord:
+      return "NodeRecord";
+    case attr::kPortInfoRecord:
+      return "PortInfoRecord";
+    case attr::kSlToVlTableRecord:
+      return "SLtoVLMappingTableRecord";
+    case attr::kSwitchInfoRecord:
+      return "SwitchInfoRecord";
+    case attr::kLftRecord:
+      return "LinearForwardingTableRecord";
+    case attr::kRftRecord:
+      return "RandomForwardingTableRecord";
+    case attr::kMftRecord:
+      return "MulticastForwardingTableRecord";
+    case attr::kSmInfoRecord:
+      return "SMInfoRecord";
+    case attr::kLinkRecord:
+      return "LinkRecord";
+    case attr::kGuidInfoRecord:
+      return "GuidInfoRecord";
+    case attr::kServiceRecord:
+      return "ServiceRecord";
+    case attr::kPKeyTableRecord:
+      return "P_KeyTableRecord";
+    case attr::kPathRecord:
+      return "PathRecord";
+    case attr::kVlArbTableRecord:
+      return "VLArbitrationTableRecord";
+    case attr::kMcMemberRecord:
+      return "MCMemberRecord";
+    case attr::kTraceRecord:
+      return "TraceRecord";
+    case attr::kMultiPathRecord:
+      return "MultiPathRecord";
+    case attr::kServiceAssociationRecord:
+      return "ServiceAssociationRecord";
+    case attr::kInformInfoRecord:
+      return "InformInfoRecord";
+    default:
+      return "Attribute?";
   }
 }
 

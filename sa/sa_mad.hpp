@@ -122,7 +122,7 @@ struct SaHeader {
 };
 
 void encode_header(const SaHeader& h, std::span<std::uint8_t> out);  // writes 56 bytes
-SaHeader decode_header(std::span<const std::uint8_t> in);              // needs 56 bytes
+SaHeader decode_header(std::span<const std::uint8_t> in);            // needs 56 bytes
 
 // A received SA MAD: its header and the record bytes after it.
 struct SaMad {

@@ -37,8 +37,8 @@ bool method_known(std::uint8_t m) {
 // answer them for a requester whose LID it does not know (osm_sa_*_record.c).
 bool needs_requester(std::uint16_t a) {
   return a == attr::kNodeRecord || a == attr::kPortInfoRecord || a == attr::kPathRecord ||
-         a == attr::kMcMemberRecord || a == attr::kServiceRecord ||
-         a == attr::kMultiPathRecord || a == attr::kTraceRecord;
+         a == attr::kMcMemberRecord || a == attr::kServiceRecord || a == attr::kMultiPathRecord ||
+         a == attr::kTraceRecord;
 }
 
 }  // namespace
@@ -98,8 +98,7 @@ void SaServer::publish_groups() {
   }
 }
 
-void SaServer::log_dropped(std::uint64_t count, std::string_view what,
-                           const mad::IncomingMad& in) {
+void SaServer::log_dropped(std::uint64_t count, std::string_view what, const mad::IncomingMad& in) {
   if ((count & (count - 1)) != 0) return;  // 1, 2, 4, 8, ...: a flood stays quiet
   log_->info("SA: dropped a MAD from LID {}: {} ({} so far)", in.slid, what, count);
 }
@@ -109,9 +108,10 @@ bool SaServer::respond(const SaResponse& r, const mad::MadAddress& to) {
     ++counters_.trimmed;
     if (!trim_logged_) {
       trim_logged_ = true;
-      log_->warn("{}: SA answers are trimmed to one MAD on this transport (first: {} of {} "
-                 "records sent); see docs/sa.md",
-                 format_error_id(kErrSaTrimmed), r.records, r.records_total);
+      log_->warn(
+          "{}: SA answers are trimmed to one MAD on this transport (first: {} of {} "
+          "records sent); see docs/sa.md",
+          format_error_id(kErrSaTrimmed), r.records, r.records_total);
     }
   }
   if (auto st = transport_.send_gsi(r.bytes, to, 0); !st.ok()) {
@@ -148,8 +148,9 @@ SaResponse SaServer::answer(const SaMad& request, const mad::MadAddress& from) {
     ++counters_.unknown_requester;
     return none;
   }
-  RequestContext ctx{snap,        settings_, request,  from, requester, h.sm_key == settings_.sa_key,
-                     clock_.now(), *state_,  log_};
+  RequestContext ctx{snap,         settings_, request,
+                     from,         requester, h.sm_key == settings_.sa_key,
+                     clock_.now(), *state_,   log_};
   ctx.framing = framing();
   HandlerResult r = entry->handler(ctx);
   // Traps 66/67 for groups a join or leave created or ended, sent before the
@@ -177,9 +178,9 @@ SaResponse SaServer::answer(const SaMad& request, const mad::MadAddress& from) {
 
 void SaServer::handle(const mad::IncomingMad& in) {
   ++counters_.received;
-  std::vector<std::uint8_t> whole(in.bytes.begin(),
-                                  in.bytes.begin() + static_cast<std::ptrdiff_t>(
-                                                         std::min(in.length, in.bytes.size())));
+  std::vector<std::uint8_t> whole(
+      in.bytes.begin(),
+      in.bytes.begin() + static_cast<std::ptrdiff_t>(std::min(in.length, in.bytes.size())));
   whole.insert(whole.end(), in.tail.begin(), in.tail.end());
   auto parsed = parse_sa_mad(whole);
   if (!parsed.ok()) {

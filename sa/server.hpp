@@ -31,17 +31,17 @@ struct Notice;
 namespace ibsm::sa {
 
 struct SaCounters {
-  std::uint64_t received = 0;     // SA MADs handed to us
-  std::uint64_t answered = 0;     // responses sent
-  std::uint64_t errors = 0;       // responses with a non-zero status
-  std::uint64_t not_serving = 0;  // dropped: not master or before the first sweep
-  std::uint64_t bad_key = 0;      // dropped: wrong non-zero SM_Key
-  std::uint64_t malformed = 0;    // dropped: not an SA MAD, too short
-  std::uint64_t unsupported = 0;  // dropped: unknown attribute or method
+  std::uint64_t received = 0;           // SA MADs handed to us
+  std::uint64_t answered = 0;           // responses sent
+  std::uint64_t errors = 0;             // responses with a non-zero status
+  std::uint64_t not_serving = 0;        // dropped: not master or before the first sweep
+  std::uint64_t bad_key = 0;            // dropped: wrong non-zero SM_Key
+  std::uint64_t malformed = 0;          // dropped: not an SA MAD, too short
+  std::uint64_t unsupported = 0;        // dropped: unknown attribute or method
   std::uint64_t unknown_requester = 0;  // dropped: source LID not in the subnet
-  std::uint64_t trimmed = 0;      // tables cut to one MAD (transport without RMPP)
+  std::uint64_t trimmed = 0;            // tables cut to one MAD (transport without RMPP)
   std::uint64_t send_failed = 0;
-  std::uint64_t responses_in = 0;  // ReportResp and other responses received
+  std::uint64_t responses_in = 0;            // ReportResp and other responses received
   std::array<std::uint64_t, 256> by_attr{};  // requests by attribute (low byte of the ID)
 };
 

@@ -8,11 +8,11 @@
 namespace ibsm::sa {
 
 struct SaSettings {
-  std::uint64_t sa_key = 1;           // sa_key: requests carrying it are trusted
-  std::uint8_t subnet_timeout = 18;   // subnet_timeout: PacketLifeTime of paths
+  std::uint64_t sa_key = 1;              // sa_key: requests carrying it are trusted
+  std::uint8_t subnet_timeout = 18;      // subnet_timeout: PacketLifeTime of paths
   std::uint8_t packet_life_time = 0x12;  // packet_life_time (OpenSM's default)
   std::uint8_t sm_sl = 0;
-  std::uint8_t max_rate_enum = 0;     // 0: no cap
+  std::uint8_t max_rate_enum = 0;  // 0: no cap
   bool qos = false;
   bool allow_both_pkeys = false;
   bool use_mfttop = true;
@@ -23,7 +23,7 @@ struct SaSettings {
   bool consolidate_ipv6_snm_req = false;
   bool use_original_extended_sa_rates_only = false;
   bool drop_event_subscriptions = false;
-  std::uint8_t sm_assigned_guid = 0;  // sm_assigned_guid: byte 4 of SA-chosen alias GUIDs
+  std::uint8_t sm_assigned_guid = 0;           // sm_assigned_guid: byte 4 of SA-chosen alias GUIDs
   std::uint32_t transaction_timeout_ms = 200;  // Reports we send
   std::uint32_t transaction_retries = 3;
   std::uint8_t resp_time_value = 0x10;  // ClassPortInfo.RespTimeValue

@@ -14,7 +14,7 @@ class SaState {
  public:
   ServiceStore services;
   InformStore informs;
-  SaDbKept db_kept;  // SA database records other capabilities own (sa/sa_db.hpp)
+  SaDbKept db_kept;    // SA database records other capabilities own (sa/sa_db.hpp)
   AliasGuids aliases;  // GUIDInfoRecord Set/Delete (sa/records/guid_info_record.cpp)
   McGroupStore mcast;  // multicast groups and members (sa/mcast/group_store.hpp)
 };

@@ -244,8 +244,8 @@ std::size_t MulticastManager::program_blocks(Fabric& f, const std::set<std::uint
           const std::size_t at = (std::size_t{b} * kBlockMlids + e) * t.positions + p;
           const std::uint16_t w = at < t.want.size() ? t.want[at] : 0;
           const std::uint16_t h = flying != t.sending.end() ? flying->second[e]
-                                  : at < t.held.size()     ? t.held[at]
-                                                           : 0;
+                                  : at < t.held.size()      ? t.held[at]
+                                                            : 0;
           same = w == h;
         }
         if (same) continue;

@@ -130,8 +130,7 @@ std::optional<Gid> new_mgid(RequestContext& ctx, const McRequest& r) {
 }
 
 // The group a create would make (not yet in the store), or a status.
-std::uint16_t plan_group(RequestContext& ctx, McRequest& r, const SnapPort& port,
-                         McGroupRec& g) {
+std::uint16_t plan_group(RequestContext& ctx, McRequest& r, const SnapPort& port, McGroupRec& g) {
   if (std::all_of(r.mgid.begin(), r.mgid.end(), [](std::uint8_t b) { return b == 0; })) {
     const auto mgid = new_mgid(ctx, r);
     if (!mgid) return status::kNoResources;
@@ -172,8 +171,7 @@ std::uint16_t plan_group(RequestContext& ctx, McRequest& r, const SnapPort& port
 McGroupRec* create_group(RequestContext& ctx, const McRequest& r, McGroupRec g) {
   McGroupStore& store = ctx.state.mcast;
   if (ctx.settings.consolidate_ipv6_snm_req && mcast::is_ipv6_snm(g.mgid)) {
-    const bool wanted_free =
-        r.mlid >= 0xC000 && store.by_mlid(r.mlid).empty();
+    const bool wanted_free = r.mlid >= 0xC000 && store.by_mlid(r.mlid).empty();
     if (!wanted_free) {
       for (const auto& [mgid, other] : store.groups()) {
         if (mcast::same_snm_family(mgid, g.mgid))
@@ -245,8 +243,8 @@ HandlerResult do_join(RequestContext& ctx) {
     store.mark_dirty(g->mlid);
   }
   if (!had_full && g->has_full_member()) store.note_change(true, *g);
-  ctx.log->debug("SA: port 0x{:016x} joined MLID 0x{:04x} with JoinState 0x{:x} (now 0x{:x})",
-                 base, g->mlid, r.join_state, m->join_state);
+  ctx.log->debug("SA: port 0x{:016x} joined MLID 0x{:04x} with JoinState 0x{:x} (now 0x{:x})", base,
+                 g->mlid, r.join_state, m->join_state);
 
   HandlerResult out;
   out.words = static_cast<std::uint16_t>((kRecordBytes + 7) / 8);
@@ -271,10 +269,9 @@ HandlerResult do_leave(RequestContext& ctx) {
     return HandlerResult::error(status::kReqInvalid);
 
   const bool had_full = g->has_full_member();
-  const bool others_full =
-      std::any_of(g->members.begin(), g->members.end(), [&](const McMember& o) {
-        return &o != m && (o.join_state & mcast::kFullBits) != 0;
-      });
+  const bool others_full = std::any_of(
+      g->members.begin(), g->members.end(),
+      [&](const McMember& o) { return &o != m && (o.join_state & mcast::kFullBits) != 0; });
   const std::uint8_t left = mcast::state_after_leave(m->join_state, r.join_state, others_full);
   const Guid base = m->port_guid;
   if (left != 0)

@@ -1,6 +1,6 @@
 // MCMemberRecord (IBA 15.2.5.17) queries: Get and GetTable answered from the
-// multicast group store (SaState::mcast, so a join shows at once) with OpenSM 3.3's rules (osm_sa_mcmember_record.c,
-// mcmr_query_mgrp):
+// multicast group store (SaState::mcast, so a join shows at once) with OpenSM 3.3's rules
+// (osm_sa_mcmember_record.c, mcmr_query_mgrp):
 //  - a group is a candidate only if the requester's port holds its P_Key (any
 //    membership; OpenSM's osm_physp_has_pkey), trusted or not;
 //  - MGID, MLID, Q_Key, P_Key (base equal, one side full), TClass, SL, FlowLabel,
@@ -142,7 +142,8 @@ bool requester_holds(const RequestContext& ctx, std::uint16_t pkey) {
 }
 
 // The group-wide fields of the query (everything but PortGID, Scope, JoinState).
-bool group_matches(const RequestContext& ctx, std::span<const std::uint8_t> q, const McGroupRec& g) {
+bool group_matches(const RequestContext& ctx, std::span<const std::uint8_t> q,
+                   const McGroupRec& g) {
   if (ctx.has(kBitMgid) && !gid_equal(q, kOffMgid, g.mgid)) return false;
   if (ctx.has(kBitMlid) && get_be(q, kOffMlid, 2) != g.mlid) return false;
   if (!requester_holds(ctx, g.pkey)) return false;

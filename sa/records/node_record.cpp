@@ -21,7 +21,8 @@ void fill_node_record(const Snapshot& snap, PortRef p, std::span<std::uint8_t> r
   info.port_guid = port.guid;
   info.local_port_num = p.port;
   embed(rec, 4, info, 40);
-  std::memcpy(rec.data() + 44, n.description.data(), std::min<std::size_t>(n.description.size(), 64));
+  std::memcpy(rec.data() + 44, n.description.data(),
+              std::min<std::size_t>(n.description.size(), 64));
 }
 
 HandlerResult handle_node_record(RequestContext& ctx) {

@@ -28,7 +28,8 @@ template <class A>
 void embed(std::span<std::uint8_t> rec, std::size_t off, const A& a, std::size_t len) {
   std::array<std::uint8_t, mad::kSmpDataSize> buf{};
   mad::encode(a, mad::Payload(buf));
-  std::copy_n(buf.begin(), std::min(len, buf.size()), rec.begin() + static_cast<std::ptrdiff_t>(off));
+  std::copy_n(buf.begin(), std::min(len, buf.size()),
+              rec.begin() + static_cast<std::ptrdiff_t>(off));
 }
 
 // A GID from the subnet prefix and a port GUID.

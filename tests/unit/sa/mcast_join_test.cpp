@@ -30,9 +30,9 @@ namespace b = mcast::bit;
 // IPoIB's broadcast join (ipoib_multicast.c): MGID | PortGID | P_Key | JoinState.
 constexpr std::uint64_t kIpoibJoin = b::kMgid | b::kPortGid | b::kPKey | b::kJoinState;
 // IPoIB's other groups: everything the broadcast group has, enough to create.
-constexpr std::uint64_t kIpoibCreate = kIpoibJoin | b::kQKey | b::kMtuSel | b::kMtu |
-                                       b::kTClass | b::kRateSel | b::kRate | b::kSl |
-                                       b::kFlowLabel | b::kHopLimit;
+constexpr std::uint64_t kIpoibCreate = kIpoibJoin | b::kQKey | b::kMtuSel | b::kMtu | b::kTClass |
+                                       b::kRateSel | b::kRate | b::kSl | b::kFlowLabel |
+                                       b::kHopLimit;
 // rdma_cm (cma_join_ib_multicast): MGID, PortGID, P_Key, JoinState, Q_Key, SL,
 // FlowLabel, TClass.
 constexpr std::uint64_t kRdmaCm = kIpoibJoin | b::kQKey | b::kSl | b::kFlowLabel | b::kTClass;
@@ -144,14 +144,8 @@ class Join : public ::testing::Test {
   }
   // IPoIB's create of another group with the broadcast group's parameters.
   Rec ipoib_create(const Gid& mgid, const char* node, std::uint8_t state = 0x1) {
-    return Rec{}
-        .mgid(mgid)
-        .port(gid(node))
-        .qkey(0x0b1b)
-        .mtu(2, 4)
-        .pkey(0xffff)
-        .rate(2, 3)
-        .state(state);
+    return Rec{}.mgid(mgid).port(gid(node)).qkey(0x0b1b).mtu(2, 4).pkey(0xffff).rate(2, 3).state(
+        state);
   }
   Rec rdma_cm(const Gid& mgid, const char* node, std::uint8_t state = 0x1) {
     return Rec{}.mgid(mgid).port(gid(node)).qkey(0x80010000).pkey(0xffff).state(state);
@@ -167,10 +161,10 @@ class Join : public ::testing::Test {
 
 TEST(JoinRules, RequestedMgidFollowsIba411) {
   EXPECT_TRUE(mcast::requested_mgid_valid(mgid_of({0xff15, 0x4001, 0xffff})));
-  EXPECT_FALSE(mcast::requested_mgid_valid(mgid_of({0xfe12, 0x4001})));  // not 0xFF
-  EXPECT_FALSE(mcast::requested_mgid_valid(mgid_of({0xff32, 0x4001})));  // reserved flag
-  EXPECT_FALSE(mcast::requested_mgid_valid(mgid_of({0xff12, 0xa01b})));  // SA's, link-local
-  EXPECT_TRUE(mcast::requested_mgid_valid(mgid_of({0xff15, 0xa01b})));   // SA's, site
+  EXPECT_FALSE(mcast::requested_mgid_valid(mgid_of({0xfe12, 0x4001})));         // not 0xFF
+  EXPECT_FALSE(mcast::requested_mgid_valid(mgid_of({0xff32, 0x4001})));         // reserved flag
+  EXPECT_FALSE(mcast::requested_mgid_valid(mgid_of({0xff12, 0xa01b})));         // SA's, link-local
+  EXPECT_TRUE(mcast::requested_mgid_valid(mgid_of({0xff15, 0xa01b})));          // SA's, site
   EXPECT_TRUE(mcast::requested_mgid_valid(mgid_of({0xff72, 0x401b, 0xffff})));  // IPoIB
 }
 
@@ -494,8 +488,7 @@ TEST(JoinPartitions, ProxyJoinAndPartitionRules) {
   // A port joins only groups of partitions it is in: hc creates one in Other, ha
   // (not in Other) cannot join it.
   const Gid other = mgid_of({0xff15, 0x4001, 0x0020, 0, 0, 0, 0, 1});
-  EXPECT_EQ(set("hc", Rec{}.mgid(other).port(gid("hc")).qkey(1).pkey(0x8020).state(1), kRdmaCm),
-            0);
+  EXPECT_EQ(set("hc", Rec{}.mgid(other).port(gid("hc")).qkey(1).pkey(0x8020).state(1), kRdmaCm), 0);
   EXPECT_EQ(set("ha", Rec{}.mgid(other).port(gid("ha")).pkey(0x8020).state(1), kIpoibJoin),
             status::kReqInvalid);
 }
@@ -695,8 +688,8 @@ TEST_F(Join, PathRecordToAJoinedGroup) {
   std::copy(g.begin(), g.end(), pr.begin() + 8);  // DGID
   const Gid ha = gid("ha");
   std::copy(ha.begin(), ha.end(), pr.begin() + 24);  // SGID
-  auto a = rig->request(method::kGet, attr::kPathRecord, pr, (1u << 2) | (1u << 3),
-                        rig->lid_of("ha"));
+  auto a =
+      rig->request(method::kGet, attr::kPathRecord, pr, (1u << 2) | (1u << 3), rig->lid_of("ha"));
   ASSERT_TRUE(a);
   ASSERT_EQ(a->header.status, 0);
   ASSERT_EQ(a->record_count(), 1u);

@@ -73,7 +73,9 @@ SaRig::~SaRig() {
   if (!cache_dir.empty()) std::filesystem::remove_all(cache_dir, ec);
 }
 
-sa::SaServer& SaRig::sa() { return sm->sa(); }
+sa::SaServer& SaRig::sa() {
+  return sm->sa();
+}
 
 std::optional<SaRig::Answer> SaRig::raw(std::span<const std::uint8_t> bytes, mad::Lid slid) {
   mad::IncomingMad in;

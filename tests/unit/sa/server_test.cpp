@@ -18,14 +18,14 @@ TEST(SaServer, ClassPortInfoAsOpenSmAdvertisesIt) {
   EXPECT_EQ(a->header.method, method::kGetResp);
   EXPECT_EQ(a->header.status, 0);
   ASSERT_GE(a->data.size(), 72u);
-  EXPECT_EQ(a->data[0], 1);                                  // BaseVersion
-  EXPECT_EQ(a->data[1], 2);                                  // ClassVersion
-  EXPECT_EQ((a->data[2] << 8) | a->data[3], 0x2602);         // CapabilityMask
-  const std::uint32_t w = (std::uint32_t{a->data[4]} << 24) | (a->data[5] << 16) |
-                          (a->data[6] << 8) | a->data[7];
-  EXPECT_EQ(w >> 5, 0xB5E8u);                                // CapabilityMask2
-  EXPECT_EQ(w & 0x1f, 0x10u);                                // RespTimeValue for 200 ms
-  EXPECT_EQ(a->data[35], 1);                                 // RedirectQP
+  EXPECT_EQ(a->data[0], 1);                           // BaseVersion
+  EXPECT_EQ(a->data[1], 2);                           // ClassVersion
+  EXPECT_EQ((a->data[2] << 8) | a->data[3], 0x2602);  // CapabilityMask
+  const std::uint32_t w =
+      (std::uint32_t{a->data[4]} << 24) | (a->data[5] << 16) | (a->data[6] << 8) | a->data[7];
+  EXPECT_EQ(w >> 5, 0xB5E8u);  // CapabilityMask2
+  EXPECT_EQ(w & 0x1f, 0x10u);  // RespTimeValue for 200 ms
+  EXPECT_EQ(a->data[35], 1);   // RedirectQP
 }
 
 TEST(SaServer, ResponseEchoesTidAndClearsSmKey) {

@@ -550,8 +550,8 @@ TEST(PortTables, FirstSweepReadsEachTableOnceTheNextReadsNone) {
   // each are not read again.
   EXPECT_EQ(gets(*rig, mad::AttrId::kPKeyTable), pkeys_first - 4u);
   // And the SA still serves what it read.
-  auto a = rig->request(method::kGetTable, attr::kSlToVlTableRecord,
-                        sl2vl_query(rig->lid_of("hc")), kSlLid, rig->lid_of("ha"));
+  auto a = rig->request(method::kGetTable, attr::kSlToVlTableRecord, sl2vl_query(rig->lid_of("hc")),
+                        kSlLid, rig->lid_of("ha"));
   ASSERT_TRUE(a);
   ASSERT_EQ(a->record_count(), 1u);
   EXPECT_EQ(sl2vl_records(*a)[0].table, kCaSl2Vl);
