@@ -115,6 +115,17 @@ def joined_and_took_over(sim, fabric, node: str, kind: str, what: str):
         settled_with_master(sim, fabric, node, what)
 
 
+def master_and_standby(sim, fabric, workdir, sm_procs, first: str, second: str):
+    """`first` (priority 10) masters the fabric on A, `second` (5) stands by on B."""
+    a = start_sm(first, sim, A_NODE, workdir, sm_procs, priority=10)
+    a.wait_up(TIMEOUT)
+    settled_with_master(sim, fabric, A_NODE, f"{first} master")
+    b = start_sm(second, sim, B_NODE, workdir, sm_procs, priority=5)
+    wait_for(lambda: state_of(sim, fabric.judge, B_NODE) == "SMINFO_STANDBY", TIMEOUT,
+             f"{second} standby")
+    return a, b
+
+
 @pytest.mark.parametrize("first,second", PAIRS)
 def test_higher_sm_joins_and_takes_over_without_moving_lids(fabric, sims, sm_procs, workdir,
                                                            first, second):
@@ -171,12 +182,7 @@ def test_equal_priority_lower_guid_wins(fabric, sims, sm_procs, workdir, first, 
 def test_master_killed_standby_takes_over(fabric, sims, sm_procs, workdir, first, second,
                                           record_property):
     sim = sims(fabric)
-    a = start_sm(first, sim, A_NODE, workdir, sm_procs, priority=10)
-    a.wait_up(TIMEOUT)
-    settled_with_master(sim, fabric, A_NODE, f"{first} master")
-    b = start_sm(second, sim, B_NODE, workdir, sm_procs, priority=5)
-    wait_for(lambda: state_of(sim, fabric.judge, B_NODE) == "SMINFO_STANDBY", TIMEOUT,
-             f"{second} standby")
+    a, b = master_and_standby(sim, fabric, workdir, sm_procs, first, second)
     before = lids(sim, fabric.judge)
     t0 = time.monotonic()
     a.proc.send_signal(signal.SIGKILL)
@@ -192,12 +198,7 @@ def test_master_killed_standby_takes_over(fabric, sims, sm_procs, workdir, first
 @pytest.mark.parametrize("first,second", PAIRS)
 def test_master_cut_off_leaves_one_master(fabric, sims, sm_procs, workdir, first, second):
     sim = sims(fabric)
-    a = start_sm(first, sim, A_NODE, workdir, sm_procs, priority=10)
-    a.wait_up(TIMEOUT)
-    settled_with_master(sim, fabric, A_NODE, f"{first} master")
-    b = start_sm(second, sim, B_NODE, workdir, sm_procs, priority=5)
-    wait_for(lambda: state_of(sim, fabric.judge, B_NODE) == "SMINFO_STANDBY", TIMEOUT,
-             f"{second} standby")
+    a, b = master_and_standby(sim, fabric, workdir, sm_procs, first, second)
     before = lids(sim, fabric.judge)
     # Cut A's client off the simulator (a hung SM): its IsSM clears, its MADs vanish.
     attached = sim.command("Attached")
@@ -229,12 +230,7 @@ def test_split_brain_merges_into_one_master(fabric, sims, sm_procs, workdir, fir
     """A cut between the SMs' halves makes two masters; when the links return the
     lower master hands over and one master is left, with every LID unchanged."""
     sim = sims(fabric)
-    a = start_sm(first, sim, A_NODE, workdir, sm_procs, priority=10)
-    a.wait_up(TIMEOUT)
-    settled_with_master(sim, fabric, A_NODE, f"{first} master")
-    b = start_sm(second, sim, B_NODE, workdir, sm_procs, priority=5)
-    wait_for(lambda: state_of(sim, fabric.judge, B_NODE) == "SMINFO_STANDBY", TIMEOUT,
-             f"{second} standby")
+    a, b = master_and_standby(sim, fabric, workdir, sm_procs, first, second)
     before = lids(sim, fabric.judge)
     # leaf0 (A's leaf) loses every uplink: A keeps leaf0's hosts, B the rest.
     uplinks = sorted(p for p, (peer, _) in fabric.model.nodes["leaf0"].peers.items()
