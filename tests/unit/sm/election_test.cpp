@@ -409,6 +409,30 @@ TEST(Election, StandbyBecomesMasterOnHandover) {
   ASSERT_TRUE(rig.run_until([&] { return rig.subnet_up(); }));
 }
 
+TEST(Election, RandomSmInfoSetsFromAnUnknownSenderChangeNothingForAMaster) {
+  Rig rig;
+  bring_up_alone(rig);
+  std::uint32_t x = 12345;
+  auto next = [&] { return x = x * 1103515245u + 12345u; };
+  for (int i = 0; i < 300; ++i) {
+    mad::Smp s = mad::Smp::request(Method::kSet, AttrId::kSmInfo, next() % 8, mad::Lid{1},
+                                   static_cast<std::uint32_t>(0x7000 + i));
+    for (auto& b : s.data())
+      b = static_cast<std::uint8_t>(next() >> 24);
+    auto bytes = s.bytes();
+    rig.fabric->inject(*mad::Smp::parse(bytes), 9);
+  }
+  ASSERT_FALSE(rig.run_until([] { return false; }, 2s));
+  // A MASTER accepts only HANDOVER from a MASTER; anything else was refused, and a
+  // random HANDOVER only makes it re-sweep: it stays master of an intact fabric.
+  EXPECT_EQ(rig.sm->state(), SmState::kMaster);
+  EXPECT_TRUE(rig.subnet_up());
+  std::size_t answers = 0;
+  for (const auto& r : rig.fabric->sm_responses())
+    answers += r.attr_id() == AttrId::kSmInfo && r.is_response();
+  EXPECT_EQ(answers, 300u) << "every Set is answered (accepted or status 7)";
+}
+
 // ---------------------------------------------------------------- traps from SMs
 
 TEST(Election, AStreamOfTrap144IsRateLimited) {
