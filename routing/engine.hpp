@@ -11,6 +11,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "common/error.hpp"
@@ -105,6 +106,32 @@ struct EngineConfig {
   // with kErrDfssspVlsExhausted when they do not suffice. The SM should pass the fabric's
   // minimum OperVLs; at most 15 (VL15 is management).
   unsigned max_vls = 8;
+
+  // Port GUIDs of compute nodes (cn_guid_file, -u) and I/O nodes (io_guid_file, -G) for
+  // ftree (and sssp/dfsssp destination order). Empty: every end port is a compute node.
+  std::vector<std::uint64_t> cn_guids;
+  std::vector<std::uint64_t> io_guids;
+  // ids_guid_file (-m): switch GUID -> id used instead of the GUID where an engine breaks
+  // ties by GUID (updn ranks, ftree indexing).
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> guid_ids;
+  // Port GUIDs whose LIDs do not count when balancing routes over ports
+  // (port_prof_ignore_file, -i).
+  std::vector<std::uint64_t> balance_ignored_guids;
+  bool connect_roots = false;              // -z: roots reach each other (updn, ftree)
+  bool quasi_ftree_indexing = false;       // ftree: index switches from the roots
+  unsigned max_reverse_hops = 0;           // ftree: reverse hops allowed for I/O nodes (-H)
+  bool port_profile_switch_nodes = false;  // count switch LIDs when balancing ports
+
+  // Text files an engine interprets, read by the SM on every heavy sweep (engines do no
+  // I/O), so their errors can name the path and line. An empty path: not configured.
+  struct Text {
+    std::string path;
+    std::string text;
+    bool configured() const { return !path.empty(); }
+  };
+  Text torus_config;  // torus-2QoS.conf (torus_config)
+  Text lfts;          // opensm-lfts.dump to load (file engine: lfts_file, -U)
+  Text lid_matrix;    // opensm-lid-matrix.dump to load (file engine: lid_matrix_dump_file, -M)
 };
 
 class Engine {

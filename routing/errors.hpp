@@ -15,6 +15,8 @@ inline constexpr ErrorId kErrCreditLoop{3006};
 inline constexpr ErrorId kErrRootGuidFile{3007};
 inline constexpr ErrorId kErrUpDownNoRoot{3008};
 inline constexpr ErrorId kErrDfssspVlsExhausted{3009};
+inline constexpr ErrorId kErrGuidFile{3010};
+inline constexpr ErrorId kErrRoutingFileUnreadable{3011};
 
 inline constexpr ErrorInfo kRoutingErrors[] = {
     {kErrTopologyInvalid, "Routing input is inconsistent",
@@ -66,6 +68,17 @@ inline constexpr ErrorInfo kRoutingErrors[] = {
      "Use an engine that needs fewer VLs for this topology (updn, or lash/torus-2QoS where "
      "available), raise the VLs the ports run (OperVLs) if the hardware has more, or add "
      "links that shorten the cycles."},
+    {kErrGuidFile, "Malformed or unreadable GUID list file",
+     "A line of cn_guid_file (-u), io_guid_file (-G), port_prof_ignore_file (-i) or "
+     "ids_guid_file (-m) is not a GUID (hex with 0x; ids_guid_file: a GUID and an id), or "
+     "the file cannot be read. The line (or the whole file) is skipped and routing goes on "
+     "without it.",
+     "Fix the line named in the message; one GUID per line, e.g. 0x0002c90300001234."},
+    {kErrRoutingFileUnreadable, "Routing engine input file unreadable",
+     "A file an engine of the routing_engine chain needs (torus_config for torus-2QoS, "
+     "lfts_file or lid_matrix_dump_file for file) cannot be read. The engine then fails and "
+     "the next engine of the chain routes the fabric.",
+     "Check the path and permissions named in the message."},
 };
 
 }  // namespace ibsm::routing

@@ -16,6 +16,7 @@
 #include "sm/discovery.hpp"
 #include "sm/lid_manager.hpp"
 #include "sm/port_config.hpp"
+#include "sm/routing_config.hpp"
 #include "sm/routing_input.hpp"
 #include "sm/sl2vl_plan.hpp"
 #include "sm/subnet_dump.hpp"
@@ -97,17 +98,13 @@ bool SubnetManager::compute_routes(const Fabric& f, SweepReport& report) {
   RoutingInput in = make_routing_input(f);
   routed_switches_ = in.switch_nodes;
   routed_topology_ = in.topology;
-  routing::EngineConfig config;
-  if (!options_.root_guid_file.empty()) {
-    // Read on every heavy sweep, as OpenSM does, so an edited file applies at the next one.
-    routing::RootGuids roots = read_root_guid_file(options_.root_guid_file);
-    for (const Error& w : roots.warnings)
-      log_->warn("{}: {}", format_error_id(w.id), w.message);
-    config.root_guids = std::move(roots.guids);
-  }
   // dfsssp spreads paths over as many layers as every link has VLs for: the VLs the
   // links run after this sweep's PortInfo programming (OpenSM: get_avail_vl_in_subn).
-  config.max_vls = usable_vls(f, options_.max_op_vls);
+  EngineSettings settings =
+      make_engine_settings(options_, engine_chain_, usable_vls(f, options_.max_op_vls));
+  for (const Error& w : settings.warnings)
+    log_->warn("{}: {}", format_error_id(w.id), w.message);
+  const routing::EngineConfig& config = settings.config;
   std::vector<std::string> chain = engine_chain_;
   if (fallback_to_minhop_ && std::find(chain.begin(), chain.end(), "minhop") == chain.end())
     chain.push_back("minhop");

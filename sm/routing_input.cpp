@@ -77,15 +77,4 @@ RoutingInput make_routing_input(const Fabric& fabric) {
   return in;
 }
 
-routing::RootGuids read_root_guid_file(const std::string& path) {
-  Result<std::string> text = read_file(path);
-  if (!text) {
-    routing::RootGuids none;
-    none.warnings.push_back(
-        {routing::kErrRootGuidFile, "root_guid_file: " + text.error().message + "; no roots"});
-    return none;
-  }
-  return routing::parse_root_guids(*text, path);
-}
-
 }  // namespace ibsm::sm

@@ -6,7 +6,6 @@
 #include <vector>
 
 #include "routing/engine.hpp"
-#include "routing/root_guid_file.hpp"
 #include "sm/fabric.hpp"
 
 namespace ibsm::sm {
@@ -17,9 +16,5 @@ struct RoutingInput {
 };
 
 RoutingInput make_routing_input(const Fabric& fabric);
-
-// Root switch GUIDs for updn from root_guid_file (-a); an unreadable file gives no GUIDs
-// and one warning, a bad line a warning naming the file and line.
-routing::RootGuids read_root_guid_file(const std::string& path);
 
 }  // namespace ibsm::sm

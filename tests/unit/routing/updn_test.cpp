@@ -11,8 +11,8 @@
 #include "routing/analysis.hpp"
 #include "routing/cdg.hpp"
 #include "routing/errors.hpp"
+#include "routing/guid_file.hpp"
 #include "routing/hop_matrix.hpp"
-#include "routing/root_guid_file.hpp"
 #include "routing/updn_order.hpp"
 #include "tests/support/builders.hpp"
 #include "tests/support/to_routing.hpp"
@@ -344,14 +344,25 @@ TEST(RootGuidFile, GuidsCommentsAndBadLines) {
       "0x0\n"
       "0x200001",
       "/etc/opensm/roots");
-  EXPECT_EQ(r.guids, (std::vector<std::uint64_t>{0x0002c90300001234, 0x2000ab, 0x200001}));
-  ASSERT_EQ(r.warnings.size(), 4U);
+  // Text after the GUID is a name in OpenSM's node-map syntax, not an error.
+  EXPECT_EQ(r.guids, (std::vector<std::uint64_t>{0x0002c90300001234, 0x2000ab, 0x0002c90300001234,
+                                                 0x200001}));
+  ASSERT_EQ(r.warnings.size(), 3U);
   EXPECT_EQ(r.warnings[0].id, kErrRootGuidFile);
   EXPECT_EQ(r.warnings[0].message,
             "/etc/opensm/roots:5: '2000ab' is not a GUID (0x + hex); line skipped");
   EXPECT_NE(r.warnings[1].message.find(":6:"), std::string::npos);
-  EXPECT_NE(r.warnings[2].message.find(":7:"), std::string::npos);
-  EXPECT_NE(r.warnings[3].message.find(":8:"), std::string::npos);
+  EXPECT_NE(r.warnings[2].message.find(":8:"), std::string::npos);
+}
+
+TEST(GuidFile, IdsColumn) {
+  const GuidFile r = parse_guid_file("0x20 7\n0x21 0x10 # spine\n0x22\n0x23 seven\n", "ids",
+                                     kErrRootGuidFile, true);
+  EXPECT_EQ(r.ids, (std::vector<std::pair<std::uint64_t, std::uint64_t>>{{0x20, 7}, {0x21, 16}}));
+  ASSERT_EQ(r.warnings.size(), 2U);
+  EXPECT_EQ(r.warnings[0].message,
+            "ids:3: '0x22' has no id after the GUID (decimal or 0x hex); line skipped");
+  EXPECT_NE(r.warnings[1].message.find("ids:4:"), std::string::npos);
 }
 
 TEST(RootGuidFile, EmptyAndOverlong) {
