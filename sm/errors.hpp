@@ -17,6 +17,7 @@ inline constexpr ErrorId kErrGuid2LidRead{2206};
 inline constexpr ErrorId kErrGuid2LidWrite{2207};
 inline constexpr ErrorId kErrSmPortDown{2208};
 inline constexpr ErrorId kErrHopLimit{2209};
+inline constexpr ErrorId kErrSecurityTrap{2210};
 
 inline constexpr ErrorInfo kSmErrors[] = {
     {kErrRoutingEngineUnknown, "Unknown routing engine",
@@ -59,6 +60,16 @@ inline constexpr ErrorInfo kSmErrors[] = {
     {kErrHopLimit, "Directed route too long",
      "A node is more than 63 hops from the SM, beyond what directed-route SMPs can reach.",
      "Run the SM nearer the fabric's centre."},
+    {kErrSecurityTrap, "Security trap: a port saw a wrong key",
+     "A port reported a management or partition key violation (IBA traps 256-259): 256 Bad "
+     "M_Key means someone sent an SMP with a wrong M_Key to a protected port (another SM "
+     "with other keys, a tool run with a wrong key, or an attack); 257/258 a packet with a "
+     "P_Key or Q_Key the receiver does not hold; 259 a switch port dropped a packet for its "
+     "P_Key. The message names the requester and the key used. One line per port and trap "
+     "every 10 s; the rest are counted in the next line.",
+     "For 256: find the requester LID named (smpquery nodedesc) and check which SM or tool "
+     "runs there and with which m_key. For 257-259: check the partitions of the two ports "
+     "(partitions.conf) and the application's P_Key/Q_Key."},
 };
 
 }  // namespace ibsm::sm

@@ -11,6 +11,7 @@
 #include "mad/attr/sm_info.hpp"
 #include "sm/mkey/errors.hpp"
 #include "sm/sa_snapshot.hpp"
+#include "sm/security_trap.hpp"
 
 namespace ibsm::sm {
 
@@ -301,6 +302,13 @@ void SubnetManager::on_request(const mad::Smp& req, const mad::IncomingMad& raw)
           }
         } else if (notice->trap_number == 128 || notice->trap_number == 145) {
           heavy_reason_ = HeavyReason::kTrap;
+        }
+        if (auto alarm = describe_security_trap(*notice)) {
+          std::uint64_t held_back = 0;
+          if (security_traps_.admit(notice->issuer_lid, notice->trap_number, clock_.now(),
+                                    held_back))
+            log_->warn("{}: {}{}", format_error_id(kErrSecurityTrap), *alarm,
+                       held_back ? fmt::format(" ({} more since the last line)", held_back) : "");
         }
         sa_.forward_trap(*notice, raw.slid);  // to InformInfo subscribers (IBA 13.4.8)
       }

@@ -29,6 +29,7 @@
 #include "sm/multicast_manager.hpp"
 #include "sm/pkey_manager.hpp"
 #include "sm/port_tables.hpp"
+#include "sm/security_trap.hpp"
 #include "sm/sweep_phase.hpp"
 #include "sm/sweep_report.hpp"
 
@@ -206,6 +207,7 @@ class SubnetManager {
   bool first_master_sweep_done_ = false;
   // Trap 144 from other SMs asks for heavy sweeps; at most one per kSmTrapGap.
   Clock::TimePoint last_sm_trap_sweep_{};
+  SecurityTrapLog security_traps_;  // traps 256-259: one log line per port and trap per 10 s
   bool sm_trap_deferred_ = false;
 
   Fabric fabric_;  // the result of the last heavy sweep
