@@ -101,6 +101,11 @@ def one_run(fabric: Path, kind: str, workdir: Path) -> dict:
         master.wait_up(900)
         standby.start()
         wait_for(lambda: re.search(IN_STANDBY[family], standby.log()), 600, "standby")
+        if family == "ibsm":
+            # A standby that has run for a while holds a copy of the switch tables
+            # (sm/election/lft_mirror.hpp); the takeover then sends only what differs.
+            wait_for(lambda: re.search(r"standby: read the LFTs", standby.log()), 600,
+                     "standby's table copy")
         # Let the master's own sweep triggered by the new SM (trap 144) settle.
         time.sleep(2)
         before = read_guid2lid(master.cache_dir / "guid2lid")

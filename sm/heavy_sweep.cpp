@@ -181,6 +181,28 @@ bool SubnetManager::compute_routes(const Fabric& f, SweepReport& report) {
   return false;
 }
 
+// A takeover: the LFTs a standby read count as programmed when the fabric is the one
+// they were read in (same links, same LIDs), so only blocks that differ are sent.
+void SubnetManager::adopt_mirrored_tables(const Fabric& f) {
+  if (!takeover_tables_) return;
+  election::MirroredTables t = std::move(*takeover_tables_);
+  takeover_tables_.reset();
+  if (t.empty()) {
+    log_->info("takeover: no switch tables read while standby; every LFT block is sent");
+    return;
+  }
+  if (election::topology_signature(f) != t.signature) {
+    log_->info(
+        "takeover: the fabric changed since the standby read its tables; every LFT block is "
+        "sent");
+    return;
+  }
+  log_->info("takeover: LFTs of {} switches read while standby; only blocks that differ are sent",
+             t.lft.size());
+  programmed_lft_ = std::move(t.lft);
+  programmed_top_ = std::move(t.top);
+}
+
 // A switch that lost its tables (power cycle) must be programmed in full again.
 void SubnetManager::forget_reset_switches(const Fabric& f) {
   std::unordered_map<Guid, std::vector<PortNum>> kept;
@@ -457,6 +479,7 @@ SweepResult SubnetManager::heavy_sweep(const std::atomic<bool>& stop) {
     result.standby = true;
     fabric_ = f;  // what standing by found (status output, the next takeover's hints)
     lid_index_ = mkey::index_lids(fabric_);
+    if (!lft_mirror_.running()) lft_mirror_.start(fabric_);
     return finish(false);
   }
   if (election_.coming_out_of_standby()) {
@@ -467,6 +490,7 @@ SweepResult SubnetManager::heavy_sweep(const std::atomic<bool>& stop) {
   }
 
   set_phase(SweepPhase::kLidAssignment);
+  adopt_mirrored_tables(f);
   forget_reset_switches(f);
   mcast_.forget_reset_switches(f);
   if (!assign_lids(f, result.report)) return finish(false);

@@ -164,10 +164,16 @@ void SubnetManager::set_phase(SweepPhase p) {
 void SubnetManager::on_state_change(mad::SmState from, mad::SmState to) {
   if (to != mad::SmState::kMaster) last_up_.clear();
   report_status();
+  // A standby's copy of the switch tables serves the takeover (STANDBY -> DISCOVERING
+  // -> MASTER); back to STANDBY, a new copy is read.
+  if (from == mad::SmState::kStandby && to != mad::SmState::kStandby)
+    takeover_tables_ = lft_mirror_.take();
+  if (to == mad::SmState::kStandby) takeover_tables_.reset();
   if (to == mad::SmState::kMaster) {
-    // A new master trusts nothing another SM may have programmed since: every LFT,
-    // MFT and alias GUID block is compared against what the switches really hold
-    // only after it re-sends them, and clients are told to re-register (IBA 14.4.11).
+    // A new master trusts nothing another SM may have programmed since: every MFT and
+    // alias GUID block is re-sent and clients are told to re-register (IBA 14.4.11).
+    // LFT blocks are compared with what a standby read from the switches, if the fabric
+    // did not change since (adopt_mirrored_tables), else re-sent too.
     first_master_sweep_done_ = false;
     forget_programmed_state();
     if (from != mad::SmState::kDiscovering) heavy_reason_ = HeavyReason::kNewMaster;
@@ -386,6 +392,13 @@ std::optional<int> SubnetManager::step(ControlFlags& control) {
     // The election's polls and timeouts; a standby whose master is gone asks for a sweep.
     election_.tick();
     take_election_requests();
+    // Gets only (IBA 14.4.1 forbids a standby to change the subnet, not to read it).
+    if (state() == mad::SmState::kStandby) {
+      lft_mirror_.tick(client_, clock_.now());
+      if (lft_mirror_.take_first_pass_news())
+        log_->info("standby: read the LFTs of {} switches ({} blocks)",
+                   lft_mirror_.complete_switches(), lft_mirror_.blocks_read());
+    }
     if (sm_trap_deferred_ && clock_.now() - last_sm_trap_sweep_ >= kSmTrapGap) {
       sm_trap_deferred_ = false;
       last_sm_trap_sweep_ = clock_.now();

@@ -21,6 +21,7 @@
 #include "sa/server.hpp"
 #include "sm/alias_guid_programmer.hpp"
 #include "sm/election/election.hpp"
+#include "sm/election/lft_mirror.hpp"
 #include "sm/fabric.hpp"
 #include "sm/guid2lid.hpp"
 #include "sm/mkey/key_manager.hpp"
@@ -147,6 +148,7 @@ class SubnetManager {
   // (sm/sl2vl_plan.hpp); only tables not known to hold it already are read, and only
   // those that differ are Set.
   void program_sl2vl(Fabric& f, SweepReport& report);
+  void adopt_mirrored_tables(const Fabric& f);
   void forget_reset_switches(const Fabric& f);
 
   // Runs `work` on a worker thread while this thread keeps polling the port
@@ -230,6 +232,10 @@ class SubnetManager {
   // What each switch holds (by GUID), as far as we programmed and confirmed it.
   std::unordered_map<Guid, std::vector<PortNum>> programmed_lft_;
   std::unordered_map<Guid, Lid> programmed_top_;
+  // A standby reads the LFTs the master programmed, so that its takeover re-sends only
+  // the blocks that differ (sm/election/lft_mirror.hpp).
+  election::LftMirror lft_mirror_;
+  std::optional<election::MirroredTables> takeover_tables_;
 };
 
 }  // namespace ibsm::sm

@@ -333,6 +333,79 @@ TEST(Election, StandbyTakesOverWhenTheMasterDiesAndKeepsEveryLid) {
     EXPECT_EQ(after[guid].first, lids.first) << mad::format_guid(guid) << " moved";
 }
 
+// Our SM programs the fabric, then runs as standby under hc (as after a restart).
+void standby_under_hc(Rig& rig) {
+  bring_up_alone(rig);
+  const auto before = rig.ca_lids();
+  rig.add_sm("hc", 12, SmState::kMaster);
+  const mad::Lid hc_lid = before.at(rig.port_guid("hc")).first;
+  for (std::uint32_t i = 0; i < rig.fabric->size(); ++i)
+    for (auto& p : rig.fabric->node(i).ports)
+      p.info.master_sm_lid = hc_lid;
+  rig.start();
+  ASSERT_TRUE(rig.run_until([&] { return rig.sm->state() == SmState::kStandby; }));
+}
+
+void kill_hc(Rig& rig) {
+  rig.fabric->sm_at(rig.idx("hc"), 1).alive = false;
+  rig.fabric->node(rig.idx("hc")).ports[1].info.capability_mask &= ~mad::kCapIsSm;
+}
+
+TEST(Election, StandbyReadsTheSwitchTablesSoItsTakeoverResendsNoUnchangedBlock) {
+  Rig rig;
+  standby_under_hc(rig);
+  rig.fabric->reset_stats();
+  ASSERT_FALSE(rig.run_until([] { return false; }, 2s));
+  // Reading only: the switches' LFT blocks and SwitchInfo, no Set.
+  EXPECT_GT(rig.fabric->stats().count(Method::kGet, AttrId::kLinearForwardingTable), 0u);
+  EXPECT_EQ(rig.sets_sent(), 0u);
+  rig.fabric->reset_stats();
+  kill_hc(rig);
+  ASSERT_TRUE(
+      rig.run_until([&] { return rig.sm->state() == SmState::kMaster && rig.subnet_up(); }));
+  ASSERT_FALSE(rig.run_until([] { return false; }, 1s));
+  EXPECT_EQ(rig.fabric->stats().count(Method::kSet, AttrId::kLinearForwardingTable), 0u)
+      << "the tables the switches hold are already ours";
+  EXPECT_GT(rig.fabric->stats().count(Method::kSet, AttrId::kPortInfo), 0u)
+      << "MasterSMLID and ClientReregister still go to every port";
+}
+
+TEST(Election, StandbyRereadsTablesSoAChangeBeforeTheTakeoverIsRepaired) {
+  Rig rig;
+  standby_under_hc(rig);
+  ASSERT_FALSE(rig.run_until([] { return false; }, 2s));
+  // The master changes a route after the standby's first pass (same fabric), and dies
+  // after the standby's next pass.
+  auto& lft = rig.fabric->node(rig.idx("a")).lft;
+  const mad::Lid hc_lid = rig.ca_lids().at(rig.port_guid("hc")).first;
+  const PortNum right = lft[hc_lid];
+  lft[hc_lid] = 0xFF;
+  ASSERT_FALSE(rig.run_until([] { return false; }, 12s));
+  rig.fabric->reset_stats();
+  kill_hc(rig);
+  ASSERT_TRUE(
+      rig.run_until([&] { return rig.sm->state() == SmState::kMaster && rig.subnet_up(); }));
+  ASSERT_FALSE(rig.run_until([] { return false; }, 1s));
+  EXPECT_EQ(rig.fabric->stats().count(Method::kSet, AttrId::kLinearForwardingTable), 1u);
+  EXPECT_EQ(lft[hc_lid], right);
+}
+
+TEST(Election, TakeoverAfterAFabricChangeResendsEveryBlock) {
+  Rig rig;
+  standby_under_hc(rig);
+  ASSERT_FALSE(rig.run_until([] { return false; }, 2s));
+  // A port changes LID (as a master's re-assignment would): the tables read no longer
+  // describe this fabric.
+  rig.fabric->node(rig.idx("hd")).ports[1].info.lid = 0x60;
+  kill_hc(rig);
+  rig.fabric->reset_stats();
+  ASSERT_TRUE(
+      rig.run_until([&] { return rig.sm->state() == SmState::kMaster && rig.subnet_up(); }));
+  ASSERT_FALSE(rig.run_until([] { return false; }, 1s));
+  // Both switches' blocks, all of them: 2 switches x (LinearFDBTop / 64 + 1).
+  EXPECT_GE(rig.fabric->stats().count(Method::kSet, AttrId::kLinearForwardingTable), 4u);
+}
+
 TEST(Election, StandbyToleratesANonMasterAnswerOnlyForAWhile) {
   Rig rig;
   rig.add_sm("hc", 12, SmState::kStandby);  // higher, never becomes master
