@@ -1,6 +1,8 @@
 // dfsssp = sssp's forwarding tables + virtual layers for their paths (see dfsssp.hpp).
 #include "routing/dfsssp.hpp"
 
+#include <utility>
+
 #include "routing/sssp.hpp"
 #include "routing/virtual_layers.hpp"
 
@@ -9,7 +11,7 @@ namespace {
 
 class DfssspEngine final : public Engine {
  public:
-  explicit DfssspEngine(unsigned max_vls) : max_vls_(max_vls) {}
+  explicit DfssspEngine(EngineConfig config) : config_(std::move(config)) {}
 
   std::string_view name() const override { return "dfsssp"; }
   // Each layer's CDG is acyclic by construction; the SM checks it per VL from
@@ -17,22 +19,22 @@ class DfssspEngine final : public Engine {
   bool deadlock_free() const override { return true; }
 
   Result<Routes> route(const Topology& topo) override {
-    Result<Routes> routes = route_sssp(topo);
+    Result<Routes> routes = route_sssp(topo, config_);  // with the routing order / ignore
     if (!routes) return routes;
-    Result<PathSls> sls = assign_virtual_layers(topo, *routes, max_vls_);
+    Result<PathSls> sls = assign_virtual_layers(topo, *routes, config_.max_vls);
     if (!sls) return fail(sls.error());
     routes->path_sl = std::move(*sls);
     return routes;
   }
 
  private:
-  unsigned max_vls_;
+  EngineConfig config_;
 };
 
 }  // namespace
 
 std::unique_ptr<Engine> make_dfsssp_engine(const EngineConfig& config) {
-  return std::make_unique<DfssspEngine>(config.max_vls);
+  return std::make_unique<DfssspEngine>(config);
 }
 
 }  // namespace ibsm::routing

@@ -9,5 +9,7 @@
 namespace ibsm::routing {
 
 std::unique_ptr<Engine> make_minhop_engine();
+// With the route-balancing inputs of `config` (routing/port_balance.hpp, hop_weights).
+std::unique_ptr<Engine> make_minhop_engine(const EngineConfig& config);
 
 }  // namespace ibsm::routing

@@ -28,14 +28,20 @@
 // graph: 998 against 1048 in switch index order). With LMC > 0 every LID of a port gets
 // its own Dijkstra; the loads of the earlier LIDs steer the later ones onto other
 // channels wherever an equally short one exists.
+//
+// Site inputs, as for minhop (routing/port_balance.hpp): guid_routing_order_file puts
+// the listed ports (a switch GUID: its LID) first, in file order; port_prof_ignore_file
+// ports are routed but are neither sources nor destinations that load a channel.
 #include "routing/sssp.hpp"
 
 #include <algorithm>
 #include <functional>
 #include <limits>
+#include <unordered_map>
 #include <utility>
 
 #include "routing/lid_owners.hpp"
+#include "routing/port_balance.hpp"
 #include "routing/topology_check.hpp"
 
 namespace ibsm::routing {
@@ -56,11 +62,13 @@ struct Target {
   PortNum port = 0;
   Lid base = 0;
   std::uint8_t lmc = 0;
+  bool counts = true;  // false: port_prof_ignore_file, its routes load no channel
 };
 
 class SsspRouter {
  public:
-  explicit SsspRouter(const Topology& topo) : topo_(topo), n_(topo.switches.size()) {
+  SsspRouter(const Topology& topo, const EngineConfig& config)
+      : topo_(topo), n_(topo.switches.size()), balance_(plan_balance(topo, config)) {
     out_first_.assign(n_ + 1, 0);
     for (std::uint32_t s = 0; s < n_; ++s) {
       std::vector<Channel> mine;
@@ -82,13 +90,10 @@ class SsspRouter {
     for (std::uint32_t c = 0; c < channels_.size(); ++c)
       in_[fill[channels_[c].to]++] = c;
 
-    sources_.assign(n_, 0);
+    sources_ = balance_.sources;  // routable end ports per switch, less the ignored ones
     std::uint64_t ports = 0;
-    for (const EndPort& e : topo.end_ports)
-      if (e.sw != UINT32_MAX && e.base_lid != 0) {
-        ++sources_[e.sw];
-        ++ports;
-      }
+    for (std::uint32_t n : sources_)
+      ports += n;
     base_weight_ = std::max<std::uint64_t>(1, ports * ports);
     load_.assign(channels_.size(), 0);
     flow_.assign(n_, 0);
@@ -105,7 +110,9 @@ class SsspRouter {
       for (unsigned k = 0; k < (1U << t.lmc); ++k)
         route_lid(t, static_cast<Lid>(t.base + k));
     }
-    return transpose();
+    Routes routes = transpose();
+    routes.warnings = std::move(balance_.warnings);
+    return routes;
   }
 
  private:
@@ -121,6 +128,23 @@ class SsspRouter {
     for (std::uint32_t s = 0; s < n_; ++s)
       if (topo_.switches[s].lid != 0)
         out.push_back({s, 0, topo_.switches[s].lid, topo_.switches[s].lmc});
+    // The shared plan knows which ports are ignored and which come first (its own default
+    // order differs: sssp puts the busiest switches' ports first).
+    std::unordered_map<Lid, const BalanceTarget*> planned;
+    for (const BalanceTarget& b : balance_.targets)
+      planned.emplace(b.base, &b);
+    for (Target& t : out)
+      if (auto it = planned.find(t.base); it != planned.end())
+        t.counts = it->second->traffic != Traffic::kIgnored;
+    if (balance_.listed > 0) {  // the plan starts with the listed ports, in file order
+      std::unordered_map<Lid, std::size_t> rank;
+      for (std::size_t r = 0; r < balance_.listed; ++r)
+        rank.emplace(balance_.targets[r].base, r);
+      const auto first = std::stable_partition(
+          out.begin(), out.end(), [&](const Target& t) { return rank.contains(t.base); });
+      std::sort(out.begin(), first,
+                [&](const Target& a, const Target& b) { return rank[a.base] < rank[b.base]; });
+    }
     return out;
   }
 
@@ -167,6 +191,7 @@ class SsspRouter {
     // All-to-all load: farthest switches first, each passing on the end ports whose
     // traffic to this LID funnels through it (OpenSM's update_weights adds num_hca of
     // every source switch to each link of its path, which is the same sum).
+    if (!t.counts) return;
     for (std::uint32_t s : order_)
       flow_[s] = sources_[s];
     for (auto it = order_.rbegin(); it != order_.rend(); ++it) {
@@ -196,6 +221,7 @@ class SsspRouter {
 
   const Topology& topo_;
   std::size_t n_;
+  BalancePlan balance_;
   std::vector<Channel> channels_;         // per switch in port order
   std::vector<std::uint32_t> out_first_;  // channels_ of switch s: [out_first_[s], [s + 1])
   std::vector<std::uint32_t> in_first_;   // in_ of switch s: [in_first_[s], in_first_[s + 1])
@@ -217,18 +243,26 @@ class SsspRouter {
 class SsspEngine final : public Engine {
  public:
   std::string_view name() const override { return "sssp"; }
-  Result<Routes> route(const Topology& topo) override { return route_sssp(topo); }
+  explicit SsspEngine(EngineConfig config) : config_(std::move(config)) {}
+  Result<Routes> route(const Topology& topo) override { return route_sssp(topo, config_); }
+
+ private:
+  EngineConfig config_;
 };
 
 }  // namespace
 
-Result<Routes> route_sssp(const Topology& topo) {
+Result<Routes> route_sssp(const Topology& topo, const EngineConfig& config) {
   if (Status st = validate_topology(topo); !st) return fail(st.error());
-  return SsspRouter(topo).run();
+  return SsspRouter(topo, config).run();
 }
 
 std::unique_ptr<Engine> make_sssp_engine() {
-  return std::make_unique<SsspEngine>();
+  return make_sssp_engine(EngineConfig{});
+}
+
+std::unique_ptr<Engine> make_sssp_engine(const EngineConfig& config) {
+  return std::make_unique<SsspEngine>(config);
 }
 
 }  // namespace ibsm::routing

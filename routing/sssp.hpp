@@ -15,8 +15,10 @@
 namespace ibsm::routing {
 
 std::unique_ptr<Engine> make_sssp_engine();
+// With guid_routing_order_file and port_prof_ignore_file from `config`.
+std::unique_ptr<Engine> make_sssp_engine(const EngineConfig& config);
 
 // The SSSP forwarding tables alone (no SLs); dfsssp starts from them.
-Result<Routes> route_sssp(const Topology& topo);
+Result<Routes> route_sssp(const Topology& topo, const EngineConfig& config = {});
 
 }  // namespace ibsm::routing

@@ -20,7 +20,17 @@
 //
 // Among the candidates of a switch the port is chosen as minhop does (minhop.cpp): global
 // per-channel loads of all-to-all routes, switches farthest first carrying the flow of
-// the sources behind them, d-mod-k rotation on ties.
+// the sources behind them, d-mod-k rotation on ties, and the same site inputs
+// (routing/port_balance.hpp: routing order, ignored ports, switch LIDs in the balance,
+// port shifting, scatter). Hop weights are minhop's only, as in OpenSM.
+//
+// connect_roots (-z): a root switch's LID is also reachable from the switches that have
+// no legal path to it (the other roots of a fat tree, and aggregation switches of other
+// pods): such a switch forwards to any neighbour one hop closer, and the first switch
+// with a legal path takes over. The rule allows down->up turns on these routes, so the
+// engine no longer claims deadlock freedom (deadlock_free() is false). OpenSM does more:
+// it routes every switch to a root LID by plain min-hop (updn_clear_non_root_hops keeps
+// minhop's tables for them); here the routes that were legal stay as they were.
 #include "routing/updn.hpp"
 
 #include <algorithm>
@@ -30,6 +40,7 @@
 #include "routing/errors.hpp"
 #include "routing/hop_matrix.hpp"
 #include "routing/lid_owners.hpp"
+#include "routing/port_balance.hpp"
 #include "routing/topology_check.hpp"
 #include "routing/updn_order.hpp"
 
@@ -44,18 +55,17 @@ struct Channel {
   bool up = false;
 };
 
-struct Target {
-  std::uint32_t sw = 0;
-  PortNum port = 0;  // 0: the switch itself
-  Lid base = 0;
-  std::uint8_t lmc = 0;
-  bool is_switch = false;
-};
+using Target = BalanceTarget;
 
 class UpDownRouter {
  public:
-  UpDownRouter(const Topology& topo, const UpDownOrder& order, const HopMatrix& hops)
-      : topo_(topo), hops_(hops) {
+  UpDownRouter(const Topology& topo, const UpDownOrder& order, const HopMatrix& hops,
+               const EngineConfig& config, bool connect_roots)
+      : topo_(topo),
+        hops_(hops),
+        plan_(plan_balance(topo, config)),
+        shifting_(config.port_shifting),
+        seed_(config.scatter_seed) {
     const std::size_t n = topo.switches.size();
     first_.assign(n + 1, 0);
     for (std::uint32_t s = 0; s < n; ++s) {
@@ -71,11 +81,14 @@ class UpDownRouter {
     by_position_.assign(n, 0);
     for (std::uint32_t s = 0; s < n; ++s)
       by_position_[order.position[s]] = s;
-    sources_.assign(n, 0);
-    for (const EndPort& e : topo.end_ports)
-      if (e.sw != UINT32_MAX && e.base_lid != 0) ++sources_[e.sw];
+    sources_ = plan_.sources;
+    is_root_.assign(n, 0);
+    if (connect_roots)
+      for (std::uint32_t r : order.roots)
+        is_root_[r] = 1;
     load_.assign(channels_.size(), 0);
     mgmt_.assign(channels_.size(), 0);
+    routed_.assign(channels_.size(), 0);
     flow_.assign(n, 0);
     down_dist_.assign(n, kFar);
     dist_.assign(n, kFar);
@@ -84,10 +97,10 @@ class UpDownRouter {
   }
 
   Result<Routes> run() {
-    const std::vector<Target> targets = make_targets();
+    const std::vector<Target>& targets = plan_.targets;
     for (std::uint32_t seq = 0; seq < targets.size(); ++seq) {
       const Target& t = targets[seq];
-      legal_paths_to(t.sw);
+      legal_paths_to(t.sw, t.is_switch && is_root_[t.sw]);
       note_unreachable(t);
       for (unsigned k = 0; k < (1U << t.lmc); ++k)
         route_lid(t, k, seq);
@@ -95,36 +108,23 @@ class UpDownRouter {
     if (pairs_ > 0 && unreachable_ == pairs_)
       return fail(kErrUpDownUnreachable, "no switch has a legal up/down path to any destination (" +
                                              std::to_string(pairs_) + " switch/destination pairs)");
-    Routes routes = transpose();
+    Routes routes = routes_from_lid_major(by_lid_, topo_.switches.size(), lft_size_);
+    routes.warnings = std::move(plan_.warnings);
     if (unreachable_ > 0) routes.warnings.push_back({kErrUpDownUnreachable, unreachable_summary()});
     return routes;
   }
 
  private:
-  // Same order as minhop: end ports grouped by switch and port (d-mod-k relies on it),
-  // switch LIDs last so management routes see the data loads.
-  std::vector<Target> make_targets() const {
-    std::vector<Target> out;
-    for (const EndPort& e : topo_.end_ports)
-      if (e.sw != UINT32_MAX && e.base_lid != 0)
-        out.push_back({e.sw, e.sw_port, e.base_lid, e.lmc, false});
-    std::stable_sort(out.begin(), out.end(), [](const Target& a, const Target& b) {
-      return a.sw != b.sw ? a.sw < b.sw : a.port < b.port;
-    });
-    for (std::uint32_t s = 0; s < topo_.switches.size(); ++s)
-      if (topo_.switches[s].lid != 0)
-        out.push_back({s, 0, topo_.switches[s].lid, topo_.switches[s].lmc, true});
-    return out;
-  }
-
   // Modes, distances and candidate channels of every switch towards `dst` (see the file
   // comment); switches farthest first in order_. Shared by all LIDs of dst.
-  void legal_paths_to(std::uint32_t dst) {
-    if (paths_for_ == dst) return;
+  void legal_paths_to(std::uint32_t dst, bool connect_root) {
+    if (paths_for_ == dst && connected_ == connect_root) return;
     paths_for_ = dst;
+    connected_ = connect_root;
     const std::uint32_t n = static_cast<std::uint32_t>(topo_.switches.size());
     std::fill(down_dist_.begin(), down_dist_.end(), kFar);
     std::fill(dist_.begin(), dist_.end(), kFar);
+    bridge_.clear();
     // Down-only distances: BFS backwards over down channels. s -> t is down iff t -> s is up.
     queue_.clear();
     down_dist_[dst] = 0;
@@ -150,6 +150,7 @@ class UpDownRouter {
       }
       if (dist_[s] != kFar) max_dist = std::max(max_dist, dist_[s]);
     }
+    if (connect_root) max_dist = std::max(max_dist, connect_to_root(dst));
     // Farthest first (counting sort, stable in index order), then the candidates.
     std::vector<std::uint32_t> start(max_dist + 2, 0);
     for (std::uint32_t s = 0; s < n; ++s)
@@ -164,14 +165,44 @@ class UpDownRouter {
     for (std::size_t i = 0; i < order_.size(); ++i) {
       const std::uint32_t s = order_[i];
       const bool down_mode = down_dist_[s] != kFar;
+      const bool bridged = !bridge_.empty() && bridge_[s];
       for (std::uint32_t c = first_[s]; c < first_[s + 1]; ++c) {
         const Channel& ch = channels_[c];
-        const bool ok = down_mode ? !ch.up && down_dist_[ch.peer] + 1 == down_dist_[s]
-                                  : ch.up && dist_[ch.peer] + 1 == dist_[s];
+        const bool ok = bridged     ? hops_.hops(ch.peer, dst) + 1U == hops_.hops(s, dst)
+                        : down_mode ? !ch.up && down_dist_[ch.peer] + 1 == down_dist_[s]
+                                    : ch.up && dist_[ch.peer] + 1 == dist_[s];
         if (ok) cand_.push_back(c);
       }
       cand_first_[i + 1] = static_cast<std::uint32_t>(cand_.size());
     }
+  }
+
+  // connect_roots: every switch without a legal path to root `dst` is "bridged": it
+  // forwards to any neighbour one plain hop closer (hop matrix). In ascending plain hops,
+  // each gets a distance above all its next hops', so farthest-first order still visits
+  // a switch before them. A bridged chain ends at a switch with a legal path, whose route
+  // never returns to a bridged switch (a suffix of a legal path is legal), so no loop.
+  // Returns the largest distance given.
+  std::uint32_t connect_to_root(std::uint32_t dst) {
+    const std::uint32_t n = static_cast<std::uint32_t>(topo_.switches.size());
+    bridge_.assign(n, 0);
+    std::vector<std::uint32_t> by_hops;
+    for (std::uint32_t s = 0; s < n; ++s)
+      if (dist_[s] == kFar && hops_.hops(s, dst) != HopMatrix::kUnreachable) by_hops.push_back(s);
+    std::stable_sort(by_hops.begin(), by_hops.end(), [&](std::uint32_t a, std::uint32_t b) {
+      return hops_.hops(a, dst) < hops_.hops(b, dst);
+    });
+    std::uint32_t max_dist = 0;
+    for (std::uint32_t s : by_hops) {
+      std::uint32_t d = 0;
+      for (std::uint32_t c = first_[s]; c < first_[s + 1]; ++c)
+        if (hops_.hops(channels_[c].peer, dst) + 1U == hops_.hops(s, dst))
+          d = std::max(d, dist_[channels_[c].peer] + 1);
+      dist_[s] = d;
+      bridge_[s] = 1;
+      max_dist = std::max(max_dist, d);
+    }
+    return max_dist;
   }
 
   // Switches of dst's component that have no legal path to it.
@@ -220,16 +251,18 @@ class UpDownRouter {
     const std::size_t n = topo_.switches.size();
     PortNum* out = &by_lid_[std::size_t{lid} * n];
     out[t.sw] = t.port;
+    const bool data = t.traffic == Traffic::kData;
     for (std::uint32_t s : order_)
-      flow_[s] = t.is_switch ? 0 : sources_[s];
+      flow_[s] = data ? sources_[s] : 0;
     for (std::size_t i = 0; i < order_.size(); ++i) {
       const std::uint32_t s = order_[i];
       const std::uint32_t c = pick(s, &cand_[cand_first_[i]], cand_first_[i + 1] - cand_first_[i],
                                    t, k, seq, out - std::size_t{k} * n);
       out[s] = channels_[c].port;
-      if (t.is_switch) {
+      if (t.traffic == Traffic::kManagement) {
         ++mgmt_[c];
-      } else {
+      } else if (data) {
+        ++routed_[c];
         load_[c] += flow_[s];
         flow_[channels_[c].peer] += flow_[s];
       }
@@ -250,42 +283,53 @@ class UpDownRouter {
                      const Target& t, unsigned k, std::uint32_t seq,
                      const PortNum* base_row) const {
     if (ncand == 1) return cand[0];
-    const std::uint32_t r = (seq + k) % ncand;
+    std::uint32_t r = (seq + k) % ncand;
+    if (shifting_) {
+      std::uint64_t routed = 0;
+      for (std::uint32_t i = 0; i < ncand; ++i)
+        routed += routed_[cand[i]];
+      r = shifted_start(routed, ncand);
+    }
+    // scatter_ports: the rotation does not count; one of the tied candidates is drawn.
+    const bool scatter = t.scatter && k == 0;
     const std::size_t n = topo_.switches.size();
-    std::uint32_t best = UINT32_MAX;
-    Key best_key{};
-    for (std::uint32_t i = 0; i < ncand; ++i) {
+    const bool mgmt = t.traffic == Traffic::kManagement;
+    const auto key_of = [&](std::uint32_t i) {
       const std::uint32_t c = cand[i];
-      Key key{0, t.is_switch ? mgmt_[c] : load_[c], t.is_switch ? load_[c] : 0,
-              i >= r ? i - r : i + ncand - r};
+      Key key{0, mgmt ? mgmt_[c] : load_[c], mgmt ? load_[c] : 0,
+              scatter ? 0 : (i >= r ? i - r : i + ncand - r)};
       for (unsigned j = 0; j < k; ++j)
         if (base_row[j * n + s] == channels_[c].port) ++key.same_port;
+      return key;
+    };
+    std::uint32_t best = UINT32_MAX;
+    std::uint32_t tied = 0;
+    Key best_key{};
+    for (std::uint32_t i = 0; i < ncand; ++i) {
+      const Key key = key_of(i);
       if (best == UINT32_MAX || key < best_key) {
-        best = c;
+        best = i;
         best_key = key;
+        tied = 1;
+      } else if (key == best_key) {
+        ++tied;
       }
     }
-    return best;
-  }
-
-  Routes transpose() const {
-    const std::size_t n = topo_.switches.size();
-    Routes routes;
-    routes.lfts.assign(n, Lft(lft_size_, kNoPath));
-    constexpr std::size_t kBlock = 64;
-    for (std::size_t l0 = 0; l0 < lft_size_; l0 += kBlock)
-      for (std::size_t s = 0; s < n; ++s) {
-        PortNum* dst = routes.lfts[s].data();
-        const std::size_t l1 = std::min(lft_size_, l0 + kBlock);
-        for (std::size_t lid = l0; lid < l1; ++lid)
-          dst[lid] = by_lid_[lid * n + s];
-      }
-    return routes;
+    if (!scatter || tied <= 1) return cand[best];
+    std::uint32_t nth = scatter_choice(seed_, static_cast<Lid>(t.base + k), s, tied);
+    for (std::uint32_t i = 0; i < ncand; ++i)
+      if (key_of(i) == best_key && nth-- == 0) return cand[i];
+    return cand[best];
   }
 
   const Topology& topo_;
   const HopMatrix& hops_;
-  std::vector<std::uint32_t> first_;  // channels_ of switch s: [first_[s], first_[s + 1])
+  BalancePlan plan_;
+  bool shifting_ = false;
+  std::uint32_t seed_ = 0;
+  std::vector<std::uint8_t> is_root_;  // connect_roots: per switch, a root to connect
+  std::vector<std::uint32_t> routed_;  // per channel: data LIDs routed over it (port shifting)
+  std::vector<std::uint32_t> first_;   // channels_ of switch s: [first_[s], first_[s + 1])
   std::vector<Channel> channels_;
   std::vector<std::uint32_t> by_position_;  // switches in ascending position
   std::vector<std::uint32_t> sources_;      // routable end ports per switch
@@ -294,6 +338,8 @@ class UpDownRouter {
   std::vector<std::uint64_t> flow_;         // per switch (scratch)
   // Per destination switch (scratch):
   std::uint32_t paths_for_ = UINT32_MAX;
+  bool connected_ = false;                // paths_for_ computed with connect_to_root()
+  std::vector<std::uint8_t> bridge_;      // per switch: routed by connect_to_root()
   std::vector<std::uint32_t> down_dist_;  // hops along down channels only; kFar if none
   std::vector<std::uint32_t> dist_;       // hops of the route this switch will take
   std::vector<std::uint32_t> queue_;
@@ -315,7 +361,8 @@ class UpDownEngine final : public Engine {
   UpDownEngine(bool dnup, EngineConfig config) : dnup_(dnup), config_(std::move(config)) {}
 
   std::string_view name() const override { return dnup_ ? "dnup" : "updn"; }
-  bool deadlock_free() const override { return true; }
+  // connect_roots routes root LIDs across the up/down rule (see the file comment).
+  bool deadlock_free() const override { return dnup_ || !config_.connect_roots; }
 
   Result<Routes> route(const Topology& topo) override {
     if (Status st = validate_topology(topo); !st) return fail(st.error());
@@ -323,9 +370,11 @@ class UpDownEngine final : public Engine {
     if (topo.switches.empty()) return fail(kErrUpDownUnreachable, "the fabric has no switch");
     Result<HopMatrix> hops = HopMatrix::compute(topo);
     if (!hops) return fail(hops.error());
-    const UpDownOrder order =
-        dnup_ ? dnup_order(topo, *hops) : updn_order(topo, *hops, config_.root_guids);
-    Result<Routes> routes = UpDownRouter(topo, order, *hops).run();
+    const UpDownOrder order = dnup_ ? dnup_order(topo, *hops)
+                                    : updn_order(topo, *hops, config_.root_guids, config_.guid_ids);
+    // OpenSM's dnup has no connect_roots.
+    Result<Routes> routes =
+        UpDownRouter(topo, order, *hops, config_, !dnup_ && config_.connect_roots).run();
     if (!routes) return routes;
     routes->warnings.insert(routes->warnings.begin(), order.warnings.begin(), order.warnings.end());
     return routes;

@@ -109,13 +109,23 @@ std::vector<std::uint32_t> bfs_ranks(const Topology& topo,
   return rank;
 }
 
-// position[s] = place of s in ascending (rank, GUID) order.
-std::vector<std::uint32_t> positions(const Topology& topo, const std::vector<std::uint32_t>& rank) {
+// position[s] = place of s in ascending (rank, id, GUID) order; a switch's id is its
+// ids_guid_file entry, else its GUID (OpenSM's updn_node id; the GUID keeps the order
+// strict when two ids are equal).
+std::vector<std::uint32_t> positions(
+    const Topology& topo, const std::vector<std::uint32_t>& rank,
+    const std::vector<std::pair<std::uint64_t, std::uint64_t>>& guid_ids) {
+  std::vector<std::uint64_t> id(topo.switches.size());
+  std::unordered_map<std::uint64_t, std::uint64_t> by_guid(guid_ids.begin(), guid_ids.end());
+  for (std::uint32_t s = 0; s < topo.switches.size(); ++s) {
+    auto it = by_guid.find(topo.switches[s].guid);
+    id[s] = it == by_guid.end() ? topo.switches[s].guid : it->second;
+  }
   std::vector<std::uint32_t> order(topo.switches.size());
   std::iota(order.begin(), order.end(), 0U);
   std::sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
-    const auto ka = std::pair(rank[a], topo.switches[a].guid);
-    const auto kb = std::pair(rank[b], topo.switches[b].guid);
+    const auto ka = std::tuple(rank[a], id[a], topo.switches[a].guid);
+    const auto kb = std::tuple(rank[b], id[b], topo.switches[b].guid);
     return ka < kb;
   });
   std::vector<std::uint32_t> pos(order.size());
@@ -159,7 +169,8 @@ std::vector<std::uint32_t> roots_by_hop_histogram(const Topology& topo, const Ho
 }
 
 UpDownOrder updn_order(const Topology& topo, const HopMatrix& hops,
-                       const std::vector<std::uint64_t>& root_guids) {
+                       const std::vector<std::uint64_t>& root_guids,
+                       const std::vector<std::pair<std::uint64_t, std::uint64_t>>& guid_ids) {
   UpDownOrder out;
   std::vector<std::uint32_t> roots;
   if (!root_guids.empty()) {
@@ -202,7 +213,7 @@ UpDownOrder updn_order(const Topology& topo, const HopMatrix& hops,
   }
   std::sort(roots.begin(), roots.end());
   out.rank = bfs_ranks(topo, roots);
-  out.position = positions(topo, out.rank);
+  out.position = positions(topo, out.rank, guid_ids);
   out.roots = std::move(roots);
   return out;
 }

@@ -11,6 +11,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "routing/engine.hpp"
@@ -48,8 +49,11 @@ std::vector<std::uint32_t> roots_by_hop_histogram(const Topology& topo, const Ho
 // to minhop, which is not deadlock free. Ties of rank are broken as OpenSM does: towards
 // the lower GUID is up; unlike OpenSM, this holds between two roots too (OpenSM calls
 // root->root up in both directions, which allows a cycle through a ring of roots).
+// `guid_ids` (ids_guid_file, -m: switch GUID -> id) replaces a listed switch's GUID in
+// that tie-break, as OpenSM's update_id does.
 UpDownOrder updn_order(const Topology& topo, const HopMatrix& hops,
-                       const std::vector<std::uint64_t>& root_guids);
+                       const std::vector<std::uint64_t>& root_guids,
+                       const std::vector<std::pair<std::uint64_t, std::uint64_t>>& guid_ids = {});
 
 // The ordering dnup uses (osm_ucast_dnup.c): rank 0 are the switches with an end port
 // attached, ranks grow away from them, and "up" (the first phase of a legal path) is
