@@ -5,6 +5,7 @@
 #include <memory>
 
 #include "routing/lid_owners.hpp"
+#include "routing/torus/hop_vl_cdg.hpp"
 
 namespace ibsm::routing {
 namespace {
@@ -115,6 +116,8 @@ std::vector<std::uint32_t> find_cycle(const Channels& ch, const std::vector<std:
 
 CdgReport check_channel_dependencies(const Topology& topo, const Routes& routes,
                                      const CdgOptions& options) {
+  // Engines whose VL changes hop by hop (torus-2QoS) are judged on (channel, VL) nodes.
+  if (!routes.sl2vl.empty()) return check_hop_vl_dependencies(topo, routes, options);
   const Channels ch(topo);
   const std::size_t n = topo.switches.size();
   CdgReport out;

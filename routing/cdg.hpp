@@ -56,6 +56,8 @@ struct CdgReport {
   }
 };
 
+// Routes with per-port SL2VL tables (Routes::sl2vl) are checked hop by hop instead, with
+// vl_of naming the path's SL (routing/torus/hop_vl_cdg.hpp).
 CdgReport check_channel_dependencies(const Topology& topo, const Routes& routes,
                                      const CdgOptions& options = {});
 

@@ -53,6 +53,29 @@ mad::SlToVlTable identity_sl2vl(std::uint8_t oper_vls_code) {
 }
 
 std::vector<Sl2VlWant> sl2vl_wants(const Fabric& f, std::uint8_t max_op_vls) {
+  return sl2vl_wants(f, max_op_vls, EngineSl2Vl{});
+}
+
+EngineSl2Vl engine_sl2vl(const routing::Topology& topo, const routing::Routes::Sl2Vl& tables) {
+  EngineSl2Vl out;
+  for (std::size_t s = 0; s < topo.switches.size() && s < tables.switches.size(); ++s)
+    out.switches[topo.switches[s].guid] = {topo.switches[s].num_ports + 1u, tables.switches[s]};
+  for (std::size_t e = 0; e < topo.end_ports.size() && e < tables.end_ports.size(); ++e)
+    out.end_ports[topo.end_ports[e].port_guid] = tables.end_ports[e];
+  return out;
+}
+
+mad::SlToVlTable masked_sl2vl(const EngineSl2Vl::Table& table, std::uint8_t oper_vls_code) {
+  const unsigned code = std::clamp<unsigned>(oper_vls_code, 1, 5);
+  const unsigned mask = (1u << (code - 1)) - 1;
+  mad::SlToVlTable t;
+  for (unsigned sl = 0; sl < mad::SlToVlTable::kSls; ++sl)
+    t.vl[sl] = static_cast<std::uint8_t>(table[sl] & mask);
+  return t;
+}
+
+std::vector<Sl2VlWant> sl2vl_wants(const Fabric& f, std::uint8_t max_op_vls,
+                                   const EngineSl2Vl& engine) {
   std::vector<Sl2VlWant> out;
   const auto peer_of = [&](const Port& p) -> const Port& {
     return f.node(p.peer).ports[p.peer_port];
@@ -63,8 +86,11 @@ std::vector<Sl2VlWant> sl2vl_wants(const Fabric& f, std::uint8_t max_op_vls) {
       for (const Port& p : n.ports) {
         if (p.num == 0 || !p.link_up() || p.peer == kNoNode) continue;
         if ((p.info.capability_mask & mad::kCapIsSlMappingSupported) == 0) continue;
+        const std::uint8_t code = negotiated_operational_vls(p, peer_of(p), max_op_vls);
+        const auto it = engine.end_ports.find(p.guid);
         out.push_back(Sl2VlWant{
-            i, p.num, 0, identity_sl2vl(negotiated_operational_vls(p, peer_of(p), max_op_vls))});
+            i, p.num, 0,
+            it != engine.end_ports.end() ? masked_sl2vl(it->second, code) : identity_sl2vl(code)});
       }
       continue;
     }
@@ -82,10 +108,17 @@ std::vector<Sl2VlWant> sl2vl_wants(const Fabric& f, std::uint8_t max_op_vls) {
         code = negotiated_operational_vls(o, peer_of(o), max_op_vls);
       }
       const mad::SlToVlTable table = identity_sl2vl(code);
+      const auto mine = engine.switches.find(n.guid());
       for (const Port& in : n.ports) {
         if (in.num == o.num && in.num != 0) continue;  // a packet never leaves where it came in
         if (in.num != 0 && (!in.link_up() || in.peer == kNoNode)) continue;
-        out.push_back(Sl2VlWant{i, o.num, in.num, table});
+        const std::size_t at =
+            std::size_t{in.num} * (mine != engine.switches.end() ? mine->second.ports : 0) + o.num;
+        if (mine != engine.switches.end() && in.num < mine->second.ports &&
+            o.num < mine->second.ports && at < mine->second.tables.size())
+          out.push_back(Sl2VlWant{i, o.num, in.num, masked_sl2vl(mine->second.tables[at], code)});
+        else
+          out.push_back(Sl2VlWant{i, o.num, in.num, table});
       }
     }
   }

@@ -1,4 +1,4 @@
-// SL2VL for routing engines that spread paths over SLs (dfsssp): how many VLs the
+// SL2VL for routing engines that spread paths over SLs (dfsssp, torus-2QoS): how many VLs the
 // engine may use, and which SLtoVLMappingTable (IBA 14.2.5.8) every port must hold so
 // that SL i travels on VL i wherever the path goes. Pure: a Fabric in, numbers and
 // tables out; the SM sends the Gets and Sets (SubnetManager::program_sl2vl).
@@ -8,12 +8,18 @@
 // of different layers never share a VL's buffers on any link, i.e. every port maps SL
 // i to VL i. OpenSM leaves this to its QoS setup (qos TRUE with the default qos_sl2vl
 // "0,1,...,14,7", osm_qos.c), masked to each port's OperationalVLs.
+//
+// Engines whose VL depends on the hop (torus-2QoS: output port's dimension, turn, QoS bit)
+// hand their own per-port tables (routing::Routes::sl2vl); those replace the identity on
+// the ports they cover (EngineSl2Vl below), as OpenSM's update_sl2vl routing hook does.
 #pragma once
 
 #include <cstdint>
+#include <unordered_map>
 #include <vector>
 
 #include "mad/attr/vl_tables.hpp"
+#include "routing/engine.hpp"
 #include "sm/fabric.hpp"
 
 namespace ibsm::sm {
@@ -59,5 +65,31 @@ struct Sl2VlWant {
 // is set (a switch's port 0 speaks for all its ports). 2 up links per switch port:
 // about P^2 tables per P-port switch, as OpenSM's non-optimized QoS setup sends.
 std::vector<Sl2VlWant> sl2vl_wants(const Fabric& f, std::uint8_t max_op_vls);
+
+// The tables an engine computed itself (routing::Routes::sl2vl, torus-2QoS: the VL of a hop
+// follows the output port's dimension and the turn, not only the SL), keyed by GUID so
+// they apply to the fabric being programmed whatever its node numbering.
+struct EngineSl2Vl {
+  using Table = routing::Routes::Sl2Vl::Table;
+  struct SwitchTables {
+    unsigned ports = 0;         // num_ports + 1: row length of `tables`
+    std::vector<Table> tables;  // [in * ports + out]
+  };
+  std::unordered_map<Guid, SwitchTables> switches;  // by node GUID
+  std::unordered_map<Guid, Table> end_ports;        // by port GUID
+  bool empty() const { return switches.empty() && end_ports.empty(); }
+};
+
+// Indexes an engine's tables by the GUIDs of the topology they were computed on.
+EngineSl2Vl engine_sl2vl(const routing::Topology& topo, const routing::Routes::Sl2Vl& tables);
+
+// An engine's table on a port running `oper_vls_code`, each VL masked to the port's VL
+// count as identity_sl2vl masks (a 4-VL port drops torus-2QoS's QoS bit, VL bit 2).
+mad::SlToVlTable masked_sl2vl(const EngineSl2Vl::Table& table, std::uint8_t oper_vls_code);
+
+// As above, but every port the engine has a table for gets that table (masked) instead of
+// the identity; ports it has none for keep the identity.
+std::vector<Sl2VlWant> sl2vl_wants(const Fabric& f, std::uint8_t max_op_vls,
+                                   const EngineSl2Vl& engine);
 
 }  // namespace ibsm::sm
