@@ -9,8 +9,9 @@ namespace ibsm::sm {
 
 enum class SweepPhase : std::uint8_t {
   kIdle,
-  kLightSweep,  // SwitchInfo poll for PortStateChange
-  kDiscovery,   // DR walk of the subnet
+  kLightSweep,     // SwitchInfo poll for PortStateChange
+  kDiscovery,      // DR walk of the subnet
+  kTargetedSweep,  // re-read only switches with PortStateChange (sm/reroute/)
   kLidAssignment,
   kRouting,
   kProgramming,  // SwitchInfo, LFT blocks, PortInfo (LIDs, link parameters) + Armed
@@ -26,6 +27,8 @@ constexpr std::string_view phase_name(SweepPhase p) {
       return "LIGHT SWEEP";
     case SweepPhase::kDiscovery:
       return "DISCOVERY";
+    case SweepPhase::kTargetedSweep:
+      return "TARGETED SWEEP";
     case SweepPhase::kLidAssignment:
       return "LID ASSIGNMENT";
     case SweepPhase::kRouting:
