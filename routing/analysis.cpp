@@ -1,6 +1,9 @@
 #include "routing/analysis.hpp"
 
 #include <algorithm>
+#include <deque>
+#include <limits>
+#include <random>
 
 #include "routing/lid_owners.hpp"
 
@@ -45,6 +48,7 @@ class Fabric {
 
   const Topology& topo() const { return topo_; }
   std::vector<ChannelLoad>& channels() { return channels_; }
+  const std::vector<ChannelLoad>& channels() const { return channels_; }
   const std::vector<LidOwner>& owners() const { return owners_; }
 
   Step step(std::uint32_t s, Lid dlid) const {
@@ -157,6 +161,126 @@ const char* outcome_name(Delivery d) {
       return "black hole";
   }
   return "?";
+}
+
+// The next inter-switch channel of every switch towards every destination end port's
+// base LID, looked up once so that permutation patterns walk millions of flows cheaply.
+// Rows are per destination (destination-major): a pattern's flows to one destination read
+// one row.
+class NextHops {
+ public:
+  static constexpr std::uint32_t kArrived = std::numeric_limits<std::uint32_t>::max();
+  static constexpr std::uint32_t kDropped = kArrived - 1;
+
+  explicit NextHops(const Fabric& f) : f_(f), n_(f.topo().switches.size()) {
+    const Topology& topo = f.topo();
+    row_of_.assign(topo.end_ports.size(), kDropped);
+    const std::vector<std::uint32_t> ends = routable_end_ports(topo);
+    next_.resize(ends.size() * n_);
+    for (std::size_t row = 0; row < ends.size(); ++row) {
+      row_of_[ends[row]] = static_cast<std::uint32_t>(row);
+      const Lid dlid = topo.end_ports[ends[row]].base_lid;
+      for (std::uint32_t s = 0; s < n_; ++s) {
+        const Step st = f.step(s, dlid);
+        next_[row * n_ + s] = st.kind == Step::Kind::kForward   ? st.channel
+                              : st.kind == Step::Kind::kDeliver ? kArrived
+                                                                : kDropped;
+      }
+    }
+  }
+
+  // Appends the channels of the path from end port `src` to end port `dst` to `out`;
+  // false (and `out` as it was) when the LFTs drop or loop the flow.
+  bool path(std::uint32_t src, std::uint32_t dst, std::vector<std::uint32_t>& out) const {
+    const std::size_t mark = out.size();
+    const std::uint32_t row = row_of_[dst];
+    if (row == kDropped) return false;
+    const std::uint32_t* next = next_.data() + std::size_t{row} * n_;
+    std::uint32_t s = f_.topo().end_ports[src].sw;
+    for (std::size_t hops = 0; hops <= n_; ++hops) {
+      const std::uint32_t c = next[s];
+      if (c == kArrived) return true;
+      if (c == kDropped) break;
+      out.push_back(c);
+      s = f_.channels()[c].peer;
+    }
+    out.resize(mark);  // dropped, or more hops than switches: a loop
+    return false;
+  }
+
+ private:
+  const Fabric& f_;
+  std::size_t n_;
+  std::vector<std::uint32_t> row_of_;
+  std::vector<std::uint32_t> next_;
+};
+
+// One permutation's flows: their paths as channel lists, the congestion they cause.
+struct FlowSet {
+  std::vector<std::uint32_t> channels;  // all paths, back to back
+  std::vector<std::uint32_t> begin;     // path i = channels[begin[i], begin[i + 1])
+  std::vector<bool> delivered;
+  std::uint64_t undelivered = 0;
+};
+
+class CongestionCounter {
+ public:
+  explicit CongestionCounter(std::size_t channels) : count_(channels, 0) {}
+
+  void route(const NextHops& hops,
+             const std::vector<std::pair<std::uint32_t, std::uint32_t>>& flows, FlowSet& set) {
+    set.channels.clear();
+    set.begin.assign(1, 0);
+    set.delivered.clear();
+    set.undelivered = 0;
+    for (const auto& [src, dst] : flows) {
+      const bool ok = hops.path(src, dst, set.channels);
+      set.delivered.push_back(ok);
+      if (!ok) ++set.undelivered;
+      set.begin.push_back(static_cast<std::uint32_t>(set.channels.size()));
+    }
+    for (std::uint32_t c : set.channels)
+      ++count_[c];
+  }
+
+  std::uint32_t max_on(const FlowSet& set, std::size_t flow) const {
+    std::uint32_t m = 1;  // the end-port links: one flow each way
+    for (std::uint32_t i = set.begin[flow]; i < set.begin[flow + 1]; ++i)
+      m = std::max(m, count_[set.channels[i]]);
+    return m;
+  }
+
+  std::uint32_t max_overall(const FlowSet& set) const {
+    std::uint32_t m = 0;
+    for (std::uint32_t c : set.channels)
+      m = std::max(m, count_[c]);
+    return m;
+  }
+
+  void clear(const FlowSet& set) {
+    for (std::uint32_t c : set.channels)
+      count_[c] = 0;
+  }
+
+ private:
+  std::vector<std::uint32_t> count_;
+};
+
+// Breadth-first inter-switch hop counts from `from` to every switch (UINT32_MAX: unreachable).
+std::vector<std::uint32_t> switch_distances(const Topology& topo, std::uint32_t from) {
+  std::vector<std::uint32_t> dist(topo.switches.size(), UINT32_MAX);
+  std::deque<std::uint32_t> todo{from};
+  dist[from] = 0;
+  while (!todo.empty()) {
+    const std::uint32_t s = todo.front();
+    todo.pop_front();
+    for (const Link& l : topo.switches[s].links) {
+      if (l.kind != Link::Kind::kSwitch || dist[l.peer] != UINT32_MAX) continue;
+      dist[l.peer] = dist[s] + 1;
+      todo.push_back(l.peer);
+    }
+  }
+  return dist;
 }
 
 }  // namespace
@@ -283,6 +407,125 @@ ChannelLoads channel_loads(const Topology& topo, const Routes& routes) {
     sum += static_cast<double>(c.routes);
   }
   out.mean = sum / static_cast<double>(ch.size());
+  return out;
+}
+
+std::vector<std::uint32_t> leaf_major_order(const Topology& topo) {
+  std::vector<std::uint32_t> order = routable_end_ports(topo);
+  std::stable_sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
+    const EndPort& x = topo.end_ports[a];
+    const EndPort& y = topo.end_ports[b];
+    return x.sw != y.sw ? x.sw < y.sw : x.sw_port < y.sw_port;
+  });
+  return order;
+}
+
+EbbResult effective_bisection_bandwidth(const Topology& topo, const Routes& routes,
+                                        const EbbOptions& options) {
+  const Fabric f(topo, routes);
+  const NextHops hops(f);
+  CongestionCounter counter(f.channels().size());
+  std::vector<std::uint32_t> hosts = routable_end_ports(topo);
+  EbbResult out;
+  const std::size_t half = hosts.size() / 2;
+  if (half == 0 || options.patterns == 0) return out;
+  // Our own Fisher-Yates over a fixed engine: std::shuffle's draws differ between
+  // standard libraries, and the same seed must give the same bisections everywhere.
+  std::mt19937_64 rng(options.seed);
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> flows;
+  FlowSet set;
+  double sum = 0;
+  out.min = std::numeric_limits<double>::max();
+  for (unsigned p = 0; p < options.patterns; ++p) {
+    for (std::size_t i = hosts.size() - 1; i > 0; --i)
+      std::swap(hosts[i], hosts[rng() % (i + 1)]);
+    flows.clear();
+    for (std::size_t i = 0; i < half; ++i) {
+      flows.emplace_back(hosts[i], hosts[half + i]);
+      flows.emplace_back(hosts[half + i], hosts[i]);
+    }
+    counter.route(hops, flows, set);
+    double pattern = 0;
+    for (std::size_t i = 0; i < flows.size(); ++i)
+      if (set.delivered[i]) pattern += 1.0 / counter.max_on(set, i);  // undelivered: 0
+    counter.clear(set);
+    out.flows += flows.size();
+    out.undelivered += set.undelivered;
+    sum += pattern;
+    pattern /= static_cast<double>(flows.size());
+    out.min = std::min(out.min, pattern);
+    out.max = std::max(out.max, pattern);
+  }
+  out.patterns = options.patterns;
+  out.mean = sum / static_cast<double>(out.flows);
+  return out;
+}
+
+ShiftResult shift_congestion(const Topology& topo, const Routes& routes,
+                             const ShiftOptions& options) {
+  const Fabric f(topo, routes);
+  const NextHops hops(f);
+  CongestionCounter counter(f.channels().size());
+  const std::vector<std::uint32_t> order =
+      options.order.empty() ? leaf_major_order(topo) : options.order;
+  ShiftResult out;
+  const std::size_t n = order.size();
+  if (n < 2) return out;
+  const std::size_t shifts =
+      options.max_shifts == 0 ? n - 1 : std::min<std::size_t>(options.max_shifts, n - 1);
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> flows(n);
+  FlowSet set;
+  double sum = 0;
+  for (std::size_t j = 0; j < shifts; ++j) {
+    const std::size_t k = 1 + j * (n - 1) / shifts;  // evenly spaced when sampling
+    for (std::size_t i = 0; i < n; ++i)
+      flows[i] = {order[i], order[(i + k) % n]};
+    counter.route(hops, flows, set);
+    const std::uint64_t worst = counter.max_overall(set);
+    counter.clear(set);
+    out.undelivered += set.undelivered;
+    sum += static_cast<double>(worst);
+    if (worst > out.worst) {
+      out.worst = worst;
+      out.worst_shift = static_cast<std::uint32_t>(k);
+    }
+  }
+  out.shifts = static_cast<unsigned>(shifts);
+  out.mean = sum / static_cast<double>(shifts);
+  return out;
+}
+
+PathStats path_stats(const Topology& topo, const Routes& routes) {
+  const Fabric f(topo, routes);
+  Resolver r(f);
+  std::vector<std::uint32_t> per_switch(topo.switches.size(), 0);
+  std::vector<std::uint32_t> source_switches;
+  const std::vector<std::uint32_t> dests = leaf_major_order(topo);  // grouped by switch
+  for (std::uint32_t e : dests)
+    if (per_switch[topo.end_ports[e].sw]++ == 0) source_switches.push_back(topo.end_ports[e].sw);
+  PathStats out;
+  std::uint64_t total_hops = 0;
+  std::vector<std::uint32_t> minimum;
+  std::uint32_t minimum_of = UINT32_MAX;
+  for (std::uint32_t dst : dests) {
+    const EndPort& de = topo.end_ports[dst];
+    if (de.sw != minimum_of) {
+      minimum = switch_distances(topo, de.sw);
+      minimum_of = de.sw;
+    }
+    r.reset(de.base_lid);
+    for (std::uint32_t sw : source_switches) {
+      const std::uint64_t sources = per_switch[sw] - (sw == de.sw ? 1U : 0U);
+      if (sources == 0 || r.resolve(sw) != Delivery::kDelivered) continue;
+      const std::uint32_t hops_taken = r.distance(sw) - 1;  // switches traversed - 1
+      out.paths += sources;
+      total_hops += sources * hops_taken;
+      out.max_hops = std::max(out.max_hops, hops_taken);
+      if (hops_taken > minimum[sw]) out.non_minimal += sources;
+    }
+  }
+  if (out.paths != 0)
+    out.mean_hops = static_cast<double>(total_hops) / static_cast<double>(out.paths);
   return out;
 }
 
