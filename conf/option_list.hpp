@@ -67,33 +67,33 @@
   X(kSweep, force_heavy_sweep, bool, false, flag(), kHup, kYes, no_cli(), "Make every sweep a heavy sweep") \
   X(kSweep, sweep_on_trap, bool, true, flag(), kHup, kNo, no_cli(), "Start a heavy sweep on Trap 128 and 144") \
   /* ---- routing ---- */ \
-  X(kRouting, port_profile_switch_nodes, bool, false, flag(), kHup, kNo, no_cli(), "Count switches as link subscribers when balancing routes") \
-  X(kRouting, port_prof_ignore_file, std::string, "", text(), kRestart, kNo, cli_arg('i', "ignore_guids"), "Port GUIDs ignored by route balancing") \
-  X(kRouting, hop_weights_file, std::string, "", text(), kRestart, kNo, cli_arg('w', "hop_weights_file"), "Per-output-port hop weights") \
-  X(kRouting, port_search_ordering_file, std::string, "", text(), kRestart, kNo, cli_arg('O', "port_search_ordering_file", "dimn_ports_file"), "Per-switch port search order (or DOR dimension ports)") \
+  X(kRouting, port_profile_switch_nodes, bool, false, flag(), kHup, kYes, no_cli(), "Count switches as link subscribers when balancing routes") \
+  X(kRouting, port_prof_ignore_file, std::string, "", text(), kRestart, kYes, cli_arg('i', "ignore_guids"), "Port GUIDs ignored by route balancing") \
+  X(kRouting, hop_weights_file, std::string, "", text(), kRestart, kYes, cli_arg('w', "hop_weights_file"), "Per-output-port hop weights") \
+  X(kRouting, port_search_ordering_file, std::string, "", text(), kRestart, kYes, cli_arg('O', "port_search_ordering_file", "dimn_ports_file"), "Per-switch port search order (or DOR dimension ports)") \
   X(kRouting, routing_engine, std::string, "", text(), kRestart, kYes, cli_arg('R', "routing_engine"), "Comma-separated routing engines tried in order; add no_fallback to stop there; empty = minhop") \
   X(kRouting, avoid_throttled_links, bool, false, flag(), kRestart, kNo, no_cli(), "Avoid throttled switch-to-switch links (nue, dfsssp, sssp)") \
-  X(kRouting, connect_roots, bool, false, flag(), kHup, kNo, cli_set('z', "connect_roots"), "Keep roots connected in updn/ftree routing") \
-  X(kRouting, use_ucast_cache, bool, false, flag(), kRestart, kNo, cli_set('A', "ucast_cache"), "Reuse unicast routes when the topology change allows it") \
-  X(kRouting, lid_matrix_dump_file, std::string, "", text(), kRestart, kNo, cli_arg('M', "lid_matrix_file"), "Min-hop tables to load (file engine)") \
-  X(kRouting, lfts_file, std::string, "", text(), kRestart, kNo, cli_arg('U', "lfts_file"), "Forwarding tables to load (file engine)") \
+  X(kRouting, connect_roots, bool, false, flag(), kHup, kYes, cli_set('z', "connect_roots"), "Keep roots connected in updn/ftree routing") \
+  X(kRouting, use_ucast_cache, bool, false, flag(), kRestart, kYes, cli_set('A', "ucast_cache"), "Reuse unicast routes when the topology change allows it") \
+  X(kRouting, lid_matrix_dump_file, std::string, "", text(), kRestart, kYes, cli_arg('M', "lid_matrix_file"), "Min-hop tables to load (file engine)") \
+  X(kRouting, lfts_file, std::string, "", text(), kRestart, kYes, cli_arg('U', "lfts_file"), "Forwarding tables to load (file engine)") \
   X(kRouting, root_guid_file, std::string, "", text(), kRestart, kYes, cli_arg('a', "root_guid_file"), "Root switch GUIDs (updn, ftree)") \
-  X(kRouting, cn_guid_file, std::string, "", text(), kRestart, kNo, cli_arg('u', "cn_guid_file"), "Compute node port GUIDs (ftree, sssp, dfsssp)") \
-  X(kRouting, io_guid_file, std::string, "", text(), kRestart, kNo, cli_arg('G', "io_guid_file"), "I/O node port GUIDs (ftree, sssp, dfsssp)") \
-  X(kRouting, quasi_ftree_indexing, bool, false, flag(), kHup, kNo, no_cli(), "ftree: index switches from the roots (quasi fat trees)") \
-  X(kRouting, max_reverse_hops, std::uint16_t, 0, dec(), kRestart, kNo, cli_arg('H', "max_reverse_hops"), "ftree: reverse hops allowed for I/O nodes") \
-  X(kRouting, ids_guid_file, std::string, "", text(), kRestart, kNo, cli_arg('m', "ids_guid_file"), "updn: GUID-to-id map used instead of GUIDs") \
-  X(kRouting, guid_routing_order_file, std::string, "", text(), kRestart, kNo, cli_arg('X', "guid_routing_order_file"), "Order in which port GUIDs are routed (minhop, updn)") \
+  X(kRouting, cn_guid_file, std::string, "", text(), kRestart, kYes, cli_arg('u', "cn_guid_file"), "Compute node port GUIDs (ftree, sssp, dfsssp)") \
+  X(kRouting, io_guid_file, std::string, "", text(), kRestart, kYes, cli_arg('G', "io_guid_file"), "I/O node port GUIDs (ftree, sssp, dfsssp)") \
+  X(kRouting, quasi_ftree_indexing, bool, false, flag(), kHup, kYes, no_cli(), "ftree: index switches from the roots (quasi fat trees)") \
+  X(kRouting, max_reverse_hops, std::uint16_t, 0, dec(), kRestart, kYes, cli_arg('H', "max_reverse_hops"), "ftree: reverse hops allowed for I/O nodes") \
+  X(kRouting, ids_guid_file, std::string, "", text(), kRestart, kYes, cli_arg('m', "ids_guid_file"), "updn: GUID-to-id map used instead of GUIDs") \
+  X(kRouting, guid_routing_order_file, std::string, "", text(), kRestart, kYes, cli_arg('X', "guid_routing_order_file"), "Order in which port GUIDs are routed (minhop, updn)") \
   X(kRouting, do_mesh_analysis, bool, false, flag(), kHup, kNo, cli_set(0, "do_mesh_analysis"), "lash: analyse mesh topology first") \
   X(kRouting, lash_start_vl, std::uint8_t, 0, dec(0, 15), kHup, kNo, cli_arg(0, "lash_start_vl"), "lash: first VL to use (0-15)") \
   X(kRouting, nue_max_num_vls, std::uint8_t, 1, dec(), kHup, kNo, cli_arg(0, "nue_max_num_vls"), "nue: VLs to use; 0 = as many as the fabric supports") \
   X(kRouting, nue_include_switches, bool, false, flag(), kRestart, kNo, no_cli(), "nue: include switch traffic in deadlock avoidance") \
-  X(kRouting, port_shifting, bool, false, flag(), kHup, kNo, cli_set(0, "port-shifting"), "Shift the starting port per destination when balancing") \
-  X(kRouting, scatter_ports, std::uint32_t, 0, dec(), kHup, kNo, cli_arg(0, "scatter-ports"), "Random port choice with this seed; 0 = round robin") \
-  X(kRouting, guid_routing_order_no_scatter, bool, false, flag(), kRestart, kNo, cli_set(0, "guid_routing_order_no_scatter"), "Do not scatter ports of GUIDs in the routing order file") \
+  X(kRouting, port_shifting, bool, false, flag(), kHup, kYes, cli_set(0, "port-shifting"), "Shift the starting port per destination when balancing") \
+  X(kRouting, scatter_ports, std::uint32_t, 0, dec(), kHup, kYes, cli_arg(0, "scatter-ports"), "Random port choice with this seed; 0 = round robin") \
+  X(kRouting, guid_routing_order_no_scatter, bool, false, flag(), kRestart, kYes, cli_set(0, "guid_routing_order_no_scatter"), "Do not scatter ports of GUIDs in the routing order file") \
   X(kRouting, sa_db_file, std::string, "", text(), kRestart, kYes, cli_arg('S', "sadb_file"), "SA database dump to load at start-up") \
   X(kRouting, sa_db_dump, bool, false, flag(), kHup, kYes, no_cli(), "Dump the SA database after every light sweep") \
-  X(kRouting, torus_config, std::string, "/etc/opensm/torus-2QoS.conf", text(), kHup, kNo, cli_arg(0, "torus_config"), "torus-2QoS configuration file") \
+  X(kRouting, torus_config, std::string, "/etc/opensm/torus-2QoS.conf", text(), kHup, kYes, cli_arg(0, "torus_config"), "torus-2QoS configuration file") \
   /* ---- handover / multiple SMs ---- */ \
   X(kHandover, sm_priority, std::uint8_t, 0, dec(0, 15), kHup, kYes, cli_arg('p', "priority"), "SM priority for master election (0 lowest - 15 highest)") \
   X(kHandover, ignore_other_sm, bool, false, flag(), kHup, kYes, no_cli(), "Ignore other SMs on the subnet") \

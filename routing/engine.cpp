@@ -2,8 +2,12 @@
 
 #include "routing/dfsssp.hpp"
 #include "routing/engine.hpp"
+#include "routing/file/file_engine.hpp"
+#include "routing/ftree/ftree.hpp"
 #include "routing/minhop.hpp"
 #include "routing/sssp.hpp"
+#include "routing/torus/dor.hpp"
+#include "routing/torus/torus_2qos.hpp"
 #include "routing/updn.hpp"
 
 namespace ibsm::routing {
@@ -13,18 +17,22 @@ std::unique_ptr<Engine> make_engine(std::string_view name) {
 }
 
 std::unique_ptr<Engine> make_engine(std::string_view name, const EngineConfig& config) {
-  if (name == "minhop") return make_minhop_engine();
+  if (name == "minhop") return make_minhop_engine(config);
   if (name == "updn") return make_updn_engine(config);
   if (name == "dnup") return make_dnup_engine(config);
-  if (name == "sssp") return make_sssp_engine();
+  if (name == "sssp") return make_sssp_engine(config);
   if (name == "dfsssp") return make_dfsssp_engine(config);
+  if (name == "ftree") return make_ftree_engine(config);
+  if (name == "file") return make_file_engine(config);
+  if (name == "dor") return make_dor_engine(config);
+  if (name == "torus-2QoS") return make_torus_2qos_engine(config);
   return nullptr;
 }
 
 // dfsssp's routes are deadlock free only on the SLs it hands out: the SM programs SL2VL
 // identity for them (sm/sl2vl_plan.hpp) and the SA answers PathRecords with them.
 std::vector<std::string_view> engine_names() {
-  return {"minhop", "updn", "dnup", "sssp", "dfsssp"};
+  return {"minhop", "updn", "dnup", "sssp", "dfsssp", "ftree", "file", "dor", "torus-2QoS"};
 }
 
 }  // namespace ibsm::routing

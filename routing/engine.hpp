@@ -6,6 +6,7 @@
 // hand-drawn fabrics against golden output.
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -93,6 +94,18 @@ struct Routes {
   // What the caller should log as warnings, each with its error ID (ignored root GUIDs,
   // destinations an engine's rules leave unreachable, ...). Engines have no logger.
   std::vector<Error> warnings;
+  // Per-port SL->VL tables for engines whose VL depends on the hop, not only on the path's
+  // SL (torus-2QoS: the VL follows the output port's dimension and the turn). Empty: the SM
+  // programs the default (SL i -> VL i) wherever path_sl is set (sm/sl2vl_plan.hpp).
+  struct Sl2Vl {
+    using Table = std::array<std::uint8_t, 16>;  // VL of each SL, before masking to OperVLs
+    // switches[s][in * (num_ports + 1) + out]: the table of switch s for packets entering by
+    // `in` (0 = the switch itself) and leaving by `out`, Topology::switches order.
+    std::vector<std::vector<Table>> switches;
+    std::vector<Table> end_ports;  // per Topology::end_ports entry: what the port sends
+    bool empty() const { return switches.empty(); }
+  };
+  Sl2Vl sl2vl;
 };
 
 // Settings from outside the fabric (opensm.conf) that some engines use.
@@ -122,6 +135,23 @@ struct EngineConfig {
   unsigned max_reverse_hops = 0;           // ftree: reverse hops allowed for I/O nodes (-H)
   bool port_profile_switch_nodes = false;  // count switch LIDs when balancing ports
 
+  // Route-balancing inputs of minhop and updn (routing/port_balance.hpp; sssp and dfsssp
+  // take the routing order and the ignored ports too):
+  // guid_routing_order_file (-X): port GUIDs (a switch GUID: its port-0 LID) routed first,
+  // in file order; every other destination follows in the engine's own order.
+  std::vector<std::uint64_t> routing_order_guids;
+  bool routing_order_no_scatter = false;  // guid_routing_order_no_scatter: no scatter for those
+  bool port_shifting = false;             // --port-shifting
+  std::uint32_t scatter_seed = 0;         // --scatter-ports <seed>; 0 = off
+  // hop_weights_file (-w): the cost of leaving `switch_guid` by `port` (default 1), which
+  // minhop adds up instead of counting hops (routing/hop_weights.hpp).
+  struct HopWeight {
+    std::uint64_t switch_guid = 0;
+    PortNum port = 0;
+    std::uint8_t weight = 1;
+  };
+  std::vector<HopWeight> hop_weights;
+
   // Text files an engine interprets, read by the SM on every heavy sweep (engines do no
   // I/O), so their errors can name the path and line. An empty path: not configured.
   struct Text {
@@ -132,6 +162,9 @@ struct EngineConfig {
   Text torus_config;  // torus-2QoS.conf (torus_config)
   Text lfts;          // opensm-lfts.dump to load (file engine: lfts_file, -U)
   Text lid_matrix;    // opensm-lid-matrix.dump to load (file engine: lid_matrix_dump_file, -M)
+  // port_search_ordering_file (-O, OpenSM's dimn_ports_file): lines "<switch guid> <port>
+  // ..." giving the order in which dor (and nothing else yet) tries a switch's ports.
+  Text port_search_ordering;
 };
 
 class Engine {

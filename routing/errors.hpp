@@ -17,6 +17,29 @@ inline constexpr ErrorId kErrUpDownNoRoot{3008};
 inline constexpr ErrorId kErrDfssspVlsExhausted{3009};
 inline constexpr ErrorId kErrGuidFile{3010};
 inline constexpr ErrorId kErrRoutingFileUnreadable{3011};
+inline constexpr ErrorId kErrHopWeightsFile{3060};
+inline constexpr ErrorId kErrHopWeightUnknown{3061};
+inline constexpr ErrorId kErrBalanceGuidUnknown{3062};
+inline constexpr ErrorId kErrFtreeNotATree{3020};
+inline constexpr ErrorId kErrFtreeGuidUnknown{3021};
+inline constexpr ErrorId kErrFtreeUnreachable{3022};
+inline constexpr ErrorId kErrFileEngineNoInput{3040};
+inline constexpr ErrorId kErrFileEngineEmptyInput{3041};
+inline constexpr ErrorId kErrLftDumpSyntax{3042};
+inline constexpr ErrorId kErrLftDumpMismatch{3043};
+inline constexpr ErrorId kErrLftDumpSkipped{3044};
+inline constexpr ErrorId kErrLftDumpIncomplete{3045};
+inline constexpr ErrorId kErrLidMatrixSyntax{3046};
+inline constexpr ErrorId kErrLidMatrixMismatch{3047};
+inline constexpr ErrorId kErrLidMatrixSkipped{3048};
+inline constexpr ErrorId kErrTorusConfigSyntax{3030};
+inline constexpr ErrorId kErrTorusConfigMissing{3031};
+inline constexpr ErrorId kErrTorusSeedUnusable{3032};
+inline constexpr ErrorId kErrTorusMismatch{3033};
+inline constexpr ErrorId kErrTorusDisjointRing{3034};
+inline constexpr ErrorId kErrTorusUnroutable{3035};
+inline constexpr ErrorId kErrPortOrderFile{3036};
+inline constexpr ErrorId kErrPortOrderIgnored{3037};
 
 inline constexpr ErrorInfo kRoutingErrors[] = {
     {kErrTopologyInvalid, "Routing input is inconsistent",
@@ -79,6 +102,147 @@ inline constexpr ErrorInfo kRoutingErrors[] = {
      "lfts_file or lid_matrix_dump_file for file) cannot be read. The engine then fails and "
      "the next engine of the chain routes the fabric.",
      "Check the path and permissions named in the message."},
+    {kErrHopWeightsFile, "Malformed or unreadable hop_weights_file line",
+     "A line of hop_weights_file (-w) is not '<switch GUID> <port> <weight>' (GUID hex with "
+     "0x, port 1-254, weight 1-255, '#' starts a comment), or the file cannot be read. The "
+     "line (or the whole file) is skipped; unlisted ports weigh 1.",
+     "Fix the line named in the message, e.g. '0x0002c90300001234 3 10'."},
+    {kErrHopWeightUnknown, "hop_weights_file names no port of the fabric",
+     "A hop_weights_file (-w) line names a switch GUID that is not a switch of the fabric just "
+     "discovered, or a port that is not one of its inter-switch links; the weight is ignored.",
+     "Check the file against ibnetdiscover output; a replaced switch has a new GUID."},
+    {kErrBalanceGuidUnknown, "Routing order or balance-ignore GUID not in the fabric",
+     "A GUID of guid_routing_order_file (-X) or port_prof_ignore_file (-i) is not the port "
+     "GUID of an end port or the GUID of a switch of the fabric just discovered (or is listed "
+     "twice in the routing order); it is ignored.",
+     "Check the file against ibnetdiscover output; a replaced HCA has a new GUID."},
+    {kErrFtreeNotATree, "ftree: the fabric is not a fat tree",
+     "ftree ranks switches from the leaves (switches with compute nodes) or from "
+     "root_guid_file and routes up then down. Here too many inter-switch links join switches "
+     "of the same rank (a torus, a mesh, leaves cabled to each other), or some leaf has no "
+     "up/down path to some compute node. Missing links or switches of a real fat tree do not "
+     "cause this. The engine fails and the next engine of the chain routes the fabric.",
+     "Use an engine for this topology (updn, dfsssp, torus-2QoS), or list the top switches "
+     "in root_guid_file and the compute nodes in cn_guid_file if it is a tree."},
+    {kErrFtreeGuidUnknown, "ftree: GUID list names no node of the fabric",
+     "A GUID of root_guid_file (-a), cn_guid_file (-u) or io_guid_file (-G) is not a switch "
+     "or end port of the fabric just discovered; it is ignored.",
+     "Check the file against ibnetdiscover output; a replaced node has a new GUID."},
+    {kErrFtreeUnreachable, "ftree: destinations unreachable under up/down",
+     "Some switches have no up-then-down path to some non-compute destinations (switch LIDs "
+     "between top switches, I/O nodes beyond max_reverse_hops); their entries stay empty, as "
+     "in OpenSM. Compute-node traffic is not affected.",
+     "Usually harmless. Set connect_roots (-z) to route switch-originated traffic to them "
+     "anyway, or max_reverse_hops (-H) for I/O nodes."},
+    {kErrFileEngineNoInput, "file routing engine has nothing to load",
+     "The routing_engine chain names 'file' but neither lfts_file (-U) nor "
+     "lid_matrix_dump_file (-M) is set. The engine fails and the next engine of the chain "
+     "routes the fabric.",
+     "Set lfts_file to an opensm-lfts.dump (or ibroute output) of this fabric, or "
+     "lid_matrix_dump_file to an opensm-lid-matrix.dump, or drop 'file' from the chain."},
+    {kErrFileEngineEmptyInput, "file routing engine input is empty",
+     "lfts_file (-U) or lid_matrix_dump_file (-M) is empty or could not be read (a read "
+     "failure is logged before as IBSM-3011). The engine fails and the next engine of the "
+     "chain routes the fabric.",
+     "Check the path named in the message; regenerate the dump (OpenSM or ibsm with "
+     "-D 0x40 --dump_files_dir, or ibroute)."},
+    {kErrLftDumpSyntax, "Malformed LFT dump (lfts_file)",
+     "A line of lfts_file (-U) is not part of OpenSM's opensm-lfts.dump or ibroute's format: "
+     "a switch header 'Unicast lids [..] of switch Lid <lid> guid 0x<guid> (<name>):', rows "
+     "'0x<lid> <port> ...' and a '<n> lids dumped' footer. Also reported: a LID above 0xBFFF, "
+     "a port above 255, a LID or switch listed twice, a block without footer (a truncated "
+     "file). The message names file and line. The engine fails and the next engine of the "
+     "chain routes the fabric.",
+     "Fix or regenerate the file; the message names the first bad line."},
+    {kErrLftDumpMismatch, "LFT dump does not fit the fabric",
+     "lfts_file (-U) cannot be loaded into the fabric just discovered: a switch of the "
+     "fabric has no block in the dump, no switch GUID of the dump is in the fabric (a dump of "
+     "another fabric), or an entry sends a LID to a port the switch does not have or whose "
+     "link is down. The tables are not programmed; the next engine of the chain routes the "
+     "fabric. (OpenSM would load such a dump partly and leave the rest to chance.)",
+     "Regenerate the dump on the current fabric, or route with another engine until the "
+     "cabling matches the dump again."},
+    {kErrLftDumpSkipped, "LFT dump entries skipped",
+     "lfts_file (-U) holds blocks of switches that are not in the fabric (skipped, as OpenSM "
+     "does), or entries for LIDs above the fabric's highest LID (skipped). The rest of the "
+     "dump is loaded.",
+     "Usually a switch was removed or LIDs were compacted; regenerate the dump to silence it."},
+    {kErrLftDumpIncomplete, "LFT dump leaves LIDs unrouted",
+     "Some switches of lfts_file (-U) have no entry for LIDs of ports in the fabric (nodes "
+     "added since the dump was taken, or LIDs that changed). Packets to those LIDs from those "
+     "switches are dropped; the message counts them and names the first.",
+     "Regenerate the dump on the current fabric."},
+    {kErrLidMatrixSyntax, "Malformed LID matrix dump (lid_matrix_dump_file)",
+     "A line of lid_matrix_dump_file (-M) is not part of OpenSM's opensm-lid-matrix.dump: a "
+     "'Switch: guid 0x<guid>' header and rows '0x<lid>: <hex hops per port, port 0 first>'. "
+     "Also reported: a LID above 0xBFFF, a hop count above 0xff, more than 256 ports, a LID "
+     "or switch listed twice, rows of one switch with different port counts (a truncated "
+     "line), a switch without rows. The message names file and line. The engine fails.",
+     "Fix or regenerate the file; the message names the first bad line."},
+    {kErrLidMatrixMismatch, "LID matrix does not fit the fabric",
+     "lid_matrix_dump_file (-M) cannot route the fabric just discovered: a switch has no "
+     "block, no switch GUID matches (a dump of another fabric), a finite hop count names a "
+     "port that does not exist or leads to no switch, a minimal port does not lead closer to "
+     "the destination, or a switch lacks hops to a switch it reaches. The engine fails and "
+     "the next engine of the chain routes the fabric.",
+     "Regenerate the LID matrix on the current fabric (-D 0x40 --dump_files_dir)."},
+    {kErrLidMatrixSkipped, "LID matrix entries skipped",
+     "lid_matrix_dump_file (-M) holds blocks of switches that are not in the fabric, or rows "
+     "for LIDs that are no switch's LID; they are ignored (OpenSM ignores unknown switches "
+     "too).",
+     "Usually harmless after a switch was removed; regenerate the file to silence it."},
+    {kErrTorusConfigSyntax, "Malformed torus-2QoS.conf (torus_config)",
+     "A line of the torus-2QoS configuration is not understood: the first keyword is not "
+     "'torus' or 'mesh', a radix is not a number 1-255 with an optional t/T/m/M suffix, a "
+     "GUID or port number does not parse, a dateline is not an integer, a link keyword names "
+     "another 'from' switch than the rest of its seed, or a keyword is unknown. The message "
+     "names file and line. torus-2QoS fails and the next engine of the chain routes.",
+     "Fix the line named in the message (see torus-2QoS.conf(5) for the syntax)."},
+    {kErrTorusConfigMissing, "torus-2QoS has no usable configuration",
+     "The routing_engine chain names torus-2QoS but torus_config is not set, or the file has "
+     "no 'torus'/'mesh' line, or no seed (xp_link/yp_link/zp_link), or a seed lacks the link "
+     "of a dimension of radix > 1, or a radix-4 torus dimension lacks its p or m link. "
+     "torus-2QoS fails and the next engine of the chain routes.",
+     "Write a torus-2QoS.conf for the fabric and point torus_config at it."},
+    {kErrTorusSeedUnusable, "No torus-2QoS seed is in the fabric",
+     "Every seed of torus-2QoS.conf names a switch GUID that is not a switch of the fabric, or "
+     "two switches that are not cabled to each other. torus-2QoS fails and the next engine of "
+     "the chain routes.",
+     "Check the GUIDs of the *_link lines against ibnetdiscover; add a next_seed whose "
+     "switches are up."},
+    {kErrTorusMismatch, "Fabric does not match torus-2QoS.conf",
+     "torus-2QoS could not give every switch a torus coordinate consistent with the "
+     "configured radices and seeds: a switch is left unplaced, two switches would share a "
+     "coordinate, a link joins switches that are not torus neighbours, there are more "
+     "switches than coordinates, or a switch has more parallel links in one direction (or "
+     "more end ports, port 0 included) than portgroup_max_ports. The message names the first "
+     "offending switch. torus-2QoS "
+     "refuses the fabric (routing it would not be deadlock free) and the next engine of the "
+     "chain routes.",
+     "Check the radices in the torus/mesh line and the seed links against the cabling; "
+     "recable or correct the file."},
+    {kErrTorusDisjointRing, "Torus ring broken into disjoint pieces",
+     "Failed links or switches split a 1D ring of the torus (or a line of a mesh) into two or "
+     "more pieces. torus-2QoS can route the long way round a ring broken once, not around "
+     "a split ring, and refuses the fabric, as OpenSM does. The message names the ring. The "
+     "next engine of the chain routes.",
+     "Repair the failed links or switches named by the discovery log."},
+    {kErrTorusUnroutable, "torus-2QoS left destinations unreachable",
+     "Around failed switches, the dimension-order rules of torus-2QoS found no hop from some "
+     "switch towards some destination switch; those LFT entries drop packets (OpenSM's ERR "
+     "4E39). The message counts them and names the first.",
+     "Repair the failed switches; torus-2QoS routes around one failed switch (or several "
+     "adjacent in z) only."},
+    {kErrPortOrderFile, "Malformed port_search_ordering_file",
+     "A line of port_search_ordering_file (-O, dimn_ports_file) is not '<switch GUID> <port> "
+     "<port> ...' (numbers, '#' starts a comment). The message names file and line. dor fails "
+     "and the next engine of the chain routes.",
+     "Fix the line named in the message."},
+    {kErrPortOrderIgnored, "port_search_ordering_file line ignored",
+     "A line of port_search_ordering_file names a GUID that is no switch of the fabric, a "
+     "switch listed before, or a port that is 0, above the switch's port count or listed "
+     "twice. The line is ignored, as OpenSM does; that switch keeps the default port order.",
+     "Correct or remove the line named in the message."},
 };
 
 }  // namespace ibsm::routing

@@ -5,12 +5,14 @@
 #include <algorithm>
 #include <chrono>
 #include <fstream>
+#include <utility>
 
 #include "common/atomic_file.hpp"
 #include "mad/attr/forwarding_table.hpp"
 #include "mad/attr/port_info.hpp"
 #include "mad/attr/switch_info.hpp"
 #include "routing/errors.hpp"
+#include "routing/file/lid_matrix_dump.hpp"
 #include "routing/lft_dump.hpp"
 #include "routing/route_report.hpp"
 #include "sm/discovery.hpp"
@@ -97,7 +99,8 @@ bool SubnetManager::assign_lids(Fabric& f, SweepReport& report) {
 bool SubnetManager::compute_routes(const Fabric& f, SweepReport& report) {
   RoutingInput in = make_routing_input(f);
   routed_switches_ = in.switch_nodes;
-  routed_topology_ = in.topology;
+  // use_ucast_cache merges the new routes with these (the last sweep's).
+  const routing::Topology previous_topology = std::exchange(routed_topology_, in.topology);
   // dfsssp spreads paths over as many layers as every link has VLs for: the VLs the
   // links run after this sweep's PortInfo programming (OpenSM: get_avail_vl_in_subn).
   EngineSettings settings =
@@ -119,12 +122,16 @@ bool SubnetManager::compute_routes(const Fabric& f, SweepReport& report) {
       routing::RouteReport grade;
       double ms = 0;
       double report_ms = 0;
+      std::string cache_note;  // use_ucast_cache: what the merge did
     };
     Outcome out = compute_while_serving([&] {
       using Clock = std::chrono::steady_clock;
       Outcome o;
       const auto t0 = Clock::now();
       o.routes = engine->route(in.topology);
+      if (o.routes.ok() && options_.use_ucast_cache)
+        o.routes = cached_routes(previous_topology, in.topology, std::move(*o.routes),
+                                 engine->deadlock_free(), o.cache_note);
       const auto t1 = Clock::now();
       if (o.routes.ok()) o.grade = routing::make_route_report(in.topology, *o.routes);
       o.ms = std::chrono::duration<double, std::milli>(t1 - t0).count();
@@ -138,6 +145,7 @@ bool SubnetManager::compute_routes(const Fabric& f, SweepReport& report) {
     }
     for (const Error& w : out.routes->warnings)
       log_->warn("{}: routing engine {}: {}", format_error_id(w.id), name, w.message);
+    if (!out.cache_note.empty()) log_->info("ucast cache: {}", out.cache_note);
     log_->info("routing engine {} computed {} LFTs in {:.1f} ms; route report ({:.1f} ms): {}",
                name, out.routes->lfts.size(), out.ms, out.report_ms,
                routing::format_route_report_line(out.grade));
@@ -174,6 +182,9 @@ bool SubnetManager::compute_routes(const Fabric& f, SweepReport& report) {
       path_sls_ = std::make_shared<const routing::PathSls>(std::move(routes_.path_sl));
       routes_.path_sl = routing::PathSls{};
     }
+    if (!routes_.sl2vl.empty())  // kept in routes_ for program_sl2vl
+      log_->info("routing engine {}: per-port SL2VL tables for {} switches and {} end ports", name,
+                 routes_.sl2vl.switches.size(), routes_.sl2vl.end_ports.size());
     return true;
   }
   report.add(kErrRoutingFailed, "no routing engine could route the fabric");
@@ -276,6 +287,7 @@ void SubnetManager::program_switches(Fabric& f, SweepReport& report) {
       if (std::equal(block.ports.begin(), block.ports.end(),
                      held.begin() + static_cast<std::ptrdiff_t>(b * mad::LftBlock::kEntries)))
         continue;
+      ++lft_blocks_sent_;
       client_.submit(SmpRequest::set(path, block, static_cast<std::uint32_t>(b)),
                      [this, &report, guid, b, block](const SmpOutcome& o) {
                        if (!o.ok()) {
@@ -297,7 +309,9 @@ void SubnetManager::program_sl2vl(Fabric& f, SweepReport& report) {
   if (!path_sls_) return;  // every path on SL 0: whatever the ports map SL 0 to will do
   auto counts = std::make_shared<Sl2VlCounts>();
   sl2vl_counts_ = counts;
-  for (const Sl2VlWant& w : sl2vl_wants(f, options_.max_op_vls)) {
+  // Engines with per-hop VLs (torus-2QoS) hand their own tables; the rest get identity.
+  const EngineSl2Vl engine_tables = engine_sl2vl(routed_topology_, routes_.sl2vl);
+  for (const Sl2VlWant& w : sl2vl_wants(f, options_.max_op_vls, engine_tables)) {
     const Node& n = f.node(w.node);
     port_tables_.ensure(n);
     const Guid guid = n.guid();
@@ -370,6 +384,7 @@ void SubnetManager::program(Fabric& f, SweepReport& report, mad::PortState targe
   if (const mkey::MkeySettings& mk = mkeys_.settings(); mk.managed())
     policy.mkey = PortMkey{mk.m_key, mk.protect_bits, mk.lease_period};
   for (NodeIndex i = 0; i < f.size(); ++i) {
+    if (program_only_ && !(*program_only_)[i]) continue;  // a targeted sweep: unchanged node
     Node& node = f.node(i);
     for (Port& port : node.ports) {
       if (port.num != 0 && port.peer == kNoNode) continue;  // link up, nobody known behind it
@@ -420,25 +435,36 @@ void SubnetManager::program(Fabric& f, SweepReport& report, mad::PortState targe
   }
 }
 
-SweepResult SubnetManager::heavy_sweep(const std::atomic<bool>& stop) {
+SweepResult SubnetManager::heavy_sweep(const std::atomic<bool>& stop, PreparedFabric* prepared) {
   SweepResult result;
   result.heavy = true;
-  const auto t0 = clock_.now();
-  const auto before = client_.counters();
-  log_->info("INITIATING HEAVY SWEEP ({})", heavy_reason_name(heavy_reason_));
-  heavy_reason_ = HeavyReason::kNone;
+  const auto t0 = prepared ? prepared->t0 : clock_.now();
+  const auto before = prepared ? prepared->before : client_.counters();
+  lft_blocks_sent_ = 0;
+  if (!prepared) {
+    log_->info("INITIATING HEAVY SWEEP ({})", heavy_reason_name(heavy_reason_));
+    heavy_reason_ = HeavyReason::kNone;
+    full_sweep_trap_ = false;
+  }
 
   Fabric f;
-  set_phase(SweepPhase::kDiscovery);
-  Discovery discovery(f, client_, result.report, log_);
-  // Requests carry the keys of the ports they reach, found in this fabric as it grows.
-  building_ = &f;
-  discovery.set_port_listener([this](const Node& n, PortNum p) { learn_mkey(n, p); });
-  discovery.set_failure_listener([this](const SmpOutcome& o) { mkey_hint(o); });
-  discovery.start();
-  drain(stop);
+  if (prepared) {
+    f = std::move(prepared->fabric);  // the targeted sweep's update of the last model
+    building_ = &f;
+    program_only_ = &prepared->touched;
+  } else {
+    set_phase(SweepPhase::kDiscovery);
+    Discovery discovery(f, client_, result.report, log_);
+    // Requests carry the keys of the ports they reach, found in this fabric as it grows.
+    building_ = &f;
+    discovery.set_port_listener([this](const Node& n, PortNum p) { learn_mkey(n, p); });
+    discovery.set_failure_listener([this](const SmpOutcome& o) { mkey_hint(o); });
+    discovery.start();
+    drain(stop);
+  }
   auto finish = [&](bool up) {
     building_ = nullptr;
+    program_only_ = nullptr;
     set_phase(SweepPhase::kIdle);
     result.subnet_up = up;
     // OpenSM's subnet_initialization_error: whoever sweeps next (run() or a test calling
@@ -460,8 +486,9 @@ SweepResult SubnetManager::heavy_sweep(const std::atomic<bool>& stop) {
                 mad::sm_state_name(state()));
     return finish(false);
   }
-  // P_Key tables of end ports and of switch ports facing them (the planner's input).
-  partitions_.read_tables(f, client_, result.report);
+  // P_Key tables of end ports and of switch ports facing them (the planner's input);
+  // a targeted sweep's model still holds them.
+  if (!prepared) partitions_.read_tables(f, client_, result.report);
   // The SA's other port tables (sm/port_tables.hpp) are read after SUBNET UP; what
   // a reset or a departure makes stale is decided on what discovery found.
   port_tables_.forget_changed(f);
@@ -548,12 +575,12 @@ SweepResult SubnetManager::heavy_sweep(const std::atomic<bool>& stop) {
       const Port& p = fabric_.node(h.node).ports[h.port];
       max_lid = std::max<Lid>(max_lid, static_cast<Lid>(p.lid + (1u << p.lmc) - 1));
     }
-    log_sys_event(log_,
-                  fmt::format("SUBNET UP: heavy sweep {:.3f} s, {} nodes ({} switches, {} end "
-                              "ports), LIDs 1-{}, MADs sent {}, received {}, retries {}, "
-                              "timeouts {}",
-                              r.seconds, r.nodes, r.switches, r.end_ports, max_lid, r.mads.sent,
-                              r.mads.received, r.mads.retries, r.mads.timeouts));
+    log_sys_event(log_, fmt::format("SUBNET UP: {} sweep {:.3f} s, {} nodes ({} switches, {} end "
+                                    "ports), LIDs 1-{}, MADs sent {}, received {}, retries {}, "
+                                    "timeouts {}, LFT blocks {}",
+                                    prepared ? "targeted" : "heavy", r.seconds, r.nodes, r.switches,
+                                    r.end_ports, max_lid, r.mads.sent, r.mads.received,
+                                    r.mads.retries, r.mads.timeouts, lft_blocks_sent_));
     last_up_ = fmt::format("SUBNET UP: {} nodes ({} switches, {} end ports), heavy sweep {:.3f} s",
                            r.nodes, r.switches, r.end_ports, r.seconds);
     report_status();
@@ -593,6 +620,11 @@ void SubnetManager::write_dumps() {
   std::ofstream out(path, std::ios::trunc);
   routing::dump_lfts(out, routed_topology_, routes_);
   if (!out) log_->warn("cannot write {}", path);
+  // opensm-lid-matrix.dump too, as OpenSM's osm_dump_all: the input of `-R file -M`.
+  const std::string matrix_path = dir + "opensm-lid-matrix.dump";
+  std::ofstream matrix(matrix_path, std::ios::trunc);
+  if (!routing::dump_lid_matrix(matrix, routed_topology_).ok() || !matrix)
+    log_->warn("cannot write {}", matrix_path);
 }
 
 SweepResult SubnetManager::light_sweep(const std::atomic<bool>& stop) {

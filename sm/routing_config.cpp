@@ -5,6 +5,7 @@
 #include "common/atomic_file.hpp"
 #include "routing/errors.hpp"
 #include "routing/guid_file.hpp"
+#include "routing/hop_weights.hpp"
 
 namespace ibsm::sm {
 namespace {
@@ -44,6 +45,22 @@ routing::EngineConfig::Text read_text(const std::string& key, const std::string&
   return t;
 }
 
+// hop_weights_file: "<switch GUID> <port> <weight>" lines (routing/hop_weights.hpp).
+std::vector<routing::EngineConfig::HopWeight> read_hop_weights(const std::string& path,
+                                                               std::vector<Error>& warnings) {
+  if (path.empty()) return {};
+  Result<std::string> text = read_file(path);
+  if (!text) {
+    warnings.push_back({routing::kErrHopWeightsFile,
+                        "hop_weights_file: " + text.error().message + "; file ignored"});
+    return {};
+  }
+  routing::HopWeightsFile file = routing::parse_hop_weights(*text, path);
+  for (Error& w : file.warnings)
+    warnings.push_back(std::move(w));
+  return std::move(file.weights);
+}
+
 }  // namespace
 
 EngineSettings make_engine_settings(const conf::Options& options,
@@ -70,9 +87,20 @@ EngineSettings make_engine_settings(const conf::Options& options,
   c.quasi_ftree_indexing = options.quasi_ftree_indexing;
   c.max_reverse_hops = options.max_reverse_hops;
   c.port_profile_switch_nodes = options.port_profile_switch_nodes;
+  c.routing_order_guids = read_guid_file("guid_routing_order_file", options.guid_routing_order_file,
+                                         routing::kErrGuidFile, false, out.warnings)
+                              .guids;
+  c.routing_order_no_scatter = options.guid_routing_order_no_scatter;
+  c.port_shifting = options.port_shifting;
+  c.scatter_seed = options.scatter_ports;
+  c.hop_weights = read_hop_weights(options.hop_weights_file, out.warnings);
   if (in_chain(chain, "torus-2QoS"))
     c.torus_config = read_text("torus_config", options.torus_config,
                                routing::kErrRoutingFileUnreadable, out.warnings);
+  if (in_chain(chain, "dor"))
+    c.port_search_ordering =
+        read_text("port_search_ordering_file", options.port_search_ordering_file,
+                  routing::kErrRoutingFileUnreadable, out.warnings);
   if (in_chain(chain, "file")) {
     c.lfts =
         read_text("lfts_file", options.lfts_file, routing::kErrRoutingFileUnreadable, out.warnings);

@@ -308,6 +308,10 @@ void SubnetManager::on_request(const mad::Smp& req, const mad::IncomingMad& raw)
           }
         } else if (notice->trap_number == 128 || notice->trap_number == 145) {
           heavy_reason_ = HeavyReason::kTrap;
+          if (notice->trap_number == 145) full_sweep_trap_ = true;  // not a link change
+          // Both ends of a link send Trap 128: one arriving mid-sweep may be news the
+          // sweep already handled (the targeted sweep then needs no full sweep for it).
+          trap_while_sweeping_ = phase_ != SweepPhase::kIdle && phase_ != SweepPhase::kLightSweep;
         }
         if (auto alarm = describe_security_trap(*notice)) {
           std::uint64_t held_back = 0;
@@ -334,6 +338,8 @@ SweepResult SubnetManager::sweep(const std::atomic<bool>& stop) {
     if (light.subnet_up) sa_.dump_db();  // sa_db_dump: OpenSM writes after every light sweep
     if (heavy_reason_ == HeavyReason::kNone || stop.load()) return light;
   }
+  if (may_target())
+    if (auto targeted = targeted_sweep(stop)) return *targeted;
   return heavy_sweep(stop);
 }
 

@@ -130,7 +130,27 @@ class SubnetManager {
   const mkey::MkeyManager& mkeys() const { return mkeys_; }
 
  private:
-  SweepResult heavy_sweep(const std::atomic<bool>& stop);
+  // A fabric model the targeted sweep built from the last one (sm/reroute/): the heavy
+  // sweep then skips discovery and goes on from LID assignment with it.
+  struct PreparedFabric {
+    Fabric fabric;
+    Clock::TimePoint t0;
+    mad::SmpCounters before;
+    // Nodes whose ports changed; PortInfo is programmed only there (nothing else did).
+    std::vector<bool> touched;
+  };
+  const std::vector<bool>* program_only_ = nullptr;  // set while a targeted sweep programs
+  SweepResult heavy_sweep(const std::atomic<bool>& stop, PreparedFabric* prepared = nullptr);
+  // After a trap or PortStateChange on a subnet this SM brought up: re-reads only the
+  // switches that flagged a change and, when all it finds is inter-switch links gone or
+  // back between known switches, re-routes from the updated model without rediscovery
+  // (sm/reroute/targeted_sweep.cpp). nullopt: it needs a full heavy sweep instead.
+  std::optional<SweepResult> targeted_sweep(const std::atomic<bool>& stop);
+  bool may_target() const;
+  // use_ucast_cache: the engine's new result merged with the previous one so that
+  // destinations the change did not touch keep their routes (sm/reroute/ucast_cache.hpp).
+  routing::Routes cached_routes(const routing::Topology& then, const routing::Topology& now,
+                                routing::Routes fresh, bool deadlock_free, std::string& note) const;
   SweepResult light_sweep(const std::atomic<bool>& stop);
   void drain(const std::atomic<bool>& stop);
   void set_phase(SweepPhase p);
@@ -232,6 +252,9 @@ class SubnetManager {
   // What each switch holds (by GUID), as far as we programmed and confirmed it.
   std::unordered_map<Guid, std::vector<PortNum>> programmed_lft_;
   std::unordered_map<Guid, Lid> programmed_top_;
+  std::size_t lft_blocks_sent_ = 0;   // LFT block Sets queued by this sweep (SUBNET UP line)
+  bool full_sweep_trap_ = false;      // a trap a targeted sweep cannot handle (145)
+  bool trap_while_sweeping_ = false;  // the last Trap 128 arrived during a sweep
   // A standby reads the LFTs the master programmed, so that its takeover re-sends only
   // the blocks that differ (sm/election/lft_mirror.hpp).
   election::LftMirror lft_mirror_;
