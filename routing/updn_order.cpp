@@ -165,7 +165,37 @@ std::vector<std::uint32_t> roots_by_hop_histogram(const Topology& topo, const Ho
     }
     if (over1 == 1 && over2 == 1) roots.push_back(s);
   }
-  return roots;
+  return top_level_only(topo, hops, roots);
+}
+
+// The histogram rule also accepts the level below the top of a fat tree with many pods
+// (an aggregation switch sees its own pod's leaves, under 5%, one hop away and all the
+// others three hops away). OpenSM lives with it by calling root->root channels up in
+// both directions; our strict order would then forbid core->aggregation->core paths.
+// The top of a tree is its centre: it reaches every end-port switch in the fewest hops,
+// so only the candidates with the least such eccentricity are kept.
+std::vector<std::uint32_t> top_level_only(const Topology& topo, const HopMatrix& hops,
+                                          const std::vector<std::uint32_t>& candidates) {
+  const std::vector<std::uint32_t> cas = end_ports_per_switch(topo);
+  auto eccentricity = [&](std::uint32_t s) {
+    unsigned worst = 0;
+    const std::uint8_t* row = hops.row(s);
+    for (std::uint32_t t = 0; t < hops.num_switches(); ++t)
+      if (cas[t] > 0 && row[t] != HopMatrix::kUnreachable)
+        worst = std::max<unsigned>(worst, row[t]);
+    return worst;
+  };
+  unsigned best = HopMatrix::kUnreachable;
+  std::vector<unsigned> ecc;
+  ecc.reserve(candidates.size());
+  for (std::uint32_t s : candidates) {
+    ecc.push_back(eccentricity(s));
+    best = std::min(best, ecc.back());
+  }
+  std::vector<std::uint32_t> kept;
+  for (std::size_t i = 0; i < candidates.size(); ++i)
+    if (ecc[i] == best) kept.push_back(candidates[i]);
+  return kept;
 }
 
 UpDownOrder updn_order(const Topology& topo, const HopMatrix& hops,

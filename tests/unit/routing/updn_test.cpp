@@ -234,6 +234,19 @@ TEST(UpDown, KaryTreeRootsAreTheTopLevelAndPathsAreBalanced) {
   EXPECT_EQ(cl.max, 60U);
 }
 
+TEST(UpDown, ManyPodsElectOnlyTheCoresAsRoots) {
+  // 24 pods: an aggregation switch sees its own pod's leaves (1/24 < 5% of the hosts)
+  // one hop away and all others three hops away, so OpenSM's histogram rule elects it
+  // too; with aggregation and core switches both roots no core->aggr->core path is legal.
+  const Routed r = route(testsupport::folded_clos3(24, 2, 2, 2, 2), "updn");
+  ASSERT_EQ(r.order.roots.size(), 4U);
+  for (std::uint32_t root : r.order.roots)
+    EXPECT_EQ(r.topo.switches[root].description.rfind("c", 0), 0U)
+        << r.topo.switches[root].description;
+  expect_complete_and_deadlock_free(r);
+  expect_minimal(r);
+}
+
 TEST(UpDown, DnupOnATreeIsShortest) {
   const Routed r = route(testsupport::kary_ntree(2, 3), "dnup");
   expect_complete_and_deadlock_free(r);
