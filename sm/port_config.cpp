@@ -46,13 +46,15 @@ std::optional<mad::PortInfo> desired_port_info(const Fabric& fabric, NodeIndex n
     apply(want.gid_prefix, policy.subnet_prefix);
     apply(want.subnet_timeout, policy.subnet_timeout);
     apply(want.master_sm_sl, policy.master_sm_sl);
-    if (policy.mkey) {
-      // IBA C14-22: M_Key, ProtectBits and LeasePeriod go in the same Set as the LID
-      // and MasterSMLID, so a port is never addressed but unprotected (OpenSM does so).
-      apply(want.m_key, policy.mkey->key);
-      apply(want.m_key_protect_bits, policy.mkey->protect_bits);
-      apply(want.m_key_lease_period, policy.mkey->lease_period);
-    }
+    // IBA C14-22: M_Key, ProtectBits and LeasePeriod go in the same Set as the LID
+    // and MasterSMLID, so a port is never addressed but unprotected (OpenSM does so).
+    // Without m_key the SM writes zeros, as OpenSM's osm_link_mgr.c writes its
+    // configured (default 0) values: copying back what a port answered would let one
+    // garbled PortInfo answer lock the port with a key nobody knows.
+    const PortMkey mkey = policy.mkey.value_or(PortMkey{});
+    apply(want.m_key, mkey.key);
+    apply(want.m_key_protect_bits, mkey.protect_bits);
+    apply(want.m_key_lease_period, mkey.lease_period);
     if (!policy.no_clients_rereg &&
         wants_client_reregister(policy.client_reregister, cur, p.lid, policy.sm_lid) &&
         !node.is_switch() && (cur.capability_mask & mad::kCapIsClientReregSupported)) {

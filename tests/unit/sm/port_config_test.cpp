@@ -131,6 +131,23 @@ TEST_F(PortConfigTest, NoSetWhenNothingDiffers) {
   EXPECT_FALSE(desired_port_info(fabric, a, 1, policy, PortState::kActive).has_value());
 }
 
+TEST_F(PortConfigTest, WithoutMkeyConfiguredAReportedKeyIsClearedAsOpensmDoes) {
+  auto want = desired_port_info(fabric, a, 1, policy, PortState::kArmed);
+  ASSERT_TRUE(want.has_value());
+  applied(a, 1, *want, PortState::kArmed);
+  // A port reports a key, protection and lease nobody configured (another SM's, or a
+  // garbled answer): the SM writes its own (none), not the port's back.
+  mad::PortInfo& info = fabric.node(a).ports[1].info;
+  info.m_key = 0xdeadbeef;
+  info.m_key_protect_bits = 1;
+  info.m_key_lease_period = 7;
+  want = desired_port_info(fabric, a, 1, policy, PortState::kArmed);
+  ASSERT_TRUE(want.has_value());
+  EXPECT_EQ(want->m_key, 0u);
+  EXPECT_EQ(want->m_key_protect_bits, 0);
+  EXPECT_EQ(want->m_key_lease_period, 0);
+}
+
 TEST_F(PortConfigTest, ForceSendsEvenWhenNothingDiffers) {
   auto want = desired_port_info(fabric, a, 1, policy, PortState::kActive);
   applied(a, 1, *want, PortState::kActive);
