@@ -5,6 +5,22 @@
 
 namespace ibsm::conf {
 
+namespace {
+
+// The reader trims a value and removes one pair of surrounding quotes (as OpenSM
+// does), so a string with a blank at either end, or one that is itself in quotes,
+// is written in quotes to read back the same (found by tests/fuzz/fuzz_opensm_conf).
+std::string value_text(const OptionRow& row, const Options& o) {
+  std::string v = format_value(row, o);
+  auto blank = [](char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f'; };
+  const bool blank_edge = !v.empty() && (blank(v.front()) || blank(v.back()));
+  const bool in_quotes =
+      v.size() >= 2 && (v.front() == '"' || v.front() == '\'') && v.back() == v.front();
+  return blank_edge || in_quotes ? '"' + v + '"' : v;
+}
+
+}  // namespace
+
 // Every key is written, the ibsm extension keys too, whatever their value, in
 // their own section at the end: OpenSM 3.3.23 reads such a file, logging
 // "Unrecognized token" for each extension key and ignoring it (checked with
@@ -33,7 +49,7 @@ std::string write_opensm_conf(const Options& o) {
       out += "\n";
       out += row.key;
       out += ' ';
-      out += format_value(row, o);
+      out += value_text(row, o);
       out += '\n';
     }
   }

@@ -116,7 +116,10 @@ std::optional<SweepResult> SubnetManager::targeted_sweep(const std::atomic<bool>
 
   // 3. Who is behind the ports that came up.
   std::vector<reroute::LinkChange> changes = verdict.downs;
-  for (const auto& [i, p] : verdict.probes) {
+  for (const auto& probe : verdict.probes) {
+    // Named copies: clang 14 cannot capture structured bindings in a lambda.
+    const auto i = probe.first;
+    const auto p = probe.second;
     auto path = work.node(i).path.extended(p);
     if (!path) return fall_back("no directed route behind a port that came up");
     client_.submit(SmpRequest::get<mad::NodeInfo>(*path), [this, &changes, &failure, i,
