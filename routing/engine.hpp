@@ -80,6 +80,10 @@ struct PathSls {
   std::vector<std::uint8_t> table;  // [src_switch * lids + dlid]
   unsigned layers = 0;              // acyclic layers the engine needed (before balancing)
   unsigned sls = 0;                 // SLs handed out after spreading over spare VLs
+  // SL bits the engine leaves to the requester: torus-2QoS decides bits 0-2 (datelines)
+  // and bit 3 is the QoS level a PathRecord asks for (its SL, or the partition's), as
+  // OpenSM's torus path_sl hook takes it from the hint. 0: the engine's SL is final.
+  std::uint8_t requester_bits = 0;
 
   bool empty() const { return table.empty(); }
   std::uint8_t sl(std::uint32_t src_switch, Lid dlid) const {

@@ -582,12 +582,15 @@ std::optional<PathParams> PathResolver::finish(const Walk& w, std::uint32_t s, s
     p.sl = static_cast<std::uint8_t>(__builtin_ctz(valid_sls));
   }
   if ((valid_sls >> p.sl & 1u) == 0) return std::nullopt;
-  // A routing engine that spreads paths over SLs has the last word; a request for
-  // another SL cannot be served.
+  // A routing engine that spreads paths over SLs has the last word on its bits; a
+  // request for another SL cannot be served. The bits it leaves to the requester
+  // (torus-2QoS: bit 3, the QoS level) come from the requested or partition SL.
   if (!snap_.path_sl.empty()) {
     if (auto engine = snap_.path_sl.find(slid, dlid)) {
-      if (q.sl && (*engine & 0x0f) != p.sl) return std::nullopt;
-      p.sl = *engine & 0x0f;
+      const std::uint8_t free = snap_.path_sl.requester_bits & 0x0f;
+      const std::uint8_t fixed = *engine & 0x0f & static_cast<std::uint8_t>(~free);
+      if (q.sl && (p.sl & ~free) != fixed) return std::nullopt;
+      p.sl = static_cast<std::uint8_t>(fixed | (p.sl & free));
     }
   }
   if (q.raw_traffic) p.pkey = 0;

@@ -123,6 +123,7 @@ struct PathSlTable {
   std::vector<std::uint32_t> row_of_lid;                // by source LID: its row, kNoRow if none
   std::size_t columns = 0;                              // row length: destination LIDs 0..columns-1
   std::shared_ptr<const std::vector<std::uint8_t>> sl;  // [row * columns + dlid]
+  std::uint8_t requester_bits = 0;  // SL bits the request decides (routing::PathSls)
 
   bool empty() const { return !sl || sl->empty(); }
   // The engine's SL for the path from `slid` to `dlid`, or nullopt when it has none.

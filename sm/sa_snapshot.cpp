@@ -84,6 +84,7 @@ sa::SnapshotPtr build_sa_snapshot(const SaSnapshotInput& in) {
     t.columns = in.path_sls->lids;
     // Aliasing: the snapshot keeps the whole PathSls alive through its table.
     t.sl = std::shared_ptr<const std::vector<std::uint8_t>>(in.path_sls, &in.path_sls->table);
+    t.requester_bits = in.path_sls->requester_bits;
     for (const auto& h : f.lid_holders()) {
       const Node& n = f.node(h.node);
       const Port& p = n.ports[h.port];

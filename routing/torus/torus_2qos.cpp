@@ -183,6 +183,7 @@ Result<Routes> Torus2QosEngine::route(const Topology& topo) {
     wrapping += t.wraps[d] ? 1 : 0;
   routes.path_sl.layers = 1u << wrapping;
   routes.path_sl.sls = 1u << wrapping;
+  routes.path_sl.requester_bits = 0x8;  // SL bit 3: the QoS level, the requester's choice
 
   // Round-robin over parallel links, separately for end-port and switch destinations
   // (OpenSM's ca_dlid_cnt / sw_dlid_cnt per port group).

@@ -836,6 +836,33 @@ TEST(PathRecord, RoutingEngineSlTable) {
   EXPECT_EQ(decode(a->record(0)).qos_sl, 0);
 }
 
+TEST(PathRecord, EngineSlWithARequesterChosenQosBit) {
+  // torus-2QoS: the engine fixes SL bits 0-2 (datelines crossed), bit 3 is the QoS
+  // level the requester asks for.
+  auto r = rig();
+  const Lid ha = r->lid_of("ha"), hc = r->lid_of("hc");
+  auto s = copy_snapshot(*r);
+  const std::size_t cols = std::size_t{std::max(ha, hc)} + 1;
+  s->path_sl.row_of_lid.assign(cols, PathSlTable::kNoRow);
+  s->path_sl.row_of_lid[ha] = 0;
+  s->path_sl.columns = cols;
+  auto sls = std::make_shared<std::vector<std::uint8_t>>(cols, 0);
+  (*sls)[hc] = 3;
+  s->path_sl.sl = sls;
+  s->path_sl.requester_bits = 0x8;
+  republish(*r, s);
+  auto a = get(*r, Pr{}.slid(ha).dlid(hc), ha);  // the partition's SL 0: QoS level 0
+  ASSERT_TRUE(a);
+  EXPECT_EQ(decode(a->record(0)).qos_sl, 3);
+  a = get(*r, Pr{}.slid(ha).dlid(hc).sl(11), ha);  // QoS level 1 with the engine's bits
+  ASSERT_TRUE(a);
+  ASSERT_EQ(a->record_count(), 1u);
+  EXPECT_EQ(decode(a->record(0)).qos_sl, 11);
+  a = get(*r, Pr{}.slid(ha).dlid(hc).sl(9), ha);  // other dateline bits: not this path
+  ASSERT_TRUE(a);
+  EXPECT_EQ(a->header.status, status::kNoRecords);
+}
+
 TEST(PathRecord, QosExcludesSlsMappedToVl15) {
   conf::Options o = no_partitions_file();
   o.qos = true;
