@@ -117,6 +117,55 @@ def workdir(request, tmp_path_factory):
         shutil.rmtree(d, ignore_errors=True)
 
 
+# Fixtures every worker may build again for itself: they only name a fabric or an SM.
+CHEAP_SHARED_FIXTURES = {"fabric", "sm", "fabric_dir"}
+
+
+def xdist_group(item) -> str | None:
+    """The work unit of a test under pytest-xdist's --dist loadgroup, or None to let it
+    run on any worker by itself.
+
+    Tests sharing an expensive module-scoped fixture (a running simulator and SM, such
+    as test_bringup's `running` or test_sa's `pair`) stay together, one unit per module
+    and per value of the module-scoped parameters (the fabric, the SM), so each fixture
+    is still brought up once.  Every other test (its own simulator through `sims`) is a
+    unit alone, which lets the slow parametrized cases of one module run side by side."""
+    info = getattr(item, "_fixtureinfo", None)
+    callspec = getattr(item, "callspec", None)
+    if info is None:
+        return item.module.__name__ if hasattr(item, "module") else None
+    shared = False
+    for name in item.fixturenames:
+        defs = info.name2fixturedefs.get(name)
+        if not defs or defs[-1].scope == "function" or name in CHEAP_SHARED_FIXTURES:
+            continue
+        src = getattr(defs[-1].func, "__module__", "")
+        if src == "conftest" or src == item.module.__name__:
+            shared = True
+    if not shared:
+        return None
+    ids = []
+    if callspec is not None:
+        for name, value in sorted(callspec.params.items()):
+            defs = info.name2fixturedefs.get(name)
+            if defs and defs[-1].scope != "function":
+                # the same text in every worker (xdist compares their collections)
+                shown = value if isinstance(value, (str, int)) else f"#{callspec.indices[name]}"
+                ids.append(f"{name}={shown}")
+    return "-".join([item.module.__name__, *ids]).replace("@", "_").replace("]", "_")
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(config, items):
+    # Runs before xdist's own hook, which turns the marks into work units.
+    if not config.pluginmanager.hasplugin("xdist"):
+        return
+    for item in items:
+        group = xdist_group(item)
+        if group is not None:
+            item.add_marker(pytest.mark.xdist_group(group))
+
+
 @pytest.hookimpl(hookwrapper=True, tryfirst=True)
 def pytest_runtest_makereport(item, call):
     outcome = yield

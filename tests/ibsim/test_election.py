@@ -76,12 +76,24 @@ def port_guid_lid(sim, judge: str, node: str) -> tuple[int, int]:
     raise HarnessError(f"{node} not in ibnetdiscover")
 
 
+# (simulator socket name, node) -> port GUID.  ibsim gives every port its GUID from the
+# net file for the simulator's life, so the polls below ask ibnetdiscover for it once
+# instead of on every round (a judge process each).
+_port_guids: dict[tuple[str, str], int] = {}
+
+
+def port_guid(sim, judge: str, node: str) -> int:
+    key = (sim.sockname, node)
+    if key not in _port_guids:
+        _port_guids[key] = port_guid_lid(sim, judge, node)[0]
+    return _port_guids[key]
+
+
 def master_is(sim, judge: str, node: str) -> bool:
     info = sminfo(sim, judge)
     if info is None or info["state_name"] != "SMINFO_MASTER":
         return False
-    guid, _ = port_guid_lid(sim, judge, node)
-    return info["guid"] == guid
+    return info["guid"] == port_guid(sim, judge, node)
 
 
 def state_of(sim, judge: str, node: str) -> str | None:
