@@ -20,9 +20,16 @@ and the lower bound of SMPs a cold bring-up cannot avoid (docs/benchmarks.md).
 The SMs alternate run by run so both see the same machine load.
 
   bench/bringup.py [--runs 3] [--fabric FILE ...] [--sm opensm,ibsm] [--json out.json]
-                   [--ibsm-arg=-n0 ...]
+                   [--ibsm-arg=-n0 ...] [--loss 20]
 ibsm is taken from $IBSM_BIN; without it only OpenSM runs. --ibsm-arg passes one more flag to
 ibsm (repeatable), e.g. to compare a fixed window (--ibsm-arg=-n4) with the adaptive default.
+
+--loss N drops N % of the SMPs: ibsim's `Error` on the SM's own port, which loses N % of the
+packets entering it, so every answer (whatever its path) is lost with probability N/100. Then
+"SUBNET UP" alone proves little (OpenSM logs it after a sweep with errors, having dropped the
+nodes it missed), so the loss is lifted after the SM exits and `ibnetdiscover` counts the CA
+ports that hold a LID:
+  lids    CA ports with a LID / CA ports in the fabric
 """
 
 from __future__ import annotations
@@ -80,13 +87,28 @@ def lower_bound(model: NetModel, sm_node: str) -> dict[str, int]:
     return b
 
 
+def ca_ports_with_lid(sim, sm_node: str) -> int:
+    """CA ports ibnetdiscover shows with a non-zero LID."""
+    cp = run_tool(sim, sm_node, ["ibnetdiscover"], check=False, timeout=600)
+    n, in_ca = 0, False
+    for line in cp.stdout.splitlines():
+        if line.startswith(("Ca", "Switch", "Rt")):
+            in_ca = line.startswith("Ca")
+        elif in_ca and line.startswith("["):
+            m = re.search(r"# lid (\d+)", line)
+            n += bool(m and int(m.group(1)))
+    return n
+
+
 def one_run(sm, fabric: Path, model: NetModel, sm_node: str, workdir: Path, timeout: float,
-            extra: list[str] | None = None) -> dict:
+            extra: list[str] | None = None, loss: int = 0) -> dict:
     sim = Simulator(fabric, workdir / "sim", "bench")
     proc = SMProcess(sm, sim, sm_node, workdir / "sm", once=True, cache_dir=workdir / "cache",
                      extra=extra)
     try:
         sim.start(timeout=300)
+        if loss:
+            sim.command(f'Error "{sm_node}" {loss}')
         proc.start()
         up = None
         pos = 0
@@ -115,11 +137,14 @@ def one_run(sm, fabric: Path, model: NetModel, sm_node: str, workdir: Path, time
         log = proc.log()
         if up is None and "SUBNET UP" in log:
             up = exit_t
+        if loss:
+            sim.command(f'Error "{sm_node}" 0')
         cp = run_tool(sim, sm_node, ["perfquery", "-x"], check=False)
         m = re.search(r"PortXmitPkts:\.*(\d+)", cp.stdout)
         wire = int(m.group(1)) if m else None
         m = re.search(r"MADs sent (\d+)", log)
-        return {"sm": sm.name, "rc": rc, "up": up, "exit": exit_t, "wire": wire,
+        lids = ca_ports_with_lid(sim, sm_node) if loss else None
+        return {"sm": sm.name, "rc": rc, "up": up, "exit": exit_t, "wire": wire, "lids": lids,
                 "logged": int(m.group(1)) if m else None,
                 "rss_mb": proc.rusage.ru_maxrss / 1024 if proc.rusage else None,
                 "cpu": proc.rusage.ru_utime + proc.rusage.ru_stime if proc.rusage else None}
@@ -147,6 +172,8 @@ def main(argv=None) -> int:
     ap.add_argument("--keep", action="store_true", help="keep work dirs")
     ap.add_argument("--ibsm-arg", action="append", default=[], metavar="FLAG",
                     help="one more flag for ibsm (repeatable; write --ibsm-arg=-n4)")
+    ap.add_argument("--loss", type=int, default=0, metavar="PERCENT",
+                    help="drop this share of SMPs (ibsim Error on the SM's port)")
     args = ap.parse_args(argv)
 
     sms = []
@@ -176,38 +203,44 @@ def main(argv=None) -> int:
                     wd = base / f"{fabric.stem}-{sm.name}-{run}"
                     try:
                         r = one_run(sm, fabric, model, sm_node, wd, args.timeout,
-                                    IBSM_FLAGS + args.ibsm_arg if sm.name == "ibsm" else None)
+                                    IBSM_FLAGS + args.ibsm_arg if sm.name == "ibsm" else None,
+                                    args.loss)
                     except HarnessError as e:  # hung or broken run: record it, go on
                         print(f"#   run {run} {sm.name}: FAILED: {str(e)[:500]}", file=sys.stderr)
                         r = {"sm": sm.name, "rc": None, "up": None, "exit": None, "cpu": None,
-                             "wire": None, "logged": None, "rss_mb": None}
-                    r.update(fabric=fabric.name, run=run, bound=lb)
+                             "wire": None, "logged": None, "rss_mb": None, "lids": None}
+                    r.update(fabric=fabric.name, run=run, bound=lb, cas=len(model.cas))
                     results.append(r)
                     print(f"#   run {run} {sm.name}: rc {r['rc']} up {fmt(r['up'])}s exit "
                           f"{fmt(r['exit'])}s cpu {fmt(r['cpu'])}s wire {r['wire']} logged {r['logged']} "
-                          f"rss {fmt(r['rss_mb'], '.0f')} MB", file=sys.stderr)
+                          f"rss {fmt(r['rss_mb'], '.0f')} MB"
+                          + (f" lids {r['lids']}/{len(model.cas)}" if args.loss else ""), file=sys.stderr)
                     if not args.keep:
                         shutil.rmtree(wd, ignore_errors=True)
     finally:
         if not args.keep:
             shutil.rmtree(base, ignore_errors=True)
 
-    print(f"\nCold bring-up, median of {args.runs} run(s); {os.cpu_count()} CPUs; "
+    print(f"\nCold bring-up{f' with {args.loss} % SMP loss' if args.loss else ''}, median of "
+          f"{args.runs} run(s); {os.cpu_count()} CPUs; "
           f"{time.strftime('%Y-%m-%d %H:%M')}; load average {os.getloadavg()[0]:.1f}\n")
     print("| fabric | SM | runs ok | SUBNET UP s | exit s | SM CPU s | SMPs on wire | SMPs logged | "
-          "lower bound (wire) | peak RSS MB |")
-    print("|---|---|---|---|---|---|---|---|---|---|")
+          "lower bound (wire) | peak RSS MB |" + (" CA ports with LID |" if args.loss else ""))
+    print("|---|---|---|---|---|---|---|---|---|---|" + ("---|" if args.loss else ""))
     table = {}
     for fabric in dict.fromkeys(r["fabric"] for r in results):
         for sm in sms:
             rs = [r for r in results if r["fabric"] == fabric and r["sm"] == sm.name]
             ok = [r for r in rs if r["rc"] == 0 and r["up"] is not None]
             row = {k: median([r[k] for r in ok]) for k in ("up", "exit", "cpu", "wire", "logged", "rss_mb")}
+            lids = [r["lids"] for r in rs if r["lids"] is not None]
             table[(fabric, sm.name)] = row
             lb = rs[0]["bound"]
             print(f"| {fabric} | {sm.name} | {len(ok)}/{len(rs)} | {fmt(row['up'])} | "
                   f"{fmt(row['exit'])} | {fmt(row['cpu'])} | {fmt(row['wire'], '.0f')} | {fmt(row['logged'], '.0f')} | "
-                  f"{lb['total']} ({lb['wire']}) | {fmt(row['rss_mb'], '.0f')} |")
+                  f"{lb['total']} ({lb['wire']}) | {fmt(row['rss_mb'], '.0f')} |"
+                  + (f" {min(lids) if lids else '-'}-{max(lids) if lids else '-'} of {rs[0]['cas']} |"
+                     if args.loss else ""))
     if len(sms) == 2:
         print("\n| fabric | ibsm/OpenSM time to SUBNET UP | SM CPU | SMPs on wire | peak RSS |")
         print("|---|---|---|---|---|")

@@ -128,10 +128,14 @@ SmpClient::TxState SmpClient::transition(Transaction& tx, TxEvent ev) const {
         case TxEvent::kResponse:
           next = TxState::kDone;
           break;
-        case TxEvent::kDeadline:
-          next = tx.attempts <= tx.request.retries.value_or(settings_.retries) ? TxState::kQueued
-                                                                               : TxState::kFailed;
+        case TxEvent::kDeadline: {
+          // A request with its own retry count (a poll on its own timer) keeps it; the
+          // rest get more attempts while the fabric is losing SMPs (mad/smp_loss.hpp).
+          const unsigned allowed =
+              tx.request.retries ? *tx.request.retries + 1 : loss_.attempts(settings_.retries + 1);
+          next = tx.attempts < allowed ? TxState::kQueued : TxState::kFailed;
           break;
+        }
         case TxEvent::kSendError:
         case TxEvent::kBadResponse:
           next = TxState::kFailed;
@@ -251,10 +255,12 @@ void SmpClient::finish(const TxPtr& tx, const Smp* response, const SmpFailure* f
   on_wire_.erase(tx->tid);
   // An answer, even with an error status, times the responder; a send failure
   // or a malformed answer says nothing about its speed.
-  if (response != nullptr || (failure != nullptr && failure->kind == SmpFailure::Kind::kStatus))
+  if (response != nullptr || (failure != nullptr && failure->kind == SmpFailure::Kind::kStatus)) {
     window_.on_answer(tx->dest, tx->sent_at, clock_.now());
-  else
+    loss_.on_answered(tx->attempts);
+  } else {
     window_.on_abandoned(tx->dest, clock_.now());
+  }
   if (tx->done) tx->done(SmpOutcome{tx->request, response, failure});
 }
 
@@ -350,6 +356,7 @@ void SmpClient::expire_deadlines() {
     window_.on_timeout(tx->dest, tx->sent_at, now);
     if (transition(*tx, TxEvent::kDeadline) == TxState::kQueued) {
       ++counters_.retries;
+      if (!tx->request.retries && tx->attempts > settings_.retries) ++counters_.loss_retries;
       queue_.push_front(tx);  // retries go first: they hold back their sweep phase
     } else {
       ++counters_.timeouts;

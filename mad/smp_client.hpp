@@ -26,6 +26,7 @@
 #include "common/log.hpp"
 #include "mad/dispatcher.hpp"
 #include "mad/smp.hpp"
+#include "mad/smp_loss.hpp"
 #include "mad/smp_window.hpp"
 #include "mad/transport.hpp"
 
@@ -71,6 +72,7 @@ struct SmpCounters {
   std::uint64_t peak_window = 0;       // largest SMP window reached
   std::uint64_t peak_on_wire = 0;      // most SMPs outstanding at once
   std::uint64_t window_decreases = 0;  // halvings of the window on timeouts or late answers
+  std::uint64_t loss_retries = 0;      // re-sends beyond transaction_retries on a lossy fabric
 };
 
 struct SmpFailure {
@@ -162,6 +164,10 @@ class SmpClient {
   const SmpClientSettings& settings() const { return settings_; }
   // The SMP window now (what may be on the wire, stall allowance included).
   unsigned window() const { return window_.allowed(); }
+  // Fraction of attempts the fabric loses on paths that answer (mad/smp_loss.hpp), and
+  // the attempts a request without its own retry count gets because of it.
+  double loss() const { return loss_.loss(); }
+  unsigned attempts_allowed() const { return loss_.attempts(settings_.retries + 1); }
 
  private:
   enum class TxState : std::uint8_t { kQueued, kOnWire, kDone, kFailed };
@@ -208,6 +214,7 @@ class SmpClient {
   bool deadline_moved_ = false;
   std::uint32_t next_tid_ = 1;
   SmpWindow window_;
+  SmpLoss loss_;
   unsigned logged_window_ = 0;
 };
 

@@ -40,7 +40,15 @@ mad::SmpCounters minus(const mad::SmpCounters& a, const mad::SmpCounters& b) {
   d.errors = a.errors - b.errors;
   d.unexpected = a.unexpected - b.unexpected;
   d.unsolicited = a.unsolicited - b.unsolicited;
+  d.loss_retries = a.loss_retries - b.loss_retries;
   return d;
+}
+
+// For the SUBNET UP line: how lossy the fabric looked and what that cost, when it did.
+std::string loss_note(const mad::SmpCounters& sweep, double loss) {
+  if (sweep.loss_retries == 0 && loss == 0) return {};
+  return fmt::format(", SMP loss {:.1f} % ({} retries beyond transaction_retries)", loss * 100,
+                     sweep.loss_retries);
 }
 
 void report_failure(const Logger& log, SweepReport& report, ErrorId id, const SmpOutcome& o,
@@ -575,12 +583,13 @@ SweepResult SubnetManager::heavy_sweep(const std::atomic<bool>& stop, PreparedFa
       const Port& p = fabric_.node(h.node).ports[h.port];
       max_lid = std::max<Lid>(max_lid, static_cast<Lid>(p.lid + (1u << p.lmc) - 1));
     }
-    log_sys_event(log_, fmt::format("SUBNET UP: {} sweep {:.3f} s, {} nodes ({} switches, {} end "
-                                    "ports), LIDs 1-{}, MADs sent {}, received {}, retries {}, "
-                                    "timeouts {}, LFT blocks {}",
-                                    prepared ? "targeted" : "heavy", r.seconds, r.nodes, r.switches,
-                                    r.end_ports, max_lid, r.mads.sent, r.mads.received,
-                                    r.mads.retries, r.mads.timeouts, lft_blocks_sent_));
+    log_sys_event(
+        log_, fmt::format("SUBNET UP: {} sweep {:.3f} s, {} nodes ({} switches, {} end "
+                          "ports), LIDs 1-{}, MADs sent {}, received {}, retries {}, "
+                          "timeouts {}, LFT blocks {}{}",
+                          prepared ? "targeted" : "heavy", r.seconds, r.nodes, r.switches,
+                          r.end_ports, max_lid, r.mads.sent, r.mads.received, r.mads.retries,
+                          r.mads.timeouts, lft_blocks_sent_, loss_note(r.mads, client_.loss())));
     last_up_ = fmt::format("SUBNET UP: {} nodes ({} switches, {} end ports), heavy sweep {:.3f} s",
                            r.nodes, r.switches, r.end_ports, r.seconds);
     report_status();
