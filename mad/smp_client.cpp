@@ -217,6 +217,10 @@ void SmpClient::send_one(const TxPtr& tx) {
   on_wire_[tx->tid] = tx;
   tx->sent_at = clock_.now();
   window_.on_sent(tx->dest, tx->sent_at);
+  // At most the losses expected over the loss estimate's horizon: enough to cover the
+  // timeouts still due from a full window, too little to hide a burst for long.
+  const double random_loss = loss_.random_loss();
+  loss_credit_ = std::min(loss_credit_ + random_loss, 1 + random_loss * SmpLoss::kHorizon);
   tx->deadline = tx->sent_at + settings_.timeout;
   deadlines_.emplace_back(tx->deadline, tx->tid);
   if (auto st = transport_.send(out); !st.ok()) {
@@ -299,6 +303,7 @@ void SmpClient::handle(const IncomingMad& in) {
   auto it = on_wire_.find(smp.tid_low());
   if (it == on_wire_.end()) {
     ++counters_.unexpected;
+    loss_.on_late_answer();
     log_->debug("{}: response tid {} matches no outstanding request (late?)",
                 format_error_id(kErrUnexpectedResponse), smp.tid_low());
     return;
@@ -353,7 +358,14 @@ void SmpClient::expire_deadlines() {
   }
   deadline_moved_ = false;
   for (auto& tx : expired) {
-    window_.on_timeout(tx->dest, tx->sent_at, now);
+    if (loss_credit_ >= 1) {
+      // As many timeouts as the fabric's random loss explains are not congestion.
+      loss_credit_ -= 1;
+      ++counters_.loss_timeouts;
+      window_.on_abandoned(tx->dest, now);
+    } else {
+      window_.on_timeout(tx->dest, tx->sent_at, now);
+    }
     if (transition(*tx, TxEvent::kDeadline) == TxState::kQueued) {
       ++counters_.retries;
       if (!tx->request.retries && tx->attempts > settings_.retries) ++counters_.loss_retries;

@@ -73,6 +73,7 @@ struct SmpCounters {
   std::uint64_t peak_on_wire = 0;      // most SMPs outstanding at once
   std::uint64_t window_decreases = 0;  // halvings of the window on timeouts or late answers
   std::uint64_t loss_retries = 0;      // re-sends beyond transaction_retries on a lossy fabric
+  std::uint64_t loss_timeouts = 0;     // timeouts put down to random loss, not congestion
 };
 
 struct SmpFailure {
@@ -215,6 +216,9 @@ class SmpClient {
   std::uint32_t next_tid_ = 1;
   SmpWindow window_;
   SmpLoss loss_;
+  // Timeouts the window puts down to random loss: each send adds the expected share
+  // (SmpLoss::random_loss), each such timeout takes one.
+  double loss_credit_ = 0;
   unsigned logged_window_ = 0;
 };
 

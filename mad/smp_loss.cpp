@@ -21,7 +21,19 @@ void SmpLoss::on_answered(unsigned attempts) {
   constexpr double kKeep = 1.0 - 1.0 / kHorizon;
   lost_ = lost_ * kKeep + static_cast<double>(attempts - 1);
   answered_ = answered_ * kKeep + 1.0;
+  late_ *= kKeep;
   ++samples_;
+}
+
+void SmpLoss::on_late_answer() {
+  late_ += 1.0;
+}
+
+double SmpLoss::random_loss() const {
+  // One late answer keeps this off for about 1500 answered transactions (0.998^1500).
+  constexpr double kLateForgotten = 0.05;
+  if (late_ > kLateForgotten) return 0;
+  return std::min(loss(), kMaxRandomLoss);
 }
 
 double SmpLoss::loss() const {

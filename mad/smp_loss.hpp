@@ -15,6 +15,12 @@
 // attempts a transaction gets are the fewest that bring its failure probability
 // (loss^attempts) under kTargetFailure, never fewer than configured and never more
 // than kMaxAttempts. On a clean fabric the estimate stays near 0 and nothing changes.
+//
+// The same estimate keeps random loss from collapsing the SMP window: TCP's lesson is
+// that a window halving on every loss starves on a lossy link, so SmpClient puts up to
+// the expected number of timeouts down to loss (random_loss()) and only the excess is
+// congestion. Late answers (a slow management processor, a queue) switch that off:
+// then the timeouts are slowness and the window must shrink.
 #pragma once
 
 #include <cstdint>
@@ -41,15 +47,25 @@ class SmpLoss {
 
   // A transaction was answered (any status) on attempt number `attempts` (1 = first).
   void on_answered(unsigned attempts);
+  // An answer came after its attempt had been given up on: a responder that is slow,
+  // not a fabric that loses SMPs.
+  void on_late_answer();
   // Fraction of attempts lost on paths that work; 0 until kMinSample transactions.
   double loss() const;
   // Attempts a transaction gets when the configuration allows `configured`.
   unsigned attempts(unsigned configured) const;
+  // The share of timeouts the SMP window should put down to random loss rather than
+  // congestion: loss(), at most kMaxRandomLoss, and 0 while late answers show that
+  // timeouts are (also) slowness, which the window must back off from.
+  double random_loss() const;
+
+  static constexpr double kMaxRandomLoss = 0.5;
 
  private:
   double lost_ = 0;            // decayed count of lost attempts
   double answered_ = 0;        // decayed count of answered transactions
   std::uint64_t samples_ = 0;  // answered transactions ever
+  double late_ = 0;            // decayed count of late answers
 };
 
 }  // namespace ibsm::mad
