@@ -205,7 +205,7 @@ def kary(k: int, n: int, hca_ports: int = 1) -> Fabric:
 
 def _widx(w, k):
     """Switch index of word w, digit 0 least significant (so level-0 uplinks go to
-    consecutive level-1 switches, as in /work/shared/topologies/kary-*.net)."""
+    consecutive level-1 switches, as in ../shared/topologies/kary-*.net)."""
     i = 0
     for d in reversed(w):
         i = i * k + d

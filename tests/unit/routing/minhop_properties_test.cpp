@@ -205,7 +205,7 @@ TEST(MinhopProperties, RejectsInconsistentTopology) {
   EXPECT_EQ(r.error().id.code, 3001);
 }
 
-// The shared benchmark fabrics (skipped when /work/shared/topologies is absent).
+// The shared benchmark fabrics (skipped when test::topologies_dir() has none).
 Routed route_shared(const std::string& name) {
   auto f = testsupport::load_net_file(test::shared_net(name));
   EXPECT_TRUE(f.ok()) << to_string(f.error());

@@ -42,9 +42,10 @@ Hca 2 "Hca4"
 [1] "Switch2"[2]
 )";
 
-// Directory of the shared benchmark fabrics (IBSM_TOPOLOGIES_DIR overrides the default).
+// Directory of the shared benchmark fabrics: $IBSM_TOPOLOGIES, as for bench/, else
+// ../shared/topologies beside the source tree (IBSM_TOPOLOGIES_DIR, set by meson).
 inline std::string topologies_dir() {
-  const char* env = std::getenv("IBSM_TOPOLOGIES_DIR");
+  const char* env = std::getenv("IBSM_TOPOLOGIES");
   return env != nullptr ? env : IBSM_TOPOLOGIES_DIR;
 }
 
