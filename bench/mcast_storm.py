@@ -222,7 +222,8 @@ def main(argv=None) -> int:
             sms.append(impl)
     if not sms:
         return 2
-    fabrics = [f if f.exists() or f.is_absolute() else TOPOS / f for f in (args.fabric or DEFAULT_FABRICS)]
+    fabrics = [(f if f.exists() or f.is_absolute() else TOPOS / f).resolve()  # ibsim runs elsewhere
+               for f in (args.fabric or DEFAULT_FABRICS)]
 
     rows: list[dict] = []
     base = Path(tempfile.mkdtemp(prefix="ibsm-mcstorm-"))

@@ -81,6 +81,7 @@ def main(argv=None) -> int:
     ap.add_argument("--sa-load", type=Path, default=ROOT / "build" / "bench" / "sa_load")
     ap.add_argument("--up-timeout", type=float, default=600)
     args = ap.parse_args(argv)
+    args.fabric = args.fabric.resolve()  # ibsim runs in its own directory
     if not args.fabric.exists():
         print(f"# {args.fabric} not found (set IBSM_TOPOLOGIES)", file=sys.stderr)
         return 2

@@ -149,7 +149,7 @@ def main(argv=None) -> int:
     rows: list[dict] = []
     base = Path(tempfile.mkdtemp(prefix="ibsm-sabench-"))
     try:
-        for fabric in args.fabric or DEFAULT_FABRICS:
+        for fabric in [f.resolve() for f in args.fabric or DEFAULT_FABRICS]:  # ibsim runs elsewhere
             model = NetModel(fabric)
             print(f"# {fabric.name}: {len(model.switches)} switches, {len(model.cas)} CAs", file=sys.stderr)
             for run in range(args.runs):
