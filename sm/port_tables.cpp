@@ -150,7 +150,7 @@ PortTables::Counts PortTables::read(const Fabric& f, mad::SmpClient& client) {
           break;
         }
         case TableWant::Kind::kVlArb: {
-          if (pe.vlarb_known[w.index - 1u]) break;
+          if (pe.vlarb && pe.vlarb->known[w.index - 1u]) break;
           const PortNum sw_port = n.is_switch() ? w.port : PortNum{0};
           ++c.vlarb;
           client.submit(
@@ -194,13 +194,9 @@ PortTables::Counts PortTables::read(const Fabric& f, mad::SmpClient& client) {
 
 void PortTables::ensure(const Node& n) {
   NodeEntry& e = nodes_[n.guid()];
-  if (e.ports.size() != n.ports.size()) e.ports.assign(n.ports.size(), PortEntry{});
-  for (PortEntry& pe : e.ports) {
-    const std::size_t tables = n.is_switch() ? n.ports.size() : 1;
-    if (pe.sl2vl.size() != tables) {
-      pe.sl2vl.assign(tables, 0);
-      pe.sl2vl_known.assign(tables, false);
-    }
+  if (e.ports.size() != n.ports.size()) {
+    e.ports.clear();
+    e.ports.resize(n.ports.size());
   }
 }
 
@@ -224,7 +220,12 @@ const PortTables::PortEntry* PortTables::entry(Guid node, PortNum port) const {
 
 void PortTables::record_sl2vl(Guid node, PortNum out, PortNum in, const mad::SlToVlTable& t) {
   PortEntry* e = entry(node, out);
-  if (e == nullptr || in >= e->sl2vl.size()) return;
+  // Input ports are the node's ports (a CA port's one table is input 0).
+  if (e == nullptr || in >= nodes_.at(node).ports.size()) return;
+  if (in >= e->sl2vl.size()) {
+    e->sl2vl.resize(in + 1u, 0);
+    e->sl2vl_known.resize(in + 1u, false);
+  }
   e->sl2vl[in] = t.packed();
   e->sl2vl_known[in] = true;
   e->published.reset();
@@ -233,8 +234,9 @@ void PortTables::record_sl2vl(Guid node, PortNum out, PortNum in, const mad::SlT
 void PortTables::record_vlarb(Guid node, PortNum port, unsigned block, const mad::VlArbBlock& b) {
   PortEntry* e = entry(node, port);
   if (e == nullptr || block < 1 || block > mad::VlArbBlock::kBlocks) return;
-  mad::encode(b, mad::Payload(e->vlarb[block - 1]));
-  e->vlarb_known[block - 1] = true;
+  if (!e->vlarb) e->vlarb = std::make_unique<VlArbBlocks>();
+  mad::encode(b, mad::Payload(e->vlarb->blocks[block - 1]));
+  e->vlarb->known[block - 1] = true;
   e->published.reset();
 }
 
@@ -267,11 +269,12 @@ std::shared_ptr<const sa::PortVlTables> PortTables::vl_tables(Guid node, PortNum
   if (e->published) return e->published;
   const bool any =
       std::find(e->sl2vl_known.begin(), e->sl2vl_known.end(), true) != e->sl2vl_known.end() ||
-      std::find(e->vlarb_known.begin(), e->vlarb_known.end(), true) != e->vlarb_known.end();
+      (e->vlarb &&
+       std::find(e->vlarb->known.begin(), e->vlarb->known.end(), true) != e->vlarb->known.end());
   if (!any) return nullptr;
   auto t = std::make_shared<sa::PortVlTables>();
   t->sl2vl = e->sl2vl;
-  t->vlarb = e->vlarb;
+  if (e->vlarb) t->vlarb = e->vlarb->blocks;
   e->published = std::move(t);
   return e->published;
 }

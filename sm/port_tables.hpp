@@ -94,11 +94,16 @@ class PortTables {
   std::size_t nodes_known() const { return nodes_.size(); }
 
  private:
+  // Sized on first use: most ports of a big fabric are switch ports whose SL2VL and
+  // VLArbitration tables nobody reads (a few MB on 2048 hosts when allocated up front).
+  struct VlArbBlocks {
+    std::array<std::array<std::uint8_t, mad::kSmpDataSize>, mad::VlArbBlock::kBlocks> blocks{};
+    std::array<bool, mad::VlArbBlock::kBlocks> known{};
+  };
   struct PortEntry {
-    std::vector<std::uint64_t> sl2vl;  // by input port (one entry for a CA port)
+    std::vector<std::uint64_t> sl2vl;  // by input port (one entry for a CA port), grown on record
     std::vector<bool> sl2vl_known;
-    std::array<std::array<std::uint8_t, mad::kSmpDataSize>, mad::VlArbBlock::kBlocks> vlarb{};
-    std::array<bool, mad::VlArbBlock::kBlocks> vlarb_known{};
+    std::unique_ptr<VlArbBlocks> vlarb;
     std::vector<std::uint16_t> pkeys;
     std::vector<bool> pkey_known;                               // by block
     mutable std::shared_ptr<const sa::PortVlTables> published;  // reset by every change
