@@ -1,6 +1,7 @@
 #!/bin/sh
 # Runs every test: unit tests (fake transport, injected clock) and integration
-# tests on ibsim against ibsm and Debian's opensm. Installs what it needs first.
+# tests on ibsim against ibsm and Debian's opensm, each on the plain build and on a
+# sanitizer build (ASan + UBSan). Installs what it needs first.
 # Ends with "N passed, N failed" and exits non-zero if anything failed.
 # Arguments go to `meson test` (e.g. --suite unit); then it builds first and runs
 # only what they select.
@@ -16,30 +17,49 @@ if [ "$#" -gt 0 ]; then
   meson test -C build --print-errorlogs --num-processes 2 "$@" || status=$?
   results="$logs/testlog.json"
 else
-  # The ibsim suite needs only the daemon and the agent, and it mostly waits (on
-  # SM timers and the simulator), so it runs while the rest of the tree (mostly
-  # the unit tests) compiles. The compiler runs niced so the waiting tests get
-  # the CPU when they want it; the build takes up the rest. On a clean 2-core
-  # machine this hides the ibsim suite's minutes inside the build's.
+  # The plain build (./build, what users run) and a sanitizer build (./build-asan:
+  # AddressSanitizer + UndefinedBehaviorSanitizer; docs/testing.md "Sanitizers"). The
+  # ibsim suite runs against both daemons; the unit tests run in the sanitizer build
+  # only (the same code, checked harder: compiling them twice would cost CI five
+  # minutes). Ordered for a 2-core machine: the ibsim suite mostly waits (on SM timers
+  # and the simulator), so its first run goes beside the sanitizer build, which runs
+  # niced so the waiting tests get the CPU when they want it.
+  asan=build-asan
   if [ ! -f build/build.ninja ]; then
     meson setup build --werror -Ddebug=false >/dev/null  # as scripts/build.sh does
   fi
-  ninja -C build --quiet sm/ibsm agent/ibsm-agent
-  mkdir -p "$logs"
-  rm -f "$logs/testlog.json" "$logs/testlog-ibsim.json"
+  if [ ! -f "$asan/build.ninja" ]; then
+    meson setup "$asan" --werror -Ddebug=false -Db_sanitize=address,undefined \
+      -Db_lundef=false >/dev/null
+  fi
+  # Every program users get (no tests, no benchmarks).
+  ninja -C build --quiet sm/ibsm agent/ibsm-agent partitions/ibsm-part \
+    conf/ibsm-gen-config-doc docs/error_catalog
+  mkdir -p "$logs" "$asan/meson-logs"
+  rm -f "$logs/testlog-ibsim.json" "$asan/meson-logs/testlog.json" \
+    "$asan/meson-logs/testlog-ibsim.json"
   meson test -C build --no-rebuild --print-errorlogs --num-processes 2 --suite ibsim \
     --logbase testlog-ibsim >"$logs/ibsim-console.txt" 2>&1 &
   ibsim_pid=$!
-  if nice -n 10 "$top/scripts/build.sh"; then
-    meson test -C build --no-rebuild --print-errorlogs --num-processes 2 --no-suite ibsim \
+  asan_built=0
+  if nice -n 10 ninja -C "$asan" >"$asan/meson-logs/build-console.txt" 2>&1; then
+    asan_built=1
+    meson test -C "$asan" --no-rebuild --print-errorlogs --num-processes 2 --no-suite ibsim \
       || status=$?
   else
-    status=$?
-    echo "test.sh: the build failed; waiting for the ibsim suite" >&2
+    status=1
+    tail -50 "$asan/meson-logs/build-console.txt" >&2
+    echo "test.sh: the sanitizer build failed" >&2
   fi
   wait "$ibsim_pid" || status=$?
   cat "$logs/ibsim-console.txt"
-  results="$logs/testlog.json $logs/testlog-ibsim.json"
+  if [ "$asan_built" = 1 ]; then
+    echo "--- the ibsim suite against the sanitized daemon ($asan):"
+    meson test -C "$asan" --no-rebuild --print-errorlogs --num-processes 2 --suite ibsim \
+      --logbase testlog-ibsim || status=$?
+  fi
+  results="$logs/testlog-ibsim.json $asan/meson-logs/testlog.json"
+  results="$results $asan/meson-logs/testlog-ibsim.json"
 fi
 # shellcheck disable=SC2086
 /usr/bin/python3 - $results <<'PY'
