@@ -65,7 +65,7 @@
   X(kSweep, sweep_interval, std::uint32_t, 10, dec(), kHup, kYes, cli_arg('s', "sweep"), "Seconds between light sweeps; 0 = no periodic sweeps") \
   X(kSweep, reassign_lids, bool, false, flag(), kHup, kYes, cli_set('r', "reassign_lids"), "Reassign all LIDs instead of keeping the current ones") \
   X(kSweep, force_heavy_sweep, bool, false, flag(), kHup, kYes, no_cli(), "Make every sweep a heavy sweep") \
-  X(kSweep, sweep_on_trap, bool, true, flag(), kHup, kNo, no_cli(), "Start a heavy sweep on Trap 128 and 144") \
+  X(kSweep, sweep_on_trap, bool, true, flag(), kHup, kYes, no_cli(), "Start a heavy sweep on Trap 128, 144 and 145 (and once when a port turns unhealthy)") \
   /* ---- routing ---- */ \
   X(kRouting, port_profile_switch_nodes, bool, false, flag(), kHup, kYes, no_cli(), "Count switches as link subscribers when balancing routes") \
   X(kRouting, port_prof_ignore_file, std::string, "", text(), kRestart, kYes, cli_arg('i', "ignore_guids"), "Port GUIDs ignored by route balancing") \
@@ -112,7 +112,7 @@
   /* ---- misc ---- */ \
   X(kMisc, daemon, bool, false, flag(), kRestart, kYes, cli_set('B', "daemon"), "Run in the background") \
   X(kMisc, sm_inactive, bool, false, flag(), kHup, kYes, cli_set('I', "inactive"), "Start in NOTACTIVE state") \
-  X(kMisc, babbling_port_policy, bool, false, flag(), kHup, kNo, no_cli(), "Disable ports that keep sending traps") \
+  X(kMisc, babbling_port_policy, bool, false, flag(), kHup, kYes, no_cli(), "Disable a port after 250 port-error traps (129-131) in a row") \
   X(kMisc, drop_event_subscriptions, bool, false, flag(), kHup, kYes, no_cli(), "Drop InformInfo/ServiceRecord subscriptions of removed ports") \
   X(kMisc, ipoib_mcgroup_creation_validation, bool, true, flag(), kHup, kYes, no_cli(), "Check new IPoIB groups against the broadcast group (RFC 4391)") \
   X(kMisc, mcgroup_join_validation, bool, true, flag(), kHup, kYes, no_cli(), "Check join parameters against an existing multicast group") \

@@ -18,6 +18,8 @@ inline constexpr ErrorId kErrGuid2LidWrite{2207};
 inline constexpr ErrorId kErrSmPortDown{2208};
 inline constexpr ErrorId kErrHopLimit{2209};
 inline constexpr ErrorId kErrSecurityTrap{2210};
+inline constexpr ErrorId kErrBabblingPort{2220};
+inline constexpr ErrorId kErrNoisyTraps{2221};
 
 inline constexpr ErrorInfo kSmErrors[] = {
     {kErrRoutingEngineUnknown, "Unknown routing engine",
@@ -70,6 +72,22 @@ inline constexpr ErrorInfo kSmErrors[] = {
      "For 256: find the requester LID named (smpquery nodedesc) and check which SM or tool "
      "runs there and with which m_key. For 257-259: check the partitions of the two ports "
      "(partitions.conf) and the application's P_Key/Q_Key."},
+    {kErrBabblingPort, "Babbling port disabled",
+     "With babbling_port_policy TRUE, a port sent the same port-error trap (129 link "
+     "integrity, 130 buffer overrun, 131 flow-control watchdog) 250 times without a 5 s "
+     "pause, and the SM disabled it (PortInfo Set: PortState Down, PortPhysicalState "
+     "Disabled on the end of the link nearer the SM), as OpenSM does. Routes avoid it from "
+     "the next sweep on.",
+     "Check or replace the cable and the ports named (perfquery shows their error "
+     "counters), then enable the port again (ibportstate <lid> <port> enable) and let the "
+     "SM sweep."},
+    {kErrNoisyTraps, "Repeated traps ignored",
+     "A port sent the same trap 10 times without a 5 s pause; the SM acknowledges the rest "
+     "but neither sweeps nor forwards them to subscribers until they stop (OpenSM's trap "
+     "suppression). A port-error trap (129-131) marks its port unhealthy and causes one "
+     "heavy sweep. Logged once per burst.",
+     "Look at the port named: a flapping link or a failing PHY sends traps like this. "
+     "babbling_port_policy TRUE lets the SM disable such a port by itself."},
 };
 
 }  // namespace ibsm::sm

@@ -45,11 +45,6 @@ election::Settings election_settings(const conf::Options& o) {
   return s;
 }
 
-// Another SM's Trap 144 (it outranks us, or its IsSM changed) asks for a heavy sweep;
-// a stream of them gets at most one per this gap (a misbehaving SM cannot make us sweep
-// without pause).
-constexpr auto kSmTrapGap = std::chrono::seconds(2);
-
 std::vector<std::string> split_engines(const std::string& list, bool& fallback) {
   std::vector<std::string> out;
   std::stringstream ss(list);
@@ -282,48 +277,9 @@ void SubnetManager::on_request(const mad::Smp& req, const mad::IncomingMad& raw)
       take_election_requests();
       return;
     }
-    case mad::AttrId::kNotice: {
-      if (req.method() != mad::Method::kTrap) return;
-      // Only a master handles traps; others drop them silently, as OpenSM does.
-      if (state() != mad::SmState::kMaster) {
-        log_->debug("trap from LID {} dropped: not master", raw.slid);
-        return;
-      }
-      auto notice = mad::decode<mad::Notice>(req.data());
-      // IBA 13.4.8.3: a trap is acknowledged with TrapRepress carrying the same notice.
-      client_.respond(req.response(req.data(), mad::Method::kTrapRepress), raw.slid);
-      if (notice.ok()) {
-        log_->info("trap {} from LID {} (details LID {})", notice->trap_number, notice->issuer_lid,
-                   notice->details_lid());
-        // 128: link state change; 144: capability/description change; 145: system image GUID.
-        if (notice->trap_number == 144) {
-          // Trap 144: a capability change, which is how a new or higher SM announces
-          // itself (IsSM raised, or its priority). Rate-limited so that a stream of
-          // them cannot keep us sweeping.
-          if (clock_.now() - last_sm_trap_sweep_ >= kSmTrapGap) {
-            last_sm_trap_sweep_ = clock_.now();
-            if (heavy_reason_ == HeavyReason::kNone) heavy_reason_ = HeavyReason::kSmTrap;
-          } else {
-            sm_trap_deferred_ = true;
-          }
-        } else if (notice->trap_number == 128 || notice->trap_number == 145) {
-          heavy_reason_ = HeavyReason::kTrap;
-          if (notice->trap_number == 145) full_sweep_trap_ = true;  // not a link change
-          // Both ends of a link send Trap 128: one arriving mid-sweep may be news the
-          // sweep already handled (the targeted sweep then needs no full sweep for it).
-          trap_while_sweeping_ = phase_ != SweepPhase::kIdle && phase_ != SweepPhase::kLightSweep;
-        }
-        if (auto alarm = describe_security_trap(*notice)) {
-          std::uint64_t held_back = 0;
-          if (security_traps_.admit(notice->issuer_lid, notice->trap_number, clock_.now(),
-                                    held_back))
-            log_->warn("{}: {}{}", format_error_id(kErrSecurityTrap), *alarm,
-                       held_back ? fmt::format(" ({} more since the last line)", held_back) : "");
-        }
-        sa_.forward_trap(*notice, raw.slid);  // to InformInfo subscribers (IBA 13.4.8)
-      }
+    case mad::AttrId::kNotice:
+      if (req.method() == mad::Method::kTrap) on_trap(req, raw);
       return;
-    }
     default:
       log_->debug("unsolicited {} {} from LID {} ignored", static_cast<unsigned>(req.method()),
                   mad::attr_name(req.attr_id()), raw.slid);

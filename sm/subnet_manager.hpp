@@ -33,6 +33,7 @@
 #include "sm/security_trap.hpp"
 #include "sm/sweep_phase.hpp"
 #include "sm/sweep_report.hpp"
+#include "sm/trap_filter.hpp"
 
 namespace ibsm::sm {
 
@@ -187,6 +188,8 @@ class SubnetManager {
   void write_dumps();
   void publish_sa_snapshot();
   void on_request(const mad::Smp& req, const mad::IncomingMad& raw);
+  void on_trap(const mad::Smp& req, const mad::IncomingMad& raw);  // subnet_manager_traps.cpp
+  void disable_babbling_port(Lid lid, PortNum port);
   void load_guid2lid();
   void save_guid2lid();
   // M_Key (sm/subnet_manager_mkey.cpp): settings with OpenSM's adjustments, guid2mkey,
@@ -230,6 +233,11 @@ class SubnetManager {
   // Trap 144 from other SMs asks for heavy sweeps; at most one per kSmTrapGap.
   Clock::TimePoint last_sm_trap_sweep_{};
   SecurityTrapLog security_traps_;  // traps 256-259: one log line per port and trap per 10 s
+  TrapFilter trap_filter_;          // repeated traps: suppression, unhealthy and babbling ports
+  // Another SM's Trap 144 (it outranks us, or its IsSM changed) asks for a heavy sweep;
+  // a stream of them gets at most one per this gap (a misbehaving SM cannot make us
+  // sweep without pause).
+  static constexpr auto kSmTrapGap = std::chrono::seconds(2);
   bool sm_trap_deferred_ = false;
 
   Fabric fabric_;  // the result of the last heavy sweep

@@ -584,6 +584,12 @@ FakeFabric::Answer FakeFabric::port_info_request(FakeNode& n, PortNum in_port,
     } else {
       if (want.port_state == mad::PortState::kDown) flag_port_state_change(idx);
       n.ports[port].info = *next;
+      // PortPhysicalState Disabled (IBA 14.2.5.6 table 155): the link goes down at both
+      // ends and stays down until the port is enabled again.
+      if (want.phys_state == mad::PhysState::kDisabled && port != 0) {
+        set_link(idx, port, false);
+        n.ports[port].info.phys_state = mad::PhysState::kDisabled;
+      }
     }
   }
   mad::PortInfo out = port_info(idx, port);
