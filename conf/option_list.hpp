@@ -146,7 +146,7 @@
   X(kLogging, enable_quirks, bool, false, flag(), kHup, kNo, no_cli(), "Enable hardware-specific quirks") \
   X(kLogging, no_clients_rereg, bool, false, flag(), kHup, kYes, no_cli(), "Never ask clients to re-register") \
   X(kLogging, disable_multicast, bool, false, flag(), kHup, kYes, no_cli(), "No multicast support at all") \
-  X(kLogging, exit_on_fatal, bool, true, flag(), kHup, kNo, cli_clear('y', "stay_on_fatal"), "Exit on fatal subnet problems (duplicate GUIDs, ...)") \
+  X(kLogging, exit_on_fatal, bool, true, flag(), kHup, kYes, cli_clear('y', "stay_on_fatal"), "Exit when a sweep finds two devices with one GUID (FALSE: leave the duplicate out and keep running)") \
   X(kLogging, console, std::string, "off", choice("off", "local", "loopback", "socket"), kRestart, kNo, cli_arg('q', "console"), "Console: off, local, loopback or socket") \
   X(kLogging, console_port, std::uint16_t, 10000, dec(), kRestart, kNo, cli_arg('C', "console-port"), "TCP port of the console") \
   /* ---- QoS ---- */ \

@@ -47,8 +47,12 @@ inline constexpr ErrorInfo kSmErrors[] = {
     {kErrRoutingFailed, "Routing failed",
      "The routing engine(s) could not route the fabric, or a fallback engine was used.",
      "Read the engine's message; check the topology (ibnetdiscover) or choose another engine."},
-    {kErrDuplicateGuid, "Duplicate GUID", "Two different nodes answer with the same GUID.",
-     "The second node is left out. Find it with the DR path in the message and fix its GUID."},
+    {kErrDuplicateGuid, "Duplicate GUID",
+     "Two different nodes answer with the same GUID. With exit_on_fatal TRUE (the default, "
+     "as in OpenSM) ibsm exits with status 1; with -y/--stay_on_fatal it leaves the second "
+     "node out of the fabric and keeps running.",
+     "Find the node with the DR path in the message and fix its GUID (firmware), or run "
+     "with -y until it is fixed."},
     {kErrGuid2LidRead, "guid2lid unreadable",
      "The guid2lid cache file could not be read or has malformed lines (they are skipped).",
      "Check the file in OSM_CACHE_DIR (default /var/cache/opensm); ibsm rewrites it after the "

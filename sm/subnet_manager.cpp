@@ -377,6 +377,16 @@ std::optional<int> SubnetManager::step(ControlFlags& control) {
     if (may_sweep && (urgent || clock_.now() >= next_sweep)) {
       SweepResult r = sweep(stop);
       if (stop.load()) return std::nullopt;
+      if (auto fatal = fatal_problem(r.report)) {
+        // exit_on_fatal (OpenSM's default; -y/--stay_on_fatal turns it off): two devices
+        // with one GUID make LIDs and routes ambiguous, and OpenSM stops rather than
+        // run such a fabric. Without it the duplicate stays out of the fabric.
+        log_sys_event(log_, fmt::format("{}: {}; exiting (exit_on_fatal TRUE; -y keeps ibsm "
+                                        "running without the duplicate)",
+                                        format_error_id(fatal->id), fatal->message));
+        log_->flush();
+        return 1;
+      }
       if (options_.once && r.heavy) {
         if (r.standby) {
           log_->info("once mode: another SM is master; exiting");
@@ -413,6 +423,17 @@ std::optional<int> SubnetManager::step(ControlFlags& control) {
     }
     publish_multicast_tables();
   }
+  return std::nullopt;
+}
+
+}  // namespace ibsm::sm
+
+namespace ibsm::sm {
+
+std::optional<Error> SubnetManager::fatal_problem(const SweepReport& report) const {
+  if (!options_.exit_on_fatal) return std::nullopt;
+  for (const Error& e : report.problems)
+    if (e.id == kErrDuplicateGuid) return e;
   return std::nullopt;
 }
 

@@ -187,6 +187,8 @@ class SubnetManager {
   }
   void write_dumps();
   void publish_sa_snapshot();
+  // A problem of this sweep that exit_on_fatal makes fatal (a duplicate GUID), if any.
+  std::optional<Error> fatal_problem(const SweepReport& report) const;
   void on_request(const mad::Smp& req, const mad::IncomingMad& raw);
   void on_trap(const mad::Smp& req, const mad::IncomingMad& raw);  // subnet_manager_traps.cpp
   void disable_babbling_port(Lid lid, PortNum port);

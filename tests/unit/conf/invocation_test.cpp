@@ -104,7 +104,7 @@ TEST(Invocation, BadFlagValuesNameFlagAndRange) {
 }
 
 TEST(Invocation, UnimplementedFlagsAreRefusedByName) {
-  for (const char* flag : {"-Q", "--qos", "-y", "--perfmgr", "--congestion_control", "-N"}) {
+  for (const char* flag : {"-Q", "--qos", "--perfmgr", "--congestion_control", "-N"}) {
     const Error e = invoke_err({flag});
     EXPECT_EQ(e.id, kUnimplementedFlag) << flag;
     EXPECT_THAT(e.message, HasSubstr(flag));
@@ -112,6 +112,16 @@ TEST(Invocation, UnimplementedFlagsAreRefusedByName) {
   EXPECT_EQ(invoke_err({"-q", "local"}).id, kUnimplementedFlag);
   EXPECT_EQ(invoke_err({"-d", "0"}).id, kUnimplementedFlag);
   EXPECT_EQ(invoke_err({"--nue_max_num_vls", "2"}).id, kUnimplementedFlag);
+}
+
+TEST(Invocation, StayOnFatalClearsExitOnFatal) {
+  auto r = invoke({"-y"});
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  ASSERT_TRUE(std::holds_alternative<conf::Run>(*r));
+  EXPECT_FALSE(std::get<conf::Run>(*r).options.exit_on_fatal);
+  r = invoke({});
+  ASSERT_TRUE(r.ok());
+  EXPECT_TRUE(std::get<conf::Run>(*r).options.exit_on_fatal);
 }
 
 TEST(Invocation, ElectionFlagsSetTheirKeys) {

@@ -484,6 +484,29 @@ TEST(SubnetManagerFaults, DuplicateGuidIsReported) {
   EXPECT_TRUE(seen) << problems(r);
 }
 
+// exit_on_fatal (default TRUE, as OpenSM): the daemon stops with status 1 on a duplicate
+// GUID; -y (exit_on_fatal FALSE) keeps it running and sweeping without the duplicate.
+TEST(SubnetManagerFaults, DuplicateGuidIsFatalUnlessStayOnFatal) {
+  for (bool exit_on_fatal : {true, false}) {
+    testsupport::Fabric d = net(kHandDrawn);
+    d.nodes[*d.find("h4")].node_guid = d.nodes[*d.find("s3")].node_guid;
+    Rig rig(std::move(d));
+    rig.options.exit_on_fatal = exit_on_fatal;
+    rig.restart();
+    ControlFlags control;
+    std::optional<int> rc;
+    const auto deadline = rig.clock.now() + std::chrono::seconds(10);
+    while (!rc && rig.clock.now() < deadline)
+      rc = rig.sm->step(control);
+    if (exit_on_fatal) {
+      EXPECT_EQ(rc, std::optional<int>(1));
+    } else {
+      EXPECT_FALSE(rc.has_value()) << "still running after 10 s";
+      EXPECT_EQ(rig.sm->state(), mad::SmState::kMaster);
+    }
+  }
+}
+
 TEST(SubnetManagerFaults, SmPortDownFailsTheSweep) {
   Rig rig(net(kLine));
   rig.fabric->faults(rig.fabric->index("ha")).silent = true;  // the SM's own node
