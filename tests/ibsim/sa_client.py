@@ -422,6 +422,16 @@ class SaClient:
         m.length = r["length"]
         return m
 
+    def blast(self, mads: list[bytes], dlid: int | None = None, agent: str = "sa",
+              drain: float = 1.0) -> dict:
+        """Send every MAD as it is (no waiting, no TID of ours); counts of what was sent
+        and of the answers that came back while sending and for `drain` seconds after."""
+        r = self._call({"op": "blast", "mads": [m.hex() for m in mads], "agent": agent,
+                        "dlid": dlid or self.sm_lid, "drain": drain}, drain + 0.01 * len(mads) + 30)
+        if "error" in r:
+            raise PumpError(r["error"])
+        return r
+
     def stats(self) -> dict:
         return self._call({"op": "stats"}, 1.0)
 
@@ -637,6 +647,47 @@ def _pump(issm: bool) -> int:  # pragma: no cover - runs under umad2sim
                 emit({"mad": mad.hex(), "length": ln})
             else:
                 emit({"timeout": True})
+            continue
+        if op == "blast":
+            # Many MADs without waiting for their answers (hostile-wire tests): each is sent as
+            # given (TID too, so responses can match nothing), on the SA agent or, with
+            # --issm, an SMI agent; whatever arrives meanwhile is drained (umad2sim and
+            # ibsim deadlock if nobody reads), unsolicited requests answered as usual.
+            agent = {"sa": sa_agent, "smi": smi_agents.get(CLASS_SMI_LID),
+                     "smi_dr": smi_agents.get(CLASS_SMI_DR)}.get(msg.get("agent", "sa"))
+            if agent is None:
+                emit({"error": f"no agent {msg.get('agent')!r} (SMI agents need --issm)"})
+                continue
+            dqp, qkey = (1, QKEY_GSI) if msg.get("agent", "sa") == "sa" else (0, 0)
+            sent = failed = answers = 0
+            for h in msg["mads"]:
+                if send_raw(agent, bytes.fromhex(h), int(msg["dlid"]), dqp, qkey) >= 0:
+                    sent += 1
+                else:
+                    failed += 1
+                # Paced by the answers (at most 1 ms per MAD without one): a client that
+                # outruns the SM fills ibsim's socket to it, and ibsim, which retries a
+                # blocked write forever, deadlocks with the SM's own blocked write.
+                wait_ms = 1
+                while (got := recv(wait_ms)) is not None:
+                    wait_ms = 0
+                    a, m, slid, st = got
+                    if len(m) >= 24 and not m[3] & 0x80:
+                        unsolicited(a, m, slid)
+                    else:
+                        answers += 1
+            deadline = time.monotonic() + float(msg.get("drain", 1.0))
+            while time.monotonic() < deadline:
+                got = recv(50)
+                if got is None:
+                    continue
+                a, m, slid, st = got
+                if len(m) >= 24 and not m[3] & 0x80:
+                    unsolicited(a, m, slid)
+                else:
+                    answers += 1
+            counters["sent"] += sent
+            emit({"sent": sent, "failed": failed, "answers": answers})
             continue
         if op == "send":
             mad = bytearray(bytes.fromhex(msg["mad"]))
