@@ -107,8 +107,8 @@
   X(kTiming, transaction_timeout, std::uint32_t, 200, dec(), kRestart, kYes, cli_arg('t', "timeout"), "Milliseconds before a MAD transaction is retried") \
   X(kTiming, transaction_retries, std::uint32_t, 3, dec(), kRestart, kYes, cli_arg(0, "retries"), "Retries of a MAD transaction before it fails") \
   X(kTiming, long_transaction_timeout, std::uint32_t, 500, dec(), kRestart, kNo, no_cli(), "Milliseconds for long transactions (optimized SL2VL)") \
-  X(kTiming, max_msg_fifo_timeout, std::uint32_t, 10000, dec(), kHup, kNo, no_cli(), "Milliseconds an SA request may queue before it is dropped") \
-  X(kTiming, single_thread, bool, false, flag(), kRestart, kNo, no_cli(), "Serve SA queries from a single thread") \
+  X(kTiming, max_msg_fifo_timeout, std::uint32_t, 10000, dec(), kHup, kYes, no_cli(), "Milliseconds an SA request may queue before it is dropped (ibsm keeps no SA queue: each request is answered in the event-loop turn that reads it, also during sweeps, so none waits this long)") \
+  X(kTiming, single_thread, bool, false, flag(), kRestart, kYes, no_cli(), "Serve SA queries from a single thread (ibsm always does: one event loop serves SMPs and the SA, so either value behaves the same)") \
   /* ---- misc ---- */ \
   X(kMisc, daemon, bool, false, flag(), kRestart, kYes, cli_set('B', "daemon"), "Run in the background") \
   X(kMisc, sm_inactive, bool, false, flag(), kHup, kYes, cli_set('I', "inactive"), "Start in NOTACTIVE state") \
