@@ -49,4 +49,28 @@ Hca 2 "hx"
 [2] "s2"[7]
 )";
 
+// Two switches and three hosts for the election and trap tests: the SM on "ha",
+// another SM can run on "hc" or "hd"; "hd" hangs off switch a's port 3.
+//
+//   ha --1[ a ]2 -- 1[ b ]2 -- hc
+//   hd --3[   ]
+inline constexpr std::string_view kTwoSwitchNet = R"(Switch 4 "a"
+[1] "ha"[1]
+[2] "b"[1]
+[3] "hd"[1]
+
+Switch 2 "b"
+[1] "a"[2]
+[2] "hc"[1]
+
+Hca 1 "ha"
+[1] "a"[1]
+
+Hca 1 "hc"
+[1] "b"[2]
+
+Hca 1 "hd"
+[1] "a"[3]
+)";
+
 }  // namespace ibsm::testsupport

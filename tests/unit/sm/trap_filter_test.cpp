@@ -11,6 +11,7 @@
 #include "sm/subnet_manager.hpp"
 #include "sm/trap_filter.hpp"
 #include "tests/fake/fake_fabric.hpp"
+#include "tests/support/hand_drawn.hpp"
 #include "tests/support/net_file.hpp"
 #include "tests/support/temp_dir.hpp"
 
@@ -119,25 +120,8 @@ TEST(TrapFilter, OnlyPortErrorTrapsAreDisabledForBabbling) {
 
 // ---------------------------------------------------------------- SubnetManager
 
-// SM on "ha"; "hd" hangs off switch a's port 3.
-constexpr std::string_view kFabric = R"(Switch 4 "a"
-[1] "ha"[1]
-[2] "b"[1]
-[3] "hd"[1]
-
-Switch 2 "b"
-[1] "a"[2]
-[2] "hc"[1]
-
-Hca 1 "ha"
-[1] "a"[1]
-
-Hca 1 "hc"
-[1] "b"[2]
-
-Hca 1 "hd"
-[1] "a"[3]
-)";
+// SM on "ha"; another SM can run on "hc" or "hd"; "hd" hangs off switch a's port 3.
+constexpr std::string_view kFabric = testsupport::kTwoSwitchNet;
 
 class TrapRig {
  public:
