@@ -38,7 +38,7 @@
   X(kDevice, sa_key, std::uint64_t, 1, hex(16), kHup, kYes, no_cli(), "SA_Key that marks SA queries as trusted") \
   X(kDevice, subnet_prefix, std::uint64_t, 0xfe80000000000000ULL, hex(16), kRestart, kYes, cli_hex(0, "subnet_prefix"), "Subnet prefix (upper 64 bits of every port GID)") \
   X(kDevice, lmc, std::uint8_t, 0, dec(0, 7), kRestart, kYes, cli_arg('l', "lmc"), "LID mask control: each port gets 2^lmc LIDs (0-7)") \
-  X(kDevice, lmc_esp0, bool, false, flag(), kRestart, kNo, no_cli(), "Apply the LMC to enhanced switch port 0 as well") \
+  X(kDevice, lmc_esp0, bool, false, flag(), kRestart, kYes, no_cli(), "Apply the LMC to enhanced switch port 0 as well") \
   X(kDevice, sm_sl, std::uint8_t, 0, dec(0, 15), kHup, kYes, cli_arg(0, "sm_sl"), "Service level of SM/SA traffic (0-15)") \
   X(kDevice, packet_life_time, std::uint8_t, 0x12, hex(2, 0, 31), kHup, kYes, no_cli(), "Switch packet lifetime code: 4.096us * 2^value; 0x14 and above = infinite") \
   X(kDevice, vl_stall_count, std::uint8_t, 0x07, hex(2, 0, 7), kHup, kYes, no_cli(), "Dropped packets in a row that put a switch-to-switch VL into VLStalled") \

@@ -75,7 +75,8 @@ bool SubnetManager::assign_lids(Fabric& f, SweepReport& report) {
     LidRequest r;
     r.guid = p.guid;
     r.current = p.info.lid;
-    r.lmc = n.is_switch() ? (options_.lmc_esp0 ? options_.lmc : 0) : options_.lmc;
+    r.lmc = port_lmc(n.is_switch(), n.switch_info && n.switch_info->enhanced_port0, options_.lmc,
+                     options_.lmc_esp0);
     r.is_sm_port = h.node == f.sm_node && h.port == f.sm_port;
     requests.push_back(r);
   }

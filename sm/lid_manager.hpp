@@ -36,6 +36,15 @@ constexpr bool lid_range_valid(mad::Lid base, std::uint8_t lmc, mad::Lid max_lid
   return base != 0 && (base & (count - 1)) == 0 && base + count - 1 <= max_lid;
 }
 
+// The LMC a LID-holding port gets (IBA 7.11.1, 14.2.5.6): end ports take the subnet's LMC;
+// a switch's port 0 takes it only when it is an enhanced port 0 and lmc_esp0 is set
+// (a base port 0 answers to one LID, IBA C14-3), as OpenSM's osm_lid_mgr.c does.
+constexpr std::uint8_t port_lmc(bool is_switch, bool enhanced_port0, std::uint8_t lmc,
+                                bool lmc_esp0) {
+  if (!is_switch) return lmc;
+  return enhanced_port0 && lmc_esp0 ? lmc : 0;
+}
+
 // Returns one base LID per request, in request order; fails only when the unicast
 // LID space cannot hold every port.
 Result<std::vector<mad::Lid>> assign_lids(const std::vector<LidRequest>& requests,

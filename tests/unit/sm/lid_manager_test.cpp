@@ -40,6 +40,13 @@ TEST(LidRangeValid, FollowsLmcAlignment) {
   EXPECT_FALSE(lid_range_valid(8, 0, 7));  // above max_lid
 }
 
+TEST(PortLmc, OnlyAnEnhancedPort0WithLmcEsp0GetsTheLmc) {
+  EXPECT_EQ(port_lmc(false, false, 2, false), 2);  // CA port
+  EXPECT_EQ(port_lmc(true, false, 2, true), 0);    // base port 0: one LID whatever the key
+  EXPECT_EQ(port_lmc(true, true, 2, false), 0);    // enhanced, lmc_esp0 FALSE (default)
+  EXPECT_EQ(port_lmc(true, true, 2, true), 2);     // enhanced, lmc_esp0 TRUE
+}
+
 TEST(AssignLids, SmPortGetsLidOneOnAColdFabric) {
   const std::vector<LidRequest> r = {req(0x10), req(0x20), req(0x30, 0, 0, true), req(0x40)};
   const auto l = assign(r);

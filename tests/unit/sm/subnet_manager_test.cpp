@@ -198,6 +198,27 @@ TEST(SubnetManagerBringUp, HandDrawnFabricWithLoopsAndParallelLinks) {
   expect_cold_bring_up(rig);
 }
 
+// lmc_esp0: with LMC 1, an enhanced switch port 0 answers to two LIDs only when the key
+// is set; a base port 0 always to one (OpenSM's osm_lid_mgr.c).
+TEST(SubnetManagerBringUp, LmcEsp0GivesEnhancedPort0TheLmc) {
+  for (bool esp0 : {false, true}) {
+    Rig rig(net(kLine));
+    const auto a = rig.fabric->index("a"), b = rig.fabric->index("b");
+    rig.fabric->node(a).switch_info->enhanced_port0 = true;
+    rig.options.lmc = 1;
+    rig.options.lmc_esp0 = esp0;
+    rig.restart();
+    ASSERT_TRUE(rig.sweep().subnet_up);
+    const auto& pa = rig.fabric->node(a).ports[0].info;
+    EXPECT_EQ(pa.lmc, esp0 ? 1 : 0) << "enhanced port 0, lmc_esp0 " << esp0;
+    if (esp0) {
+      EXPECT_EQ(pa.lid % 2, 0) << "a 2-LID range starts even";
+    }
+    EXPECT_EQ(rig.fabric->node(b).ports[0].info.lmc, 0) << "base port 0";
+    EXPECT_EQ(rig.fabric->node(rig.fabric->index("ha")).ports[1].info.lmc, 1);
+  }
+}
+
 TEST(SubnetManagerBringUp, LineOfSwitchesWithExactMadCounts) {
   Rig rig(net(kLine));
   expect_cold_bring_up(rig);
