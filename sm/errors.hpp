@@ -86,7 +86,8 @@ inline constexpr ErrorInfo kSmErrors[] = {
      "counters), then enable the port again (ibportstate <lid> <port> enable) and let the "
      "SM sweep."},
     {kErrNoisyTraps, "Repeated traps ignored",
-     "A port sent the same trap 10 times without a 5 s pause; the SM acknowledges the rest "
+     "A port sent the same trap (other than 128 and 144, whose notices look alike for "
+     "different events) 10 times without a 5 s pause; the SM acknowledges the rest "
      "but neither sweeps nor forwards them to subscribers until they stop (OpenSM's trap "
      "suppression). A port-error trap (129-131) marks its port unhealthy and causes one "
      "heavy sweep. Logged once per burst.",

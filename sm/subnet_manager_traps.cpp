@@ -18,8 +18,14 @@ void SubnetManager::on_trap(const mad::Smp& req, const mad::IncomingMad& raw) {
   client_.respond(req.response(req.data(), mad::Method::kTrapRepress), raw.slid);
   if (!notice.ok()) return;
 
-  const TrapFilter::Verdict v =
-      trap_filter_.admit(*notice, raw.slid, clock_.now(), options_.babbling_port_policy);
+  // Traps 128 and 144 are never suppressed: their notices name only the issuer, so every
+  // link change of a switch (or every announcement of another SM) looks the same, and
+  // ignoring the eleventh would hide a real change. A burst of them still costs one heavy
+  // sweep (they only set heavy_reason_), and 144 has its own rate limit (kSmTrapGap).
+  const bool state_change = notice->trap_number == 128 || notice->trap_number == 144;
+  const TrapFilter::Verdict v = state_change ? TrapFilter::Verdict{}
+                                             : trap_filter_.admit(*notice, raw.slid, clock_.now(),
+                                                                  options_.babbling_port_policy);
   if (v.disable_port) {
     disable_babbling_port(v.port_lid, v.port_num);
     return;

@@ -4,6 +4,8 @@
 // (Trap 129 local link integrity, 130 buffer overrun, 131 flow-control watchdog; or the
 // same Trap 128 over and over). Each one would otherwise cost a heavy sweep. As OpenSM's
 // osm_trap_rcv.c does, identical traps (same source LID, port and notice) are counted
+// (SubnetManager exempts Traps 128 and 144: their notices name only the issuer, so distinct
+// link changes look identical; bursts of those are bounded by sweep coalescing instead)
 // while they keep arriving within an aging window (5 s, 60 s once a port is marked
 // unhealthy): from the 10th on they are acknowledged but ignored, except that
 //  - a port-error trap (129-131) marks its port unhealthy once, which asks for one heavy
