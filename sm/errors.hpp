@@ -61,7 +61,9 @@ inline constexpr ErrorInfo kSmErrors[] = {
      "The guid2lid cache file could not be written, so LIDs may change after a restart.",
      "Check that OSM_CACHE_DIR exists and is writable by ibsm, and that the disk is not full."},
     {kErrSmPortDown, "SM port unusable",
-     "The SM could not read its own port (it is down or the local node does not answer).",
+     "The SM could not read its own port (the local node does not answer), or its link is "
+     "down. ibsm keeps its last fabric model and programs nothing until the link is back "
+     "(logged once per outage).",
      "Check the cable and the local HCA (ibstat). ibsm retries every second."},
     {kErrHopLimit, "Directed route too long",
      "A node is more than 63 hops from the SM, beyond what directed-route SMPs can reach.",
@@ -81,7 +83,8 @@ inline constexpr ErrorInfo kSmErrors[] = {
      "integrity, 130 buffer overrun, 131 flow-control watchdog) 250 times without a 5 s "
      "pause, and the SM disabled it (PortInfo Set: PortState Down, PortPhysicalState "
      "Disabled on the end of the link nearer the SM), as OpenSM does. Routes avoid it from "
-     "the next sweep on.",
+     "the next sweep on. Traps that name a port of another node than the one that sent them "
+     "are forged and disable nothing (the message says so).",
      "Check or replace the cable and the ports named (perfquery shows their error "
      "counters), then enable the port again (ibportstate <lid> <port> enable) and let the "
      "SM sweep."},

@@ -46,7 +46,8 @@ mad::SmpCounters minus(const mad::SmpCounters& a, const mad::SmpCounters& b) {
 
 // For the SUBNET UP line: how lossy the fabric looked and what that cost, when it did.
 std::string loss_note(const mad::SmpCounters& sweep, double loss) {
-  if (sweep.loss_retries == 0 && loss == 0) return {};
+  // Below a thousandth the rate is a rounding of a few late answers: not news.
+  if (sweep.loss_retries == 0 && loss < 0.001) return {};
   return fmt::format(", SMP loss {:.1f} % ({} retries beyond transaction_retries)", loss * 100,
                      sweep.loss_retries);
 }
@@ -495,6 +496,21 @@ SweepResult SubnetManager::heavy_sweep(const std::atomic<bool>& stop, PreparedFa
                 mad::sm_state_name(state()));
     return finish(false);
   }
+  // The SM's own link is down: what discovery found is the SM's node alone, not the
+  // fabric. As OpenSM (state_mgr_is_sm_port_down), nothing is assigned or programmed and
+  // the last good model stays; the sweep is retried (every second) until the link is
+  // back, and that retry rediscovers the fabric behind it.
+  if (f.node(f.sm_node).ports[f.sm_port].info.port_state == mad::PortState::kDown) {
+    result.report.add(kErrSmPortDown, "the SM's own port is down");
+    if (!sm_port_down_reported_)
+      log_->error("{}: the SM's own port {} is down; keeping the last fabric model and staying "
+                  "{} until it comes back",
+                  format_error_id(kErrSmPortDown), f.sm_port, mad::sm_state_name(state()));
+    sm_port_down_reported_ = true;
+    return finish(false);
+  }
+  if (sm_port_down_reported_) log_->info("the SM's own port {} is up again", f.sm_port);
+  sm_port_down_reported_ = false;
   // P_Key tables of end ports and of switch ports facing them (the planner's input);
   // a targeted sweep's model still holds them.
   if (!prepared) partitions_.read_tables(f, client_, result.report);

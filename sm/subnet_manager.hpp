@@ -191,7 +191,7 @@ class SubnetManager {
   std::optional<Error> fatal_problem(const SweepReport& report) const;
   void on_request(const mad::Smp& req, const mad::IncomingMad& raw);
   void on_trap(const mad::Smp& req, const mad::IncomingMad& raw);  // subnet_manager_traps.cpp
-  void disable_babbling_port(Lid lid, PortNum port);
+  void disable_babbling_port(Lid lid, PortNum port, Lid source);
   void load_guid2lid();
   void save_guid2lid();
   // M_Key (sm/subnet_manager_mkey.cpp): settings with OpenSM's adjustments, guid2mkey,
@@ -241,6 +241,7 @@ class SubnetManager {
   // sweep without pause).
   static constexpr auto kSmTrapGap = std::chrono::seconds(2);
   bool sm_trap_deferred_ = false;
+  bool sm_port_down_reported_ = false;  // kErrSmPortDown logged for this outage
 
   Fabric fabric_;  // the result of the last heavy sweep
   Guid2Lid guid2lid_;

@@ -27,7 +27,7 @@ void SubnetManager::on_trap(const mad::Smp& req, const mad::IncomingMad& raw) {
                                              : trap_filter_.admit(*notice, raw.slid, clock_.now(),
                                                                   options_.babbling_port_policy);
   if (v.disable_port) {
-    disable_babbling_port(v.port_lid, v.port_num);
+    disable_babbling_port(v.port_lid, v.port_num, raw.slid);
     return;
   }
   // Security traps are counted even when repeated: how many wrong keys a port saw is
@@ -72,12 +72,23 @@ void SubnetManager::on_trap(const mad::Smp& req, const mad::IncomingMad& raw) {
   if (!is_port_error_trap(*notice)) sa_.forward_trap(*notice, raw.slid);
 }
 
-void SubnetManager::disable_babbling_port(Lid lid, PortNum port) {
+void SubnetManager::disable_babbling_port(Lid lid, PortNum port, Lid source) {
   // The port the traps are about: LIDADDR names its node (a switch's port 0 LID or the
   // CA port's), PORTNO the port.
   for (const auto& h : fabric_.lid_holders()) {
     const Port& holder = fabric_.node(h.node).ports[h.port];
-    if (lid < holder.lid || lid >= holder.lid + (1u << holder.lmc)) continue;
+    const auto owns = [&](Lid l) { return l >= holder.lid && l < holder.lid + (1u << holder.lmc); };
+    if (!owns(lid)) continue;
+    // A port reports its own errors (IBA 14.2.5.1): traps about this node come from
+    // its LID. Anything else is forged (any host can send a Trap), and must not be
+    // able to switch off somebody else's link.
+    if (!owns(source)) {
+      log_->warn("{}: LID {} sent {} port-error traps naming LID {} port {}: a node reports only "
+                 "its own ports, so nothing is disabled",
+                 format_error_id(kErrBabblingPort), source, TrapFilter::kBabblingThreshold, lid,
+                 port);
+      return;
+    }
     NodeIndex node = h.node;
     const Node* n = &fabric_.node(node);
     if (port >= n->ports.size() || !n->ports[port].present) break;

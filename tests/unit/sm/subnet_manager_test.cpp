@@ -536,6 +536,32 @@ TEST(SubnetManagerFaults, SmPortDownFailsTheSweep) {
   EXPECT_EQ(rig.sm->state(), mad::SmState::kDiscovering);
 }
 
+TEST(SubnetManagerFaults, SmOwnLinkDownKeepsTheLastModelUntilItIsBack) {
+  Rig rig(net(kLine));
+  ASSERT_TRUE(rig.sweep().subnet_up);
+  const auto first = rig.lids();
+  const auto nodes = rig.sm->fabric().size();
+  const auto ha = rig.fabric->index("ha");
+  rig.fabric->set_link(ha, 1, false);  // the SM's own cable
+  rig.fabric->reset_stats();
+  for (int i = 0; i < 3; ++i) {
+    const SweepResult r = rig.sweep();
+    EXPECT_TRUE(r.heavy);
+    EXPECT_FALSE(r.subnet_up) << "a fabric of the SM's node alone is not the subnet";
+    ASSERT_FALSE(r.report.problems.empty());
+    EXPECT_EQ(r.report.problems[0].id, kErrSmPortDown) << problems(r);
+  }
+  EXPECT_EQ(rig.sm->fabric().size(), nodes) << "the last good model stays";
+  EXPECT_EQ(rig.sm->state(), mad::SmState::kMaster);
+  EXPECT_EQ(rig.fabric->stats().count(Method::kSet), 0u) << "nothing is programmed";
+  rig.fabric->set_link(ha, 1, true);
+  const SweepResult back = rig.sweep();
+  EXPECT_TRUE(back.heavy);
+  EXPECT_TRUE(back.subnet_up) << problems(back);
+  EXPECT_EQ(rig.lids(), first);
+  expect_fabric_up(rig, 5);
+}
+
 // ---------------------------------------------------------------- SMInfo and traps
 
 TEST(SubnetManagerRequests, AnswersGetSmInfo) {

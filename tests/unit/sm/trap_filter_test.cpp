@@ -48,12 +48,19 @@ mad::Notice link_trap(mad::Lid issuer) {
   return n;
 }
 
+// Trap 145 (SystemImageGUID changed): a trap the master counts, unlike 128 and 144.
+mad::Notice image_guid_trap(mad::Lid issuer) {
+  mad::Notice n = link_trap(issuer);
+  n.trap_number = 145;
+  return n;
+}
+
 // ---------------------------------------------------------------- TrapFilter alone
 
 TEST(TrapFilter, TheTenthIdenticalTrapIsIgnored) {
   TrapFilter f;
   Clock::TimePoint t{};
-  const auto n = link_trap(4);
+  const auto n = image_guid_trap(4);
   for (int i = 0; i < 10; ++i) {
     const auto v = f.admit(n, 4, t, false);
     EXPECT_FALSE(v.ignore) << i;
@@ -62,13 +69,13 @@ TEST(TrapFilter, TheTenthIdenticalTrapIsIgnored) {
   }
   EXPECT_TRUE(f.admit(n, 4, t, false).ignore);
   // Another notice from the same port is another trap.
-  EXPECT_FALSE(f.admit(link_trap(5), 4, t, false).ignore);
+  EXPECT_FALSE(f.admit(image_guid_trap(5), 4, t, false).ignore);
 }
 
 TEST(TrapFilter, CountsAgeOutAfterFiveQuietSeconds) {
   TrapFilter f;
   Clock::TimePoint t{};
-  const auto n = link_trap(4);
+  const auto n = image_guid_trap(4);
   for (int i = 0; i < 10; ++i)
     (void)f.admit(n, 4, t, false);
   EXPECT_TRUE(f.admit(n, 4, t + 4s, false).ignore);
@@ -115,7 +122,7 @@ TEST(TrapFilter, OnlyPortErrorTrapsAreDisabledForBabbling) {
   TrapFilter f;
   Clock::TimePoint t{};
   for (int i = 0; i < 300; ++i)
-    EXPECT_FALSE(f.admit(link_trap(4), 4, t, true).disable_port);
+    EXPECT_FALSE(f.admit(image_guid_trap(4), 4, t, true).disable_port);
 }
 
 // ---------------------------------------------------------------- SubnetManager
@@ -250,6 +257,28 @@ TEST(TrapsAtTheMaster, BabblingPortIsDisabledWithThePolicy) {
   EXPECT_EQ(rig.sm->state(), SmState::kMaster);
   EXPECT_EQ(rig.fabric->node(rig.fabric->index("hc")).ports[1].info.port_state,
             mad::PortState::kActive);
+}
+
+TEST(TrapsAtTheMaster, ForgedPortErrorTrapsDisableNothing) {
+  TrapRig rig;
+  rig.options.babbling_port_policy = true;
+  rig.bring_up();
+  const mad::Lid a = rig.lid_of("a");
+  const mad::Lid hc = rig.lid_of("hc");
+  // Host hc claims to be switch a's port 3, then names a LID nobody holds and a port
+  // switch a does not have: 260 of each, as fast as it can.
+  for (int i = 0; i < 260; ++i) {
+    rig.inject(port_error_trap(129, a, 3), hc);
+    rig.inject(port_error_trap(130, 0x2345, 1), hc);
+    rig.inject(port_error_trap(131, a, 200), a);
+    ASSERT_FALSE(rig.run_until([] { return false; }, 10ms));
+  }
+  ASSERT_FALSE(rig.run_until([] { return false; }, 2s));
+  EXPECT_EQ(rig.trap_represses(), 3u * 260u) << "every trap is still acknowledged";
+  EXPECT_EQ(rig.sm->state(), SmState::kMaster);
+  EXPECT_TRUE(rig.fabric->inactive_ports().empty()) << "no port was disabled";
+  const auto& port = rig.fabric->node(rig.fabric->index("a")).ports[3];
+  EXPECT_EQ(port.info.phys_state, mad::PhysState::kLinkUp);
 }
 
 }  // namespace
