@@ -85,9 +85,9 @@
   X(kRouting, ids_guid_file, std::string, "", text(), kRestart, kYes, cli_arg('m', "ids_guid_file"), "updn: GUID-to-id map used instead of GUIDs") \
   X(kRouting, guid_routing_order_file, std::string, "", text(), kRestart, kYes, cli_arg('X', "guid_routing_order_file"), "Order in which port GUIDs are routed (minhop, updn)") \
   X(kRouting, do_mesh_analysis, bool, false, flag(), kHup, kNo, cli_set(0, "do_mesh_analysis"), "lash: analyse mesh topology first") \
-  X(kRouting, lash_start_vl, std::uint8_t, 0, dec(0, 15), kHup, kNo, cli_arg(0, "lash_start_vl"), "lash: first VL to use (0-15)") \
-  X(kRouting, nue_max_num_vls, std::uint8_t, 1, dec(), kHup, kNo, cli_arg(0, "nue_max_num_vls"), "nue: VLs to use; 0 = as many as the fabric supports") \
-  X(kRouting, nue_include_switches, bool, false, flag(), kRestart, kNo, no_cli(), "nue: include switch traffic in deadlock avoidance") \
+  X(kRouting, lash_start_vl, std::uint8_t, 0, dec(0, 15), kHup, kYes, cli_arg(0, "lash_start_vl"), "lash: the first SL (= VL) it hands out; its layers use SLs from here up to the VLs every port runs") \
+  X(kRouting, nue_max_num_vls, std::uint8_t, 1, dec(), kHup, kYes, cli_arg(0, "nue_max_num_vls"), "nue: virtual layers (SLs = VLs) it may use, at most the VLs every port runs; 0 = all of those; 1 = no SLs needed") \
+  X(kRouting, nue_include_switches, bool, false, flag(), kRestart, kYes, no_cli(), "nue: keep paths from and to switches free of credit loops too; ibsm always does (TRUE), FALSE changes nothing") \
   X(kRouting, port_shifting, bool, false, flag(), kHup, kYes, cli_set(0, "port-shifting"), "Shift the starting port per destination when balancing") \
   X(kRouting, scatter_ports, std::uint32_t, 0, dec(), kHup, kYes, cli_arg(0, "scatter-ports"), "Random port choice with this seed; 0 = round robin") \
   X(kRouting, guid_routing_order_no_scatter, bool, false, flag(), kRestart, kYes, cli_set(0, "guid_routing_order_no_scatter"), "Do not scatter ports of GUIDs in the routing order file") \

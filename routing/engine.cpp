@@ -4,7 +4,9 @@
 #include "routing/engine.hpp"
 #include "routing/file/file_engine.hpp"
 #include "routing/ftree/ftree.hpp"
+#include "routing/lash/lash.hpp"
 #include "routing/minhop.hpp"
+#include "routing/nue/nue.hpp"
 #include "routing/sssp.hpp"
 #include "routing/torus/dor.hpp"
 #include "routing/torus/torus_2qos.hpp"
@@ -26,13 +28,16 @@ std::unique_ptr<Engine> make_engine(std::string_view name, const EngineConfig& c
   if (name == "file") return make_file_engine(config);
   if (name == "dor") return make_dor_engine(config);
   if (name == "torus-2QoS") return make_torus_2qos_engine(config);
+  if (name == "lash") return make_lash_engine(config);
+  if (name == "nue") return make_nue_engine(config);
   return nullptr;
 }
 
-// dfsssp's routes are deadlock free only on the SLs it hands out: the SM programs SL2VL
+// dfsssp's and lash's routes are deadlock free only on the SLs they hand out: the SM programs SL2VL
 // identity for them (sm/sl2vl_plan.hpp) and the SA answers PathRecords with them.
 std::vector<std::string_view> engine_names() {
-  return {"minhop", "updn", "dnup", "sssp", "dfsssp", "ftree", "file", "dor", "torus-2QoS"};
+  return {"minhop", "updn", "dnup",       "sssp", "dfsssp", "ftree",
+          "file",   "dor",  "torus-2QoS", "lash", "nue"};
 }
 
 }  // namespace ibsm::routing

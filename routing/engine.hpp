@@ -123,6 +123,13 @@ struct EngineConfig {
   // with kErrDfssspVlsExhausted when they do not suffice. The SM should pass the fabric's
   // minimum OperVLs; at most 15 (VL15 is management).
   unsigned max_vls = 8;
+  // lash_start_vl: the first SL (= VL) lash hands out; lash uses SLs from here to max_vls - 1.
+  unsigned lash_start_vl = 0;
+  // nue_max_num_vls: the virtual layers nue may use, at most max_vls; 0 = max_vls.
+  unsigned nue_max_vls = 1;
+  // nue_include_switches: traffic that switches themselves send (port 0 as a source) is
+  // kept free of credit loops too, not only traffic between end ports.
+  bool nue_include_switches = false;
 
   // Port GUIDs of compute nodes (cn_guid_file, -u) and I/O nodes (io_guid_file, -G) for
   // ftree (and sssp/dfsssp destination order). Empty: every end port is a compute node.

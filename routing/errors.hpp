@@ -40,6 +40,7 @@ inline constexpr ErrorId kErrTorusDisjointRing{3034};
 inline constexpr ErrorId kErrTorusUnroutable{3035};
 inline constexpr ErrorId kErrPortOrderFile{3036};
 inline constexpr ErrorId kErrPortOrderIgnored{3037};
+inline constexpr ErrorId kErrLashVlsExhausted{3070};
 
 inline constexpr ErrorInfo kRoutingErrors[] = {
     {kErrTopologyInvalid, "Routing input is inconsistent",
@@ -82,6 +83,16 @@ inline constexpr ErrorInfo kRoutingErrors[] = {
      "OpenSM falls back to minhop (not deadlock free) in this case.",
      "On fat trees list the top switches in root_guid_file (-a); on other topologies this is "
      "expected."},
+    {kErrLashVlsExhausted, "lash needs more virtual lanes than available",
+     "lash puts the shortest paths of every pair of switches into the first virtual layer "
+     "(one SL and VL each, from lash_start_vl up) whose channel dependency graph stays "
+     "acyclic. The pair named fits into none of the layers the fabric's VLs allow (max_vls, "
+     "the ports' OperVLs, minus lash_start_vl), or lash_start_vl leaves no VL at all. The "
+     "routes are discarded and the next engine of the chain is tried. Meshes of a few dozen "
+     "switches need 2-4 layers; a 6x6x6 torus needs 9.",
+     "Lower lash_start_vl, raise the VLs the ports run if the hardware has more, or use an "
+     "engine that needs fewer VLs here (nue works with any number, down to 1; torus-2QoS on "
+     "tori)."},
     {kErrDfssspVlsExhausted, "Deadlock-free routing needs more virtual lanes than available",
      "dfsssp spreads its shortest paths over virtual layers, one VL each, so that no layer's "
      "channel dependency graph has a cycle (Domke et al., IPDPS 2011). The last layer the "

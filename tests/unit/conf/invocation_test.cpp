@@ -111,7 +111,13 @@ TEST(Invocation, UnimplementedFlagsAreRefusedByName) {
   }
   EXPECT_EQ(invoke_err({"-q", "local"}).id, kUnimplementedFlag);
   EXPECT_EQ(invoke_err({"-d", "0"}).id, kUnimplementedFlag);
-  EXPECT_EQ(invoke_err({"--nue_max_num_vls", "2"}).id, kUnimplementedFlag);
+}
+
+TEST(Invocation, RoutingEngineFlagsSetTheirKeys) {
+  const Options o =
+      run_options(invoke({"-R", "nue,lash", "--nue_max_num_vls", "4", "--lash_start_vl", "2"}));
+  EXPECT_EQ(o.nue_max_num_vls, 4);
+  EXPECT_EQ(o.lash_start_vl, 2);
 }
 
 TEST(Invocation, StayOnFatalClearsExitOnFatal) {
@@ -196,6 +202,25 @@ TEST(Invocation, UnimplementedKeysSetInTheFileGiveOneWarning) {
   EXPECT_THAT(run.warnings[0].message, HasSubstr("perfmgr TRUE"));
   EXPECT_THAT(run.warnings[0].message, ::testing::Not(HasSubstr("perfmgr_redir")));
   EXPECT_THAT(run.warnings[0].message, ::testing::Not(HasSubstr("sm_priority")));
+}
+
+TEST(Invocation, TrapAndFatalKeysAreImplementedAndReachTheOptions) {
+  TempDir dir;
+  const auto file = dir.write("f.conf",
+                              "sweep_on_trap FALSE\nbabbling_port_policy TRUE\nexit_on_fatal "
+                              "FALSE\nlmc_esp0 TRUE\nsingle_thread TRUE\nmax_msg_fifo_timeout "
+                              "5000\n");
+  auto r = invoke({"-F", file});
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  const auto& run = std::get<conf::Run>(*r);
+  EXPECT_TRUE(run.warnings.empty()) << run.warnings[0].message;
+  const Options& o = run.options;
+  EXPECT_FALSE(o.sweep_on_trap);
+  EXPECT_TRUE(o.babbling_port_policy);
+  EXPECT_FALSE(o.exit_on_fatal);
+  EXPECT_TRUE(o.lmc_esp0);
+  EXPECT_TRUE(o.single_thread);
+  EXPECT_EQ(o.max_msg_fifo_timeout, 5000u);
 }
 
 TEST(Invocation, ConfigFileErrorsStopStartUp) {

@@ -7,10 +7,12 @@
 #include <atomic>
 #include <cstdlib>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <memory>
 #include <tuple>
 
+#include "common/atomic_file.hpp"
 #include "mad/attr/vl_tables.hpp"
 #include "sa/path_resolver.hpp"
 #include "sm/sa_snapshot.hpp"
@@ -28,12 +30,20 @@ using fake::FakeFabric;
 using testsupport::TempDir;
 
 struct Rig {
-  explicit Rig(testsupport::Fabric d, std::uint8_t max_op_vls = 5) {
+  explicit Rig(testsupport::Fabric d, std::uint8_t max_op_vls = 5,
+               const std::string& engine = "dfsssp",
+               const std::function<void(conf::Options&)>& configure = {}) {
     fabric = std::make_unique<FakeFabric>(d, clock);
     options.cache_dir = dir.path() + "/cache";
-    options.routing_engine = "dfsssp";
+    options.routing_engine = engine;
     options.max_op_vls = max_op_vls;
+    if (configure) configure(options);
     sm = std::make_unique<SubnetManager>(*fabric, clock, null_logger(), options);
+  }
+  // The engine the route report names (the one whose tables were programmed).
+  std::string report() const {
+    auto text = read_file(dir.path() + "/cache/ibsm-route-report.txt");
+    return text ? *text : std::string("(no route report)");
   }
   SweepResult sweep(bool heavy = false) {
     if (heavy) sm->request_heavy_sweep(HeavyReason::kForced);
@@ -248,6 +258,48 @@ TEST(DfssspSm, RingOnOneVlFallsBackWithoutSls) {
   EXPECT_EQ(rig.sm->sl2vl_counts(), nullptr);
   EXPECT_EQ(rig.sl2vl_sets(), 0u);
   EXPECT_TRUE(rig.sm->sa().snapshot()->path_sl.empty());
+}
+
+// -R lash: a ring needs two layers; the SM programs SL2VL identity and the SA hands out
+// each switch pair's SL, from lash_start_vl up.
+TEST(LayeredEnginesSm, LashOnARing) {
+  for (unsigned start : {0U, 2U}) {
+    Rig rig(testsupport::torus({5, 1, 1}, 2, {true, false, false}), 5, "lash",
+            [start](conf::Options& o) { o.lash_start_vl = static_cast<std::uint8_t>(start); });
+    ASSERT_TRUE(rig.sweep().subnet_up);
+    EXPECT_NE(rig.report().find("lash"), std::string::npos) << rig.report();
+    const routing::PathSls* sls = rig.sm->path_sls();
+    ASSERT_NE(sls, nullptr);
+    EXPECT_EQ(sls->layers, 2u);
+    EXPECT_TRUE(std::all_of(sls->table.begin(), sls->table.end(),
+                            [start](auto sl) { return sl >= start && sl < 4; }));
+    expect_identity_programmed(rig);
+    EXPECT_GT(expect_path_sls(rig), start);
+  }
+}
+
+// -R nue with the default nue_max_num_vls 1: the ring is routed free of credit loops on
+// one VL (with detours), so no SLs and no SL2VL programming are needed at all.
+TEST(LayeredEnginesSm, NueOnOneVlNeedsNoSls) {
+  Rig rig(testsupport::torus({5, 1, 1}, 1, {true, false, false}), 1, "nue");
+  ASSERT_TRUE(rig.sweep().subnet_up);
+  EXPECT_NE(rig.report().find("nue"), std::string::npos) << "not a fallback: " << rig.report();
+  EXPECT_EQ(rig.sm->path_sls(), nullptr);
+  EXPECT_EQ(rig.sl2vl_sets(), 0u);
+  EXPECT_TRUE(rig.sm->sa().snapshot()->path_sl.empty());
+}
+
+// nue_max_num_vls 4: destinations spread over 4 layers, one SL each.
+TEST(LayeredEnginesSm, NueOnFourLayers) {
+  Rig rig(testsupport::torus({5, 1, 1}, 2, {true, false, false}), 5, "nue",
+          [](conf::Options& o) { o.nue_max_num_vls = 4; });
+  ASSERT_TRUE(rig.sweep().subnet_up);
+  EXPECT_NE(rig.report().find("nue"), std::string::npos) << rig.report();
+  const routing::PathSls* sls = rig.sm->path_sls();
+  ASSERT_NE(sls, nullptr);
+  EXPECT_EQ(sls->sls, 4u);
+  expect_identity_programmed(rig);
+  EXPECT_EQ(expect_path_sls(rig), 3u);
 }
 
 }  // namespace

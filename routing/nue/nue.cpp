@@ -1,0 +1,382 @@
+// nue: routing inside each layer's channel dependency graph (see nue.hpp).
+#include "routing/nue/nue.hpp"
+
+#include <algorithm>
+#include <limits>
+#include <numeric>
+#include <queue>
+#include <utility>
+
+#include "routing/channel_index.hpp"
+#include "routing/errors.hpp"
+#include "routing/incremental_dag.hpp"
+#include "routing/lid_owners.hpp"
+
+namespace ibsm::routing {
+namespace {
+
+inline constexpr std::uint32_t kNone = ChannelIndex::kNone;
+inline constexpr std::uint64_t kInf = std::numeric_limits<std::uint64_t>::max();
+inline constexpr unsigned kMaxLayers = 15;  // VL0-14 carry data (IBA 3.5.7)
+// Channels a candidate turn's cycle search may visit before it counts as "no".
+inline constexpr std::uint32_t kCandidateSearch = 1024;
+
+struct Destination {
+  Lid lid = 0;
+  std::uint32_t sw = 0;  // the switch that delivers it
+  PortNum port = 0;      // ... through this port (0: the switch itself)
+  unsigned hosts = 0;    // end ports of that switch, for the order
+};
+
+// The switch graph seen through its channels.
+class SwitchGraph {
+ public:
+  explicit SwitchGraph(const Topology& topo) : ch(topo), in(topo.switches.size()) {
+    for (std::uint32_t c = 0; c < ch.size(); ++c)
+      in[ch.to(c)].push_back(c);
+    for (auto& list : in)
+      std::sort(list.begin(), list.end());
+  }
+  std::uint32_t size() const { return static_cast<std::uint32_t>(in.size()); }
+  // The channel back from where c leads: to(c) -> from(c) over the same cable.
+  std::uint32_t reverse(std::uint32_t c) const { return ch.at(ch.to(c), ch.peer_port(c)); }
+
+  // Hop distances from s (UINT32_MAX where unreachable) and the visiting order.
+  std::vector<std::uint32_t> bfs(std::uint32_t s,
+                                 std::vector<std::uint32_t>* order = nullptr) const {
+    std::vector<std::uint32_t> dist(size(), UINT32_MAX);
+    std::vector<std::uint32_t> q{s};
+    dist[s] = 0;
+    for (std::size_t i = 0; i < q.size(); ++i)
+      for (std::uint32_t c : ch.out(q[i]))
+        if (dist[ch.to(c)] == UINT32_MAX) {
+          dist[ch.to(c)] = dist[q[i]] + 1;
+          q.push_back(ch.to(c));
+        }
+    if (order) *order = std::move(q);
+    return dist;
+  }
+
+  ChannelIndex ch;
+  std::vector<std::vector<std::uint32_t>> in;  // channels entering each switch
+};
+
+// Up/down escape paths on a breadth-first spanning tree (one per layer).
+class EscapeTree {
+ public:
+  // A forest: the tree of root's part of the fabric, then one per part it does not reach.
+  EscapeTree(const SwitchGraph& g, std::uint32_t root)
+      : g_(g), up_(g.size(), kNone), tree_(g.size(), UINT32_MAX) {
+    const auto grow = [&](std::uint32_t r) {
+      std::vector<std::uint32_t> order;
+      const auto dist = g.bfs(r, &order);
+      for (std::uint32_t v : order) {
+        tree_[v] = r;
+        for (std::uint32_t c : g.ch.out(v))  // lowest port towards a switch one hop nearer
+          if (dist[g.ch.to(c)] + 1 == dist[v] && up_[v] == kNone) up_[v] = c;
+      }
+    };
+    grow(root);
+    for (std::uint32_t r = 0; r < g.size(); ++r)
+      if (tree_[r] == UINT32_MAX) grow(r);
+    toward_.assign(g.size(), kNone);
+  }
+
+  // Every turn an up*/down* path on the tree can take: acyclic (up channels ordered by
+  // depth, down channels after them), so the DAG takes them all.
+  void add_turns(IncrementalDag& dag) const {
+    for (std::uint32_t x = 0; x < g_.size(); ++x) {
+      std::vector<std::uint32_t> ups_in, downs_out;
+      for (std::uint32_t c : g_.in[x])
+        if (up_[g_.ch.from(c)] == c) ups_in.push_back(c);
+      for (std::uint32_t c : ups_in)
+        downs_out.push_back(g_.reverse(c));
+      const std::uint32_t up_out = up_[x];
+      const std::uint32_t down_in = up_out == kNone ? kNone : g_.reverse(up_out);
+      for (std::uint32_t ci : ups_in) {
+        if (up_out != kNone) dag.add(ci, up_out);
+        for (std::uint32_t co : downs_out)
+          if (co != g_.reverse(ci)) dag.add(ci, co);
+      }
+      if (down_in != kNone)
+        for (std::uint32_t co : downs_out)
+          dag.add(down_in, co);
+    }
+  }
+
+  // out[v] = the tree's next channel from v towards switch d (kNone at d and off-tree).
+  void route_to(std::uint32_t d, std::vector<std::uint32_t>& out) {
+    std::fill(toward_.begin(), toward_.end(), kNone);
+    for (std::uint32_t v = d; up_[v] != kNone; v = g_.ch.to(up_[v]))
+      toward_[g_.ch.to(up_[v])] = g_.reverse(up_[v]);
+    out.assign(g_.size(), kNone);
+    for (std::uint32_t v = 0; v < g_.size(); ++v)
+      if (v != d && tree_[v] == tree_[d]) out[v] = toward_[v] != kNone ? toward_[v] : up_[v];
+  }
+
+ private:
+  const SwitchGraph& g_;
+  std::vector<std::uint32_t> up_;    // channel to the parent; kNone at a root
+  std::vector<std::uint32_t> tree_;  // the root of each switch's tree
+  std::vector<std::uint32_t> toward_;
+};
+
+class NueEngine final : public Engine {
+ public:
+  explicit NueEngine(EngineConfig config) : config_(std::move(config)) {}
+  std::string_view name() const override { return "nue"; }
+  bool deadlock_free() const override { return true; }
+  Result<Routes> route(const Topology& topo) override;
+
+ private:
+  EngineConfig config_;
+};
+
+// Per-destination routing state shared across destinations.
+class Router {
+ public:
+  Router(const Topology& topo, const SwitchGraph& g) : g_(g) {
+    hosts_.assign(g.size(), 0);
+    for (const EndPort& e : topo.end_ports)
+      if (e.sw < g.size()) ++hosts_[e.sw];
+    std::uint64_t p = std::max<std::uint64_t>(1, topo.end_ports.size());
+    base_ = p * p;  // as sssp: paths stay shortest until loads say otherwise
+    load_.assign(g.ch.size(), 0);
+    component_.assign(g.size(), UINT32_MAX);
+    for (std::uint32_t s = 0; s < g.size(); ++s) {
+      if (component_[s] != UINT32_MAX) continue;
+      const auto dist = g.bfs(s);
+      for (std::uint32_t v = 0; v < g.size(); ++v)
+        if (dist[v] != UINT32_MAX) component_[v] = s;
+    }
+  }
+
+  // The next channel of every switch towards d (kNone at d and where unreachable), found
+  // inside `dag`; false on an impasse (the dag is then as before).
+  bool dijkstra(std::uint32_t d, IncrementalDag& dag, std::vector<std::uint32_t>& out) {
+    const std::uint32_t n = g_.size();
+    std::vector<std::uint64_t> dist(n, kInf);
+    std::vector<bool> settled(n, false);
+    std::vector<std::uint32_t> cand(n, kNone);
+    out.assign(n, kNone);
+    added_.clear();
+    using Item = std::pair<std::uint64_t, std::uint32_t>;
+    std::priority_queue<Item, std::vector<Item>, std::greater<>> heap;
+    dist[d] = 0;
+    heap.emplace(0, d);
+    std::uint32_t reached = 0;
+    while (!heap.empty()) {
+      const auto [du, u] = heap.top();
+      heap.pop();
+      if (settled[u] || du != dist[u]) continue;
+      if (u != d && !take_turn(cand[u], out, dag)) {
+        // The turn chosen when u was reached closes a cycle now: the cheapest settled
+        // neighbour whose turn still fits, or wait for another neighbour to settle.
+        std::uint64_t best = kInf;
+        std::uint32_t best_c = kNone;
+        for (std::uint32_t c : g_.ch.out(u)) {
+          const std::uint32_t w = g_.ch.to(c);
+          if (!settled[w] || dist[w] + weight(c) >= best) continue;
+          if (w == d || dag.can_add(c, out[w])) {
+            best = dist[w] + weight(c);
+            best_c = c;
+          }
+        }
+        if (best_c == kNone || !take_turn(best_c, out, dag)) {
+          dist[u] = kInf;
+          continue;
+        }
+        dist[u] = best;
+        cand[u] = best_c;
+      }
+      settled[u] = true;
+      ++reached;
+      if (u != d) out[u] = cand[u];
+      for (std::uint32_t c : g_.in[u]) {  // c: v -> u
+        const std::uint32_t v = g_.ch.from(c);
+        if (settled[v]) continue;
+        const std::uint64_t nd = dist[u] + weight(c);
+        if (nd >= dist[v]) continue;
+        // A candidate only: a turn against the layer's current order gets a short look
+        // (most of those searches would be repeated for every neighbour), and the
+        // turn is checked for real when v settles.
+        if (u != d && !dag.can_add(c, out[u], kCandidateSearch)) continue;
+        dist[v] = nd;
+        cand[v] = c;
+        heap.emplace(nd, v);
+      }
+    }
+    std::uint32_t component = 0;
+    for (std::uint32_t v = 0; v < n; ++v)
+      component += component_[v] == component_[d];
+    if (reached == component) return true;
+    for (const auto& [a, b] : added_)  // impasse: take this destination's turns back
+      dag.remove(a, b);
+    return false;
+  }
+
+  // Channels gain the end ports whose route to d now crosses them.
+  void add_load(std::uint32_t d, const std::vector<std::uint32_t>& out) {
+    const std::uint32_t n = g_.size();
+    std::vector<std::vector<std::uint32_t>> children(n);
+    for (std::uint32_t v = 0; v < n; ++v)
+      if (out[v] != kNone) children[g_.ch.to(out[v])].push_back(v);
+    std::vector<std::uint32_t> order{d};
+    for (std::size_t i = 0; i < order.size(); ++i)
+      for (std::uint32_t c : children[order[i]])
+        order.push_back(c);
+    std::vector<std::uint64_t> below(n, 0);
+    for (auto it = order.rbegin(); it != order.rend(); ++it) {
+      const std::uint32_t v = *it;
+      below[v] += hosts_[v];
+      if (out[v] == kNone) continue;
+      load_[out[v]] += below[v];
+      below[g_.ch.to(out[v])] += below[v];
+    }
+  }
+
+ private:
+  std::uint64_t weight(std::uint32_t c) const { return base_ + load_[c]; }
+
+  // A switch leaves by channel c: its turn into the next switch's channel joins the CDG.
+  bool take_turn(std::uint32_t c, const std::vector<std::uint32_t>& out, IncrementalDag& dag) {
+    const std::uint32_t next = out[g_.ch.to(c)];
+    if (next == kNone) return true;  // c ends at the destination's switch
+    if (!dag.add(c, next)) return false;
+    added_.emplace_back(c, next);
+    return true;
+  }
+
+  const SwitchGraph& g_;
+  std::vector<unsigned> hosts_;
+  std::vector<std::uint64_t> load_;
+  std::vector<std::uint32_t> component_;
+  std::uint64_t base_ = 1;
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> added_;
+};
+
+Result<Routes> NueEngine::route(const Topology& topo) {
+  const SwitchGraph g(topo);
+  const std::uint32_t n = g.size();
+  const auto lids = lid_owners(topo);
+  const std::size_t width = std::size_t{max_lid(topo)} + 1;
+  Routes routes;
+  routes.lfts.assign(n, Lft(width, kNoPath));
+  if (n == 0) return routes;
+
+  // Destinations: every LID a switch delivers.
+  std::vector<unsigned> hosts(n, 0);
+  for (const EndPort& e : topo.end_ports)
+    if (e.sw < n) ++hosts[e.sw];
+  std::vector<std::vector<Destination>> at(n);
+  for (Lid lid = 1; lid < lids.size(); ++lid) {
+    const LidOwner& o = lids[lid];
+    if (o.kind == LidOwner::Kind::kSwitch && o.index < n) {
+      at[o.index].push_back({lid, o.index, 0, hosts[o.index]});
+    } else if (o.kind == LidOwner::Kind::kEndPort) {
+      const EndPort& e = topo.end_ports[o.index];
+      if (e.sw < n) at[e.sw].push_back({lid, e.sw, e.sw_port, hosts[e.sw]});
+    }
+  }
+
+  // Layer groups: switches in breadth-first order from the most central one (least
+  // eccentricity), cut into runs of about equal LID count, so each group is compact.
+  std::uint32_t center = 0;
+  std::uint64_t best = kInf;
+  for (std::uint32_t s = 0; s < n; ++s) {
+    std::uint64_t ecc = 0;
+    for (std::uint32_t d : g.bfs(s))
+      if (d != UINT32_MAX) ecc = std::max<std::uint64_t>(ecc, d);
+    if (ecc < best) best = ecc, center = s;
+  }
+  std::vector<std::uint32_t> order;
+  std::vector<bool> placed(n, false);
+  const auto take_part = [&](std::uint32_t s) {  // s's connected part, breadth first
+    std::vector<std::uint32_t> part;
+    g.bfs(s, &part);
+    for (std::uint32_t v : part)
+      placed[v] = true, order.push_back(v);
+  };
+  take_part(center);
+  for (std::uint32_t s = 0; s < n; ++s)
+    if (!placed[s]) take_part(s);
+  std::size_t total = 0;
+  for (const auto& list : at)
+    total += list.size();
+  const unsigned k = std::clamp(config_.nue_max_vls, 1U, kMaxLayers);
+  std::vector<std::vector<std::uint32_t>> groups(1);
+  std::size_t done = 0;  // LIDs in the groups so far
+  for (std::uint32_t v : order) {
+    if (groups.size() < k && !groups.back().empty() &&
+        done + at[v].size() / 2 > total * groups.size() / k)
+      groups.emplace_back();
+    groups.back().push_back(v);
+    done += at[v].size();
+  }
+
+  // One escape tree (rooted at the fabric's centre, which on a fat tree makes its turns
+  // agree with the tree's own up/down) and one CDG per layer.
+  EscapeTree escape(g, center);
+  // The CDGs start from the order up*/down* towards the centre implies (channels towards
+  // it, farthest first, then the rest, nearest first): on a tree every shortest path's
+  // turns agree with it, and elsewhere most do, so few turns need a search.
+  std::vector<std::uint32_t> initial(g.ch.size());
+  {
+    const auto depth = g.bfs(center);
+    const auto key = [&](std::uint32_t c) -> std::int64_t {
+      const std::int64_t from = depth[g.ch.from(c)] == UINT32_MAX ? 0 : depth[g.ch.from(c)];
+      const std::int64_t to = depth[g.ch.to(c)] == UINT32_MAX ? 0 : depth[g.ch.to(c)];
+      return to < from ? -from : from + 1;  // up: deepest first; then down: shallowest first
+    };
+    std::iota(initial.begin(), initial.end(), 0U);
+    std::stable_sort(initial.begin(), initial.end(),
+                     [&](std::uint32_t a, std::uint32_t b) { return key(a) < key(b); });
+  }
+  std::vector<IncrementalDag> dags;
+  std::vector<Destination> dests;
+  std::vector<std::uint8_t> layer_of_lid(width, 0);
+  for (std::size_t l = 0; l < groups.size(); ++l) {
+    dags.emplace_back(initial);
+    escape.add_turns(dags.back());
+    for (std::uint32_t s : groups[l])
+      for (const Destination& t : at[s]) {
+        dests.push_back(t);
+        layer_of_lid[t.lid] = static_cast<std::uint8_t>(l);
+      }
+  }
+  // sssp's order over all layers at once (routing them layer by layer unbalances the
+  // shared loads: a 648-host fat tree's busiest channel 936 against 630): end ports of
+  // the switches with the most end ports first, then switch LIDs, whose management
+  // traffic comes last and should not steer the data paths.
+  std::stable_sort(dests.begin(), dests.end(), [](const Destination& a, const Destination& b) {
+    if ((a.port == 0) != (b.port == 0)) return b.port == 0;
+    return a.hosts > b.hosts;
+  });
+  Router router(topo, g);
+  std::vector<std::uint32_t> out;
+  for (const Destination& t : dests) {
+    if (!router.dijkstra(t.sw, dags[layer_of_lid[t.lid]], out)) escape.route_to(t.sw, out);
+    router.add_load(t.sw, out);
+    routes.lfts[t.sw][t.lid] = t.port;
+    for (std::uint32_t v = 0; v < n; ++v)
+      if (out[v] != kNone) routes.lfts[v][t.lid] = g.ch.port(out[v]);
+  }
+  if (groups.size() > 1) {
+    PathSls& sls = routes.path_sl;
+    sls.lids = width;
+    sls.layers = sls.sls = static_cast<unsigned>(groups.size());
+    sls.table.resize(std::size_t{n} * width);
+    for (std::uint32_t s = 0; s < n; ++s)
+      std::copy(layer_of_lid.begin(), layer_of_lid.end(),
+                sls.table.begin() + static_cast<std::ptrdiff_t>(std::size_t{s} * width));
+  }
+  return routes;
+}
+
+}  // namespace
+
+std::unique_ptr<Engine> make_nue_engine(const EngineConfig& config) {
+  return std::make_unique<NueEngine>(config);
+}
+
+}  // namespace ibsm::routing
