@@ -503,9 +503,10 @@ SweepResult SubnetManager::heavy_sweep(const std::atomic<bool>& stop, PreparedFa
   if (f.node(f.sm_node).ports[f.sm_port].info.port_state == mad::PortState::kDown) {
     result.report.add(kErrSmPortDown, "the SM's own port is down");
     if (!sm_port_down_reported_)
-      log_->error("{}: the SM's own port {} is down; keeping the last fabric model and staying "
-                  "{} until it comes back",
-                  format_error_id(kErrSmPortDown), f.sm_port, mad::sm_state_name(state()));
+      log_->error(
+          "{}: the SM's own port {} is down; keeping the last fabric model and staying "
+          "{} until it comes back",
+          format_error_id(kErrSmPortDown), f.sm_port, mad::sm_state_name(state()));
     sm_port_down_reported_ = true;
     return finish(false);
   }

@@ -15,6 +15,7 @@
 #include "routing/virtual_layers.hpp"
 #include "tests/support/builders.hpp"
 #include "tests/support/to_routing.hpp"
+#include "tests/unit/routing/layered_helpers.hpp"
 #include "tests/unit/routing/switch_graph.hpp"
 #include "tests/unit/routing/test_helpers.hpp"
 
@@ -39,14 +40,7 @@ Routed route(const Fabric& f, std::string_view engine, unsigned max_vls = 8, std
   return r;
 }
 
-// The VL of each checked path is the SL dfsssp exported (SL2VL identity).
-CdgOptions sl_as_vl(const Topology& topo, const Routes& routes) {
-  CdgOptions o;
-  o.vl_of = [&topo, &routes](std::uint32_t src, Lid dlid) -> std::uint8_t {
-    return routes.path_sl.sl(topo.end_ports[src].sw, dlid);
-  };
-  return o;
-}
+using test::sl_as_vl;
 
 void expect_delivered(const Topology& topo, const Routes& routes) {
   const PairCheck pc = check_all_pairs(topo, routes);
@@ -237,24 +231,12 @@ TEST(Dfsssp, PetersenGraph) {
 }
 
 TEST(Dfsssp, TreeWithACrossLink) {
-  Fabric f = testsupport::two_level_fat_tree(4, 2, 2);
-  const std::uint32_t l0 = *f.find("leaf0");
-  const std::uint32_t l1 = *f.find("leaf1");
-  const auto p0 = static_cast<std::uint8_t>(++f.nodes[l0].num_ports);
-  const auto p1 = static_cast<std::uint8_t>(++f.nodes[l1].num_ports);
-  f.cables.push_back({{l0, p0}, {l1, p1}});
-  expect_sound_dfsssp(f);
+  expect_sound_dfsssp(test::tree_with_cross_link());
 }
 
 TEST(Dfsssp, FatTreeWithADeadLink) {
-  Fabric f = testsupport::two_level_fat_tree(4, 2, 2);
-  const std::uint32_t leaf0 = *f.find("leaf0");
-  const std::uint32_t spine0 = *f.find("spine0");
-  std::erase_if(f.cables, [&](const testsupport::Cable& c) {
-    return (c.a.node == leaf0 && c.b.node == spine0) || (c.a.node == spine0 && c.b.node == leaf0);
-  });
-  expect_sound_dfsssp(f);
-  expect_sound_dfsssp(f, 2);
+  expect_sound_dfsssp(test::tree_with_dead_link());
+  expect_sound_dfsssp(test::tree_with_dead_link(), 2);
 }
 
 TEST(Dfsssp, LayerBudgetIsRespected) {

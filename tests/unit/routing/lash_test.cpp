@@ -14,6 +14,7 @@
 #include "routing/route_report.hpp"
 #include "tests/support/builders.hpp"
 #include "tests/support/to_routing.hpp"
+#include "tests/unit/routing/layered_helpers.hpp"
 #include "tests/unit/routing/switch_graph.hpp"
 #include "tests/unit/routing/test_helpers.hpp"
 
@@ -37,14 +38,6 @@ Routed route(const Fabric& f, unsigned max_vls = 8, unsigned start = 0, std::uin
   return r;
 }
 
-CdgOptions sl_as_vl(const Topology& topo, const Routes& routes) {
-  CdgOptions o;
-  o.vl_of = [&topo, &routes](std::uint32_t src, Lid dlid) -> std::uint8_t {
-    return routes.path_sl.sl(topo.end_ports[src].sw, dlid);
-  };
-  return o;
-}
-
 // lash's contract on fabric f.
 void expect_sound(const Fabric& f, unsigned max_vls = 8, unsigned start = 0, std::uint8_t lmc = 0) {
   const Routed r = route(f, max_vls, start, lmc);
@@ -63,7 +56,7 @@ void expect_sound(const Fabric& f, unsigned max_vls = 8, unsigned start = 0, std
   for (const EndPort& a : r.topo.end_ports)
     for (const EndPort& b : r.topo.end_ports)
       EXPECT_EQ(routes.path_sl.sl(a.sw, b.base_lid), routes.path_sl.sl(b.sw, a.base_lid));
-  const CdgReport cdg = check_channel_dependencies(r.topo, routes, sl_as_vl(r.topo, routes));
+  const CdgReport cdg = check_channel_dependencies(r.topo, routes, test::sl_as_vl(r.topo, routes));
   for (const CdgVl& v : cdg.vls)
     EXPECT_TRUE(v.acyclic) << "VL " << int{v.vl} << ": " << describe_cycle(r.topo, v.cycle);
   EXPECT_TRUE(make_route_report(r.topo, routes).acyclic());
@@ -111,13 +104,9 @@ TEST(Lash, GoldenSlsOfARingOfFive) {
   const Fabric f = test::switch_graph(5, test::ring_edges(5), 1);
   const Routed r = route(f, 2);
   ASSERT_TRUE(r.routes.ok());
-  std::string table;
-  for (std::uint32_t s = 0; s < 5; ++s) {
-    for (const EndPort& d : r.topo.end_ports)
-      table += static_cast<char>('0' + r.routes->path_sl.sl(s, d.base_lid));
-    table += '\n';
-  }
-  EXPECT_EQ(table, kGoldenRing5);
+  EXPECT_EQ(test::per_switch_table(
+                r.topo, [&](std::uint32_t s, Lid d) { return r.routes->path_sl.sl(s, d); }),
+            kGoldenRing5);
 }
 
 TEST(Lash, StartVlShiftsTheSls) {
@@ -146,20 +135,8 @@ TEST(Lash, DrawnFabrics) {
   expect_sound(testsupport::torus({4, 4, 1}, 2));
   expect_sound(testsupport::torus({4, 4, 1}, 1), 8, 0, 1);  // LMC 1: every LID layered
   expect_sound(test::switch_graph(10, test::petersen_edges(), 1));
-  Fabric cross = testsupport::two_level_fat_tree(4, 2, 2);
-  const std::uint32_t l0 = *cross.find("leaf0");
-  const std::uint32_t l1 = *cross.find("leaf1");
-  const auto p0 = static_cast<std::uint8_t>(++cross.nodes[l0].num_ports);
-  const auto p1 = static_cast<std::uint8_t>(++cross.nodes[l1].num_ports);
-  cross.cables.push_back({{l0, p0}, {l1, p1}});
-  expect_sound(cross);
-  Fabric dead = testsupport::two_level_fat_tree(4, 2, 2);
-  const std::uint32_t leaf0 = *dead.find("leaf0");
-  const std::uint32_t spine0 = *dead.find("spine0");
-  std::erase_if(dead.cables, [&](const testsupport::Cable& c) {
-    return (c.a.node == leaf0 && c.b.node == spine0) || (c.a.node == spine0 && c.b.node == leaf0);
-  });
-  expect_sound(dead, 2);
+  expect_sound(test::tree_with_cross_link());
+  expect_sound(test::tree_with_dead_link(), 2);
 }
 
 class LashRandom : public ::testing::TestWithParam<std::uint32_t> {};

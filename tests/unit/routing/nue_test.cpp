@@ -14,6 +14,7 @@
 #include "routing/route_report.hpp"
 #include "tests/support/builders.hpp"
 #include "tests/support/to_routing.hpp"
+#include "tests/unit/routing/layered_helpers.hpp"
 #include "tests/unit/routing/switch_graph.hpp"
 #include "tests/unit/routing/test_helpers.hpp"
 
@@ -35,15 +36,6 @@ Routed route(const Fabric& f, unsigned vls = 1, std::uint8_t lmc = 0) {
   config.nue_max_vls = vls;
   r.routes = make_engine("nue", config)->route(r.topo);
   return r;
-}
-
-CdgOptions sl_as_vl(const Topology& topo, const Routes& routes) {
-  CdgOptions o;
-  o.vl_of = [&topo, &routes](std::uint32_t src, Lid dlid) -> std::uint8_t {
-    return routes.path_sl.sl(topo.end_ports[src].sw, dlid);
-  };
-  o.include_switch_sources = routes.path_sl.empty();  // switches send on SL 0
-  return o;
 }
 
 // nue's contract on fabric f with `vls` layers.
@@ -68,7 +60,8 @@ Routed expect_sound(const Fabric& f, unsigned vls = 1, std::uint8_t lmc = 0) {
       for (std::uint32_t s = 1; s < r.topo.switches.size(); ++s)
         EXPECT_EQ(routes.path_sl.sl(s, d.base_lid), routes.path_sl.sl(0, d.base_lid));
   }
-  const CdgReport cdg = check_channel_dependencies(r.topo, routes, sl_as_vl(r.topo, routes));
+  const CdgReport cdg = check_channel_dependencies(
+      r.topo, routes, test::sl_as_vl(r.topo, routes, routes.path_sl.empty()));
   for (const CdgVl& v : cdg.vls)
     EXPECT_TRUE(v.acyclic) << "VL " << int{v.vl} << ": " << describe_cycle(r.topo, v.cycle);
   EXPECT_TRUE(make_route_report(r.topo, routes).acyclic());
@@ -103,20 +96,8 @@ TEST(Nue, TorusOnOneVlAndOnSeveral) {
 TEST(Nue, DrawnIrregularFabrics) {
   expect_sound(test::switch_graph(10, test::petersen_edges(), 1), 1);
   expect_sound(test::switch_graph(10, test::petersen_edges(), 1), 3);
-  Fabric cross = testsupport::two_level_fat_tree(4, 2, 2);
-  const std::uint32_t l0 = *cross.find("leaf0");
-  const std::uint32_t l1 = *cross.find("leaf1");
-  const auto p0 = static_cast<std::uint8_t>(++cross.nodes[l0].num_ports);
-  const auto p1 = static_cast<std::uint8_t>(++cross.nodes[l1].num_ports);
-  cross.cables.push_back({{l0, p0}, {l1, p1}});
-  expect_sound(cross, 1);
-  Fabric dead = testsupport::two_level_fat_tree(4, 2, 2);
-  const std::uint32_t leaf0 = *dead.find("leaf0");
-  const std::uint32_t spine0 = *dead.find("spine0");
-  std::erase_if(dead.cables, [&](const testsupport::Cable& c) {
-    return (c.a.node == leaf0 && c.b.node == spine0) || (c.a.node == spine0 && c.b.node == leaf0);
-  });
-  expect_sound(dead, 1);
+  expect_sound(test::tree_with_cross_link(), 1);
+  expect_sound(test::tree_with_dead_link(), 1);
 }
 
 TEST(Nue, FatTreeKeepsShortestBalancedPaths) {
@@ -149,13 +130,9 @@ TEST(Nue, GoldenTablesOfARingOfFive) {
   const Fabric f = test::switch_graph(5, test::ring_edges(5), 1);
   const Routed r = expect_sound(f, 1);
   ASSERT_TRUE(r.routes.ok());
-  std::string table;
-  for (std::uint32_t s = 0; s < 5; ++s) {
-    for (const EndPort& d : r.topo.end_ports)
-      table += static_cast<char>('0' + r.routes->lfts[s][d.base_lid]);
-    table += '\n';
-  }
-  EXPECT_EQ(table, kGoldenRing5);
+  EXPECT_EQ(test::per_switch_table(
+                r.topo, [&](std::uint32_t s, Lid d) { return unsigned{r.routes->lfts[s][d]}; }),
+            kGoldenRing5);
 }
 
 class NueRandom : public ::testing::TestWithParam<std::uint32_t> {};
