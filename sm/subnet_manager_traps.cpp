@@ -83,10 +83,10 @@ void SubnetManager::disable_babbling_port(Lid lid, PortNum port, Lid source) {
     // its LID. Anything else is forged (any host can send a Trap), and must not be
     // able to switch off somebody else's link.
     if (!owns(source)) {
-      log_->warn("{}: LID {} sent {} port-error traps naming LID {} port {}: a node reports only "
-                 "its own ports, so nothing is disabled",
-                 format_error_id(kErrBabblingPort), source, TrapFilter::kBabblingThreshold, lid,
-                 port);
+      log_->warn(
+          "{}: LID {} sent {} port-error traps naming LID {} port {}: a node reports only "
+          "its own ports, so nothing is disabled",
+          format_error_id(kErrBabblingPort), source, TrapFilter::kBabblingThreshold, lid, port);
       return;
     }
     NodeIndex node = h.node;
