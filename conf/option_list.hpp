@@ -46,13 +46,13 @@
   X(kDevice, head_of_queue_lifetime, std::uint8_t, 0x12, hex(2, 0, 31), kHup, kYes, no_cli(), "Head-of-queue lifetime code on switch-to-switch ports; 0x14 and above = infinite") \
   X(kDevice, leaf_head_of_queue_lifetime, std::uint8_t, 0x10, hex(2, 0, 31), kHup, kYes, no_cli(), "Head-of-queue lifetime code on switch ports facing a CA or router") \
   X(kDevice, max_op_vls, std::uint8_t, 5, dec(1, 5), kHup, kYes, no_cli(), "Upper limit of operational VLs (1=VL0, 2=VL0-1, 3=VL0-3, 4=VL0-7, 5=VL0-14)") \
-  X(kDevice, force_link_speed, std::uint8_t, 15, dec(), kHup, kNo, no_cli(), "LinkSpeedEnabled for switch ports; 0 = leave, 15 = as supported") \
-  X(kDevice, force_link_speed_ext, std::uint8_t, 31, dec(), kHup, kNo, no_cli(), "LinkSpeedExtEnabled; 0 = leave, 30 = disable, 31 = as supported") \
-  X(kDevice, force_link_width, std::uint8_t, 255, dec(), kHup, kNo, no_cli(), "LinkWidthEnabled for switch ports; 0 = leave, 255 = as supported") \
-  X(kDevice, fdr10, std::uint8_t, 1, dec(0, 2), kHup, kNo, no_cli(), "FDR10: 0 = no vendor MADs, 1 = enable where supported, 2 = disable") \
+  X(kDevice, force_link_speed, std::uint8_t, 15, dec(), kHup, kYes, no_cli(), "PortInfo.LinkSpeedEnabled written to CA, router and switch external ports holding another: 1-7 = those of the speeds 1 2.5, 2 5, 4 10 Gbps the port supports, 15 = LinkSpeedSupported (where enabled differs from it), 0 = leave; reserved codes act as 15, as in OpenSM") \
+  X(kDevice, force_link_speed_ext, std::uint8_t, 31, dec(), kHup, kYes, no_cli(), "PortInfo.LinkSpeedExtEnabled written where both ends of a link advertise extended speeds and it differs: 1-15 = those of 1 14, 2 25, 4 50, 8 100 Gbps the port supports, 30 = none, 31 = LinkSpeedExtSupported, 0 = leave; reserved codes act as 31") \
+  X(kDevice, force_link_width, std::uint8_t, 255, dec(), kHup, kYes, no_cli(), "PortInfo.LinkWidthEnabled written to CA, router and switch external ports holding another: 1-31 = those of 1 1x, 2 4x, 4 8x, 8 12x, 16 2x the port supports (sets with 2x only where CapabilityMask2 has it), 255 = LinkWidthSupported (where enabled differs), 0 = leave; reserved codes act as 255") \
+  X(kDevice, fdr10, std::uint8_t, 1, dec(0, 2), kHup, kYes, no_cli(), "FDR10 in Mellanox's MLNXExtendedPortInfo, on the devices OpenSM lists: 1 = enable, 2 = disable on ports supporting it (no link is retrained for it); 0 = send no vendor MADs") \
   X(kDevice, subnet_timeout, std::uint8_t, 18, dec(0, 31), kHup, kYes, no_cli(), "Subnet timeout code for all ports: 4.096us * 2^value") \
-  X(kDevice, local_phy_errors_threshold, std::uint8_t, 0x08, hex(2, 0, 15), kHup, kNo, no_cli(), "Local PHY error threshold for Trap 129") \
-  X(kDevice, overrun_errors_threshold, std::uint8_t, 0x08, hex(2, 0, 15), kHup, kNo, no_cli(), "Credit overrun error threshold for Trap 130") \
+  X(kDevice, local_phy_errors_threshold, std::uint8_t, 0x08, hex(2, 0, 15), kHup, kYes, no_cli(), "PortInfo.LocalPhyErrors written to CA, router and switch external ports: local physical errors that make the port send Trap 129") \
+  X(kDevice, overrun_errors_threshold, std::uint8_t, 0x08, hex(2, 0, 15), kHup, kYes, no_cli(), "PortInfo.OverrunErrors written to CA, router and switch external ports: buffer overrun errors that make the port send Trap 130") \
   X(kDevice, use_mfttop, bool, true, flag(), kHup, kYes, no_cli(), "Program SwitchInfo.MulticastFDBTop when the switch supports it") \
   /* ---- partitioning ---- */ \
   X(kPartitions, partition_config_file, std::string, "/etc/opensm/partitions.conf", text(), kRestart, kYes, cli_arg('P', "Pconfig"), "Partition configuration file") \

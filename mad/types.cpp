@@ -30,6 +30,8 @@ std::string_view attr_name(AttrId id) {
       return "MulticastForwardingTable";
     case AttrId::kSmInfo:
       return "SMInfo";
+    case AttrId::kMlnxExtendedPortInfo:
+      return "MLNXExtendedPortInfo";
   }
   return "UnknownAttribute";
 }

@@ -43,6 +43,7 @@ enum class AttrId : std::uint16_t {
   kLinearForwardingTable = 0x0019,
   kMulticastForwardingTable = 0x001B,
   kSmInfo = 0x0020,
+  kMlnxExtendedPortInfo = 0xFF90,  // vendor-specific (mad/attr/mlnx_ext_port_info.hpp)
 };
 
 std::string_view attr_name(AttrId id);

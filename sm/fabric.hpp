@@ -10,6 +10,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "mad/attr/mlnx_ext_port_info.hpp"
 #include "mad/attr/node_info.hpp"
 #include "mad/attr/port_info.hpp"
 #include "mad/attr/switch_info.hpp"
@@ -34,6 +35,8 @@ struct Port {
   NodeIndex peer = kNoNode;  // node at the other end of the link
   PortNum peer_port = 0;
   bool peer_unreachable = false;  // link up but the peer did not answer
+  // Vendor speeds (FDR10) as the port last answered, where the SM reads them (sm/fdr10.hpp).
+  std::optional<mad::MlnxExtPortInfo> mlnx_ext;
 
   // Partitions: the P_Key table as read (or as programmed since), and the
   // PartitionEnforcement bits the PortInfo Set must carry (switch external ports).

@@ -16,6 +16,7 @@
 #include "routing/lft_dump.hpp"
 #include "routing/route_report.hpp"
 #include "sm/discovery.hpp"
+#include "sm/fdr10.hpp"
 #include "sm/lid_manager.hpp"
 #include "sm/port_config.hpp"
 #include "sm/routing_config.hpp"
@@ -389,6 +390,7 @@ void SubnetManager::program(Fabric& f, SweepReport& report, mad::PortState targe
   policy.leaf_head_of_queue_lifetime = options_.leaf_head_of_queue_lifetime;
   policy.vl_stall_count = options_.vl_stall_count;
   policy.leaf_vl_stall_count = options_.leaf_vl_stall_count;
+  policy.link = link_settings(options_);
   policy.client_reregister =
       !first_master_sweep_done_ && !options_.no_clients_rereg && target == mad::PortState::kArmed;
   if (const mkey::MkeySettings& mk = mkeys_.settings(); mk.managed())
@@ -413,7 +415,8 @@ void SubnetManager::program(Fabric& f, SweepReport& report, mad::PortState targe
       const std::optional<std::uint64_t> new_key =
           policy.mkey && holds_key ? std::optional(wanted.m_key) : std::nullopt;
       const Guid port_guid = port.guid;
-      client_.submit(SmpRequest::set(path, wanted, num), [this, &f, &report, i, num, path, wanted,
+      const std::uint32_t mod = port_info_set_modifier(f, i, num);
+      client_.submit(SmpRequest::set(path, wanted, mod), [this, &f, &report, i, num, path, wanted,
                                                           new_key, port_guid](const SmpOutcome& o) {
         if (o.ok()) {
           if (new_key) mkeys_.set_accepted(port_guid, *new_key);  // requests now carry it
@@ -564,6 +567,7 @@ SweepResult SubnetManager::heavy_sweep(const std::atomic<bool>& stop, PreparedFa
   partitions_.program(f, client_, result.report);
   program_switches(f, result.report);
   program_sl2vl(f, result.report);
+  program_fdr10(f, fabric_, static_cast<Fdr10Mode>(options_.fdr10), client_, log_);
   program(f, result.report, mad::PortState::kArmed);
   // Alias GUIDs the SA assigned, only blocks the ports lack; a new master rewrites all.
   alias_guids_.program_all(f, sa_.state().aliases, client_, !first_master_sweep_done_);

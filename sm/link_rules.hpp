@@ -33,4 +33,70 @@ constexpr mad::PortState next_state(mad::PortState current, mad::PortState targe
   return static_cast<mad::PortState>(c + 1 > t ? t : c + 1);
 }
 
+// IBA 14.2.5.6 link enables in a PortInfo Set. 0 means "no change" in all three;
+// these codes ask the port to take everything it supports, or (extended speeds)
+// none of them.
+inline constexpr std::uint8_t kSpeedAsSupported = 15;     // LinkSpeedEnabled
+inline constexpr std::uint8_t kSpeedExtDisable = 30;      // LinkSpeedExtEnabled
+inline constexpr std::uint8_t kSpeedExtAsSupported = 31;  // LinkSpeedExtEnabled
+inline constexpr std::uint8_t kWidthAsSupported = 255;    // LinkWidthEnabled
+inline constexpr std::uint8_t kWidth2x = 16;              // LinkWidthEnabled bit 4 (2x)
+inline constexpr std::uint16_t kCap2IsLinkWidth2xSupported = 1u << 4;  // CapabilityMask2
+
+// The opensm.conf force_link_* values OpenSM accepts; any other (a reserved code)
+// runs as the key's default, as OpenSM does. LinkSpeedEnabled: 1-7 (bits 2.5, 5,
+// 10 Gbps) or 15; LinkSpeedExtEnabled: 1-15 (bits 14, 25, 50, 100 Gbps), 30 or 31;
+// LinkWidthEnabled: 1-31 (bits 1x, 4x, 8x, 12x, 2x) or 255. 0 is "no change".
+constexpr std::uint8_t valid_force_link_speed(std::uint8_t v) {
+  return v <= 7 || v == kSpeedAsSupported ? v : kSpeedAsSupported;
+}
+constexpr std::uint8_t valid_force_link_speed_ext(std::uint8_t v) {
+  return v <= 15 || v == kSpeedExtDisable || v == kSpeedExtAsSupported ? v : kSpeedExtAsSupported;
+}
+constexpr std::uint8_t valid_force_link_width(std::uint8_t v) {
+  return v <= 31 || v == kWidthAsSupported ? v : kWidthAsSupported;
+}
+
+// The enable code a Set carries for a (valid) force_link_* value `force`, given what
+// the port reports: 0 (no change) when the key is 0 or the port already holds it;
+// the "as supported" code only while Enabled differs from Supported (so a port that
+// took it is not asked again). An explicit set is cut to what the port supports
+// (nothing left: no change): a port may refuse a Set naming a speed or width it
+// lacks, and with it the LID and state the same Set carries.
+constexpr std::uint8_t enable_to_set(std::uint8_t force, std::uint8_t as_supported,
+                                     std::uint8_t enabled, std::uint8_t supported) {
+  if (force == 0) return 0;
+  if (force == as_supported) return enabled != supported ? force : 0;
+  const auto want = static_cast<std::uint8_t>(force & supported);
+  return want != 0 && enabled != want ? want : 0;
+}
+
+// LinkSpeedEnabled (IBA 14.2.5.6) for force_link_speed.
+constexpr std::uint8_t link_speed_enabled_to_set(std::uint8_t force, std::uint8_t enabled,
+                                                 std::uint8_t supported) {
+  return enable_to_set(force, kSpeedAsSupported, enabled, supported);
+}
+
+// LinkSpeedExtEnabled (IBA 14.2.5.6) for force_link_speed_ext: only on a link whose
+// two ends advertise CapabilityMask.IsExtendedSpeedsSupported (as OpenSM). A port
+// with extended speeds disabled has none enabled (0): 30 is not sent to it again
+// (OpenSM resends it every sweep).
+constexpr std::uint8_t link_speed_ext_enabled_to_set(std::uint8_t force, std::uint8_t enabled,
+                                                     std::uint8_t supported,
+                                                     bool both_ends_extended) {
+  if (!both_ends_extended) return 0;
+  if (force == kSpeedExtDisable) return enabled != 0 && enabled != force ? force : 0;
+  return enable_to_set(force, kSpeedExtAsSupported, enabled, supported);
+}
+
+// LinkWidthEnabled (IBA 14.2.5.6) for force_link_width: a width set naming 2x only
+// on a port advertising CapabilityMask2.IsLinkWidth2xSupported (as OpenSM). 255
+// asks for what the port supports, 2x or not, on every port (OpenSM 3.3.21 and later
+// send it only to 2x-capable ports, which leaves the others as they are).
+constexpr std::uint8_t link_width_enabled_to_set(std::uint8_t force, std::uint8_t enabled,
+                                                 std::uint8_t supported, bool width_2x_supported) {
+  if (force != kWidthAsSupported && (force & kWidth2x) != 0 && !width_2x_supported) return 0;
+  return enable_to_set(force, kWidthAsSupported, enabled, supported);
+}
+
 }  // namespace ibsm::sm

@@ -4,6 +4,51 @@
 
 namespace ibsm::sm {
 
+namespace {
+
+// Port 0's CapabilityMask and CapabilityMask2 speak for a switch's external ports
+// (as OpenSM reads them); other nodes' ports each have their own.
+const mad::PortInfo& capability_source(const Node& node, PortNum port) {
+  return node.is_switch() ? node.ports[0].info : node.ports[port].info;
+}
+
+bool extended_speeds(const Fabric& fabric, NodeIndex node, PortNum port) {
+  return (capability_source(fabric.node(node), port).capability_mask &
+          mad::kCapIsExtendedSpeedsSupported) != 0;
+}
+
+// force_link_* and the error thresholds (IBA 14.2.5.6) into `want` for a physical
+// port; returns whether the port holds something else.
+bool apply_link_settings(const Fabric& fabric, NodeIndex node_idx, PortNum port,
+                         const LinkSettings& link, mad::PortInfo& want) {
+  const Node& node = fabric.node(node_idx);
+  const Port& p = node.ports[port];
+  const mad::PortInfo& cur = p.info;
+  bool differs = false;
+  // LocalPhyErrors / OverrunErrors: how many errors make the port send Trap 129 / 130.
+  want.local_phy_errors = link.local_phy_errors_threshold;
+  want.overrun_errors = link.overrun_errors_threshold;
+  if (cur.local_phy_errors != want.local_phy_errors || cur.overrun_errors != want.overrun_errors)
+    differs = true;
+  const bool width_2x =
+      (capability_source(node, port).capability_mask2 & kCap2IsLinkWidth2xSupported) != 0;
+  want.link_width_enabled = link_width_enabled_to_set(link.force_link_width, cur.link_width_enabled,
+                                                      cur.link_width_supported, width_2x);
+  want.link_speed_enabled = link_speed_enabled_to_set(link.force_link_speed, cur.link_speed_enabled,
+                                                      cur.link_speed_supported);
+  const bool both_extended = p.peer != kNoNode && extended_speeds(fabric, node_idx, port) &&
+                             extended_speeds(fabric, p.peer, p.peer_port);
+  want.link_speed_ext_enabled =
+      link_speed_ext_enabled_to_set(link.force_link_speed_ext, cur.link_speed_ext_enabled,
+                                    cur.link_speed_ext_supported, both_extended);
+  if (want.link_width_enabled != 0 || want.link_speed_enabled != 0 ||
+      want.link_speed_ext_enabled != 0)
+    differs = true;
+  return differs;
+}
+
+}  // namespace
+
 bool wants_client_reregister(bool first_master_sweep, const mad::PortInfo& cur, Lid new_lid,
                              Lid sm_lid) {
   if (first_master_sweep) return true;
@@ -62,6 +107,7 @@ std::optional<mad::PortInfo> desired_port_info(const Fabric& fabric, NodeIndex n
       differs = true;
     }
   }
+  if (physical && apply_link_settings(fabric, node_idx, port, policy.link, want)) differs = true;
   if (physical && p.peer != kNoNode) {
     const Port& peer = fabric.node(p.peer).ports[p.peer_port];
     const std::uint8_t mtu =
@@ -97,6 +143,11 @@ std::optional<mad::PortInfo> desired_port_info(const Fabric& fabric, NodeIndex n
   }
   if (!differs) return std::nullopt;
   return want;
+}
+
+std::uint32_t port_info_set_modifier(const Fabric& fabric, NodeIndex node, PortNum port) {
+  constexpr std::uint32_t kSmSupportsExtendedSpeeds = 1u << 31;
+  return port | (extended_speeds(fabric, node, port) ? kSmSupportsExtendedSpeeds : 0u);
 }
 
 bool port_set_took_effect(const mad::PortInfo& wanted, const mad::PortInfo& now) {

@@ -1,12 +1,14 @@
 // What the SM writes into each port's PortInfo: LID, LMC and SM fields for ports
-// that hold LIDs, link parameters negotiated with the neighbour for physical
-// ports, and the next state on the way to Active.
+// that hold LIDs, link parameters negotiated with the neighbour or configured
+// (force_link_*, error thresholds) for physical ports, and the next state on the
+// way to Active.
 #pragma once
 
 #include <optional>
 
 #include "mad/attr/port_info.hpp"
 #include "sm/fabric.hpp"
+#include "sm/link_settings.hpp"
 
 namespace ibsm::sm {
 
@@ -30,6 +32,7 @@ struct PortPolicy {
   bool client_reregister = false;  // first sweep as master (and not no_clients_rereg)
   bool no_clients_rereg = false;   // opensm.conf no_clients_rereg: never ask
   bool force = false;              // send even when nothing differs
+  LinkSettings link;               // link enables and error thresholds of physical ports
   // Set only when m_key is configured (non-zero): otherwise ports keep what they hold.
   std::optional<PortMkey> mkey;
 };
@@ -46,6 +49,12 @@ bool wants_client_reregister(bool first_master_sweep, const mad::PortInfo& cur, 
 // was read; "no change" encodings are used for state and link enables.
 std::optional<mad::PortInfo> desired_port_info(const Fabric& fabric, NodeIndex node, PortNum port,
                                                const PortPolicy& policy, mad::PortState target);
+
+// The attribute modifier of a PortInfo Set to (node, port): the port number, plus
+// bit 31 (SMSupportsExtendedSpeeds, IBA 14.2.5.6) when the port advertises
+// CapabilityMask.IsExtendedSpeedsSupported (a switch: in port 0's mask), as OpenSM
+// does, so that such a port takes the LinkSpeedExtEnabled of the Set.
+std::uint32_t port_info_set_modifier(const Fabric& fabric, NodeIndex node, PortNum port);
 
 // Whether a port read back after a rejected Set already holds what the Set asked
 // for: the LID fields and a state at or beyond the one requested.

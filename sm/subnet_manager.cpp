@@ -9,6 +9,7 @@
 #include "common/atomic_file.hpp"
 #include "mad/attr/notice.hpp"
 #include "mad/attr/sm_info.hpp"
+#include "sm/link_settings.hpp"
 #include "sm/mkey/errors.hpp"
 #include "sm/sa_snapshot.hpp"
 #include "sm/security_trap.hpp"
@@ -90,6 +91,7 @@ SubnetManager::SubnetManager(mad::MadTransport& transport, const Clock& clock, L
   if (options_.force_heavy_sweep) heavy_reason_ = HeavyReason::kFirstSweep;
   load_guid2lid();
   apply_mkey_options();
+  static_cast<void>(link_settings(options_, &log_));  // warns of reserved force_link_* codes
   load_guid2mkey();
   client_.set_mkey_resolver([this](const mad::SmpTarget& t) { return resolve_mkey(t); });
   // sa_db_file: service records and subscriptions of the last run. A bad file is
@@ -118,6 +120,7 @@ Status SubnetManager::validate_start() const {
 void SubnetManager::apply_options(const conf::Options& options) {
   options_ = options;
   apply_mkey_options();
+  static_cast<void>(link_settings(options_, &log_));  // warns of reserved force_link_* codes
   client_.set_settings(client_settings(options_));
   partitions_.apply_options(options_);
   sa_.set_settings(sa_settings(options_));

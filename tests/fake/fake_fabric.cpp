@@ -91,6 +91,8 @@ std::optional<mad::PortInfo> apply_port_info_set(const mad::PortInfo& cur, const
     next.vl_high_limit = req.vl_high_limit;
     next.partition_enforcement_inbound = req.partition_enforcement_inbound;
     next.partition_enforcement_outbound = req.partition_enforcement_outbound;
+    next.local_phy_errors = req.local_phy_errors;  // Trap 129/130 thresholds
+    next.overrun_errors = req.overrun_errors;
     // 0 = no change; 255 (width) and 15 (speed) = everything supported.
     if (req.link_width_enabled == 255) {
       next.link_width_enabled = cur.link_width_supported;
@@ -177,6 +179,10 @@ void FakeFabric::cold_port(FakeNode& n, PortNum p) {
   pi.vl_arbitration_high_cap = 8;
   pi.vl_arbitration_low_cap = 8;
   if (!n.is_switch() && p != 0) pi.capability_mask = mad::kCapIsClientReregSupported;
+  // A device of OpenSM's list answers the vendor attribute; these ports lack FDR10.
+  port.mlnx_ext.reset();
+  if (p != 0 && mad::has_mlnx_ext_port_info(n.info.vendor_id, n.info.device_id))
+    port.mlnx_ext = mad::MlnxExtPortInfo{};
   const bool connected =
       port.cable.has_value() && port.link_ok && !n.gone && !nodes_[port.cable->node].gone;
   if (n.is_switch() && p == 0) {
@@ -649,6 +655,19 @@ FakeFabric::Answer FakeFabric::answer(FakeNode& n, PortNum in_port, const mad::S
     }
     case mad::AttrId::kPortInfo:
       return port_info_request(n, in_port, req);
+    case mad::AttrId::kMlnxExtendedPortInfo: {
+      // Modifier = port; a CA answers for the port the SMP entered by (modifier 0).
+      const PortNum port = !n.is_switch() && mod == 0 ? in_port : static_cast<PortNum>(mod);
+      if (mod > n.num_ports() || !n.ports[port].mlnx_ext) break;
+      mad::MlnxExtPortInfo& epi = *n.ports[port].mlnx_ext;
+      if (set) {
+        const auto want = mad::decode<mad::MlnxExtPortInfo>(req.data());
+        if (want.ok() && want->state_change_enable != 0)
+          epi.link_speed_enabled = want->link_speed_enabled & epi.link_speed_supported;
+      }
+      mad::encode(epi, mad::Payload(a.data));
+      return a;
+    }
     case mad::AttrId::kSwitchInfo: {
       if (!n.switch_info) break;
       if (set) {

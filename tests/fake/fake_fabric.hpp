@@ -10,8 +10,9 @@
 //  - LID-routed SMPs, forwarded by the switches' linear forwarding tables.
 //  - Get/Set of NodeInfo, NodeDescription, PortInfo, SwitchInfo, LinearForwardingTable,
 //    MulticastForwardingTable, P_KeyTable, SLtoVLMappingTable, VLArbitrationTable and GUIDInfo with
-//    the IBA rules the SM depends on (see apply_port_info_set()). Anything else is answered with
-//    status "attribute not supported" (0x0C).
+//    the IBA rules the SM depends on (see apply_port_info_set()), and of the vendor attribute
+//    MLNXExtendedPortInfo on ports given one (FakePort::mlnx_ext). Anything else is answered
+//    with status "attribute not supported" (0x0C).
 //  - M_Key (14.2.4): every request is checked against a switch's port 0 or the CA
 //    port it enters; invalid Gets are answered at ProtectBits 0 and 1 (key hidden
 //    at 1), other invalid requests dropped as violations with the lease timer on
@@ -39,6 +40,7 @@
 #include <vector>
 
 #include "common/clock.hpp"
+#include "mad/attr/mlnx_ext_port_info.hpp"
 #include "mad/attr/node_info.hpp"
 #include "mad/attr/port_info.hpp"
 #include "mad/attr/sm_info.hpp"
@@ -84,6 +86,11 @@ struct FakePort {
   // GUIDInfo table (IBA 14.2.5.5), GUIDCap entries, [0] = the port GUID (read-only):
   // CA ports and switch port 0 only; empty elsewhere.
   std::vector<Guid> guids;
+  // MLNXExtendedPortInfo (0xFF90) as the port answers it; unset: the attribute is
+  // unsupported here. A Set with StateChangeEnable stores LinkSpeedEnabled. After a
+  // reset, the physical ports of devices on OpenSM's list (the CAs: ConnectX-3) answer
+  // it without FDR10.
+  std::optional<mad::MlnxExtPortInfo> mlnx_ext;
 };
 
 // How a node spoils its answers.

@@ -1,9 +1,18 @@
 // Link rules (sm/link_rules.hpp) and the PortInfo the SM wants on a port
-// (sm/port_config): negotiation with the neighbour, next state, no Set when
-// nothing differs.
+// (sm/port_config): negotiation with the neighbour, next state, the opensm.conf
+// link keys (force_link_*, error thresholds), no Set when nothing differs.
 #include <gtest/gtest.h>
 
+#include <spdlog/logger.h>
+#include <spdlog/sinks/ostream_sink.h>
+
+#include <memory>
+#include <sstream>
+#include <string>
+#include <utility>
+
 #include "sm/link_rules.hpp"
+#include "sm/link_settings.hpp"
 #include "sm/port_config.hpp"
 
 namespace ibsm::sm {
@@ -40,6 +49,57 @@ TEST(LinkRules, NextStateRaisesOneStepAtATime) {
   // A down link cannot be raised by the SM.
   EXPECT_EQ(next_state(PortState::kDown, PortState::kActive), PortState::kNoChange);
   EXPECT_EQ(next_state(PortState::kNoChange, PortState::kActive), PortState::kNoChange);
+}
+
+TEST(LinkRules, ReservedForceCodesRunAsTheDefaultAsInOpensm) {
+  EXPECT_EQ(valid_force_link_speed(0), 0);
+  EXPECT_EQ(valid_force_link_speed(7), 7);
+  EXPECT_EQ(valid_force_link_speed(15), 15);
+  EXPECT_EQ(valid_force_link_speed(8), 15);
+  EXPECT_EQ(valid_force_link_speed(14), 15);
+  EXPECT_EQ(valid_force_link_speed(16), 15);
+  EXPECT_EQ(valid_force_link_speed_ext(15), 15);
+  EXPECT_EQ(valid_force_link_speed_ext(30), 30);
+  EXPECT_EQ(valid_force_link_speed_ext(16), 31);
+  EXPECT_EQ(valid_force_link_speed_ext(29), 31);
+  EXPECT_EQ(valid_force_link_speed_ext(32), 31);
+  EXPECT_EQ(valid_force_link_width(31), 31);
+  EXPECT_EQ(valid_force_link_width(32), 255);
+  EXPECT_EQ(valid_force_link_width(254), 255);
+}
+
+TEST(LinkRules, SpeedEnableIsSentOnlyWhereThePortHoldsSomethingElse) {
+  EXPECT_EQ(link_speed_enabled_to_set(0, 1, 7), 0);   // 0: never touched
+  EXPECT_EQ(link_speed_enabled_to_set(15, 7, 7), 0);  // already as supported
+  EXPECT_EQ(link_speed_enabled_to_set(15, 1, 7), 15);
+  EXPECT_EQ(link_speed_enabled_to_set(1, 7, 7), 1);
+  EXPECT_EQ(link_speed_enabled_to_set(1, 1, 7), 0);  // already the value asked for
+  // Only speeds the port has: 2.5 or 10 Gbps on a 2.5/5 Gbps port is 2.5 alone.
+  EXPECT_EQ(link_speed_enabled_to_set(5, 3, 3), 1);
+  EXPECT_EQ(link_speed_enabled_to_set(5, 1, 3), 0);
+  EXPECT_EQ(link_speed_enabled_to_set(4, 3, 3), 0);  // none of them: left alone
+}
+
+TEST(LinkRules, ExtendedSpeedsOnlyBetweenTwoExtendedEnds) {
+  EXPECT_EQ(link_speed_ext_enabled_to_set(31, 1, 3, true), 31);
+  EXPECT_EQ(link_speed_ext_enabled_to_set(31, 1, 3, false), 0);
+  EXPECT_EQ(link_speed_ext_enabled_to_set(31, 3, 3, true), 0);
+  EXPECT_EQ(link_speed_ext_enabled_to_set(0, 1, 3, true), 0);
+  EXPECT_EQ(link_speed_ext_enabled_to_set(2, 3, 3, true), 2);
+  EXPECT_EQ(link_speed_ext_enabled_to_set(4, 1, 3, true), 0);  // no 50 Gbps here
+  EXPECT_EQ(link_speed_ext_enabled_to_set(30, 3, 3, true), 30);
+  EXPECT_EQ(link_speed_ext_enabled_to_set(30, 0, 3, true), 0);  // disabled already
+}
+
+TEST(LinkRules, WidthSetsNamingTwoXNeedTheCapability) {
+  EXPECT_EQ(link_width_enabled_to_set(255, 1, 3, false), 255);
+  EXPECT_EQ(link_width_enabled_to_set(255, 3, 3, false), 0);
+  EXPECT_EQ(link_width_enabled_to_set(0, 1, 3, false), 0);
+  EXPECT_EQ(link_width_enabled_to_set(2, 3, 3, false), 2);
+  EXPECT_EQ(link_width_enabled_to_set(18, 3, 19, false), 0);  // 2x or 4x: no 2x here
+  EXPECT_EQ(link_width_enabled_to_set(18, 3, 19, true), 18);
+  EXPECT_EQ(link_width_enabled_to_set(8, 3, 3, false), 0);   // no 12x here
+  EXPECT_EQ(link_width_enabled_to_set(10, 3, 3, false), 2);  // 4x or 12x: 4x
 }
 
 // A hand-made model:  CA "a" port 1 -- switch "s" port 1; switch port 2 -- switch "t"
@@ -82,18 +142,38 @@ class PortConfigTest : public ::testing::Test {
     port.info.gid_prefix = policy.subnet_prefix;
     port.info.subnet_timeout = policy.subnet_timeout;
     port.info.capability_mask = mad::kCapIsClientReregSupported;
+    // Link enables as a port comes up: everything it supports enabled, the error
+    // thresholds at OpenSM's default.
+    port.info.link_width_supported = port.info.link_width_enabled = 3;  // 1x or 4x
+    port.info.link_speed_supported = port.info.link_speed_enabled = 7;  // 2.5, 5 or 10 Gbps
+    port.info.local_phy_errors = port.info.overrun_errors = 8;
   }
 
   // Makes (n, p) look as if `want` had been applied and the port reached `state`.
   void applied(NodeIndex n, PortNum p, const mad::PortInfo& want, PortState state) {
     mad::PortInfo& info = fabric.node(n).ports[p].info;
-    const auto caps = std::pair{info.mtu_cap, info.vl_cap};
+    const mad::PortInfo before = info;
     info = want;
-    info.mtu_cap = caps.first;
-    info.vl_cap = caps.second;
+    info.mtu_cap = before.mtu_cap;
+    info.vl_cap = before.vl_cap;
+    info.link_width_supported = before.link_width_supported;
+    info.link_speed_supported = before.link_speed_supported;
+    info.link_speed_ext_supported = before.link_speed_ext_supported;
     info.port_state = state;
     info.phys_state = mad::PhysState::kLinkUp;
-    info.link_width_enabled = 3;
+    // The enables as the port takes them: 0 keeps, 255/15/31 mean "as supported".
+    auto enable = [](std::uint8_t set, std::uint8_t held, std::uint8_t all, std::uint8_t code) {
+      return set == 0 ? held : set == code ? all : set;
+    };
+    info.link_width_enabled = enable(want.link_width_enabled, before.link_width_enabled,
+                                     before.link_width_supported, 255);
+    info.link_speed_enabled =
+        enable(want.link_speed_enabled, before.link_speed_enabled, before.link_speed_supported, 15);
+    info.link_speed_ext_enabled =
+        want.link_speed_ext_enabled == 30
+            ? 0
+            : enable(want.link_speed_ext_enabled, before.link_speed_ext_enabled,
+                     before.link_speed_ext_supported, 31);
   }
 
   Fabric fabric;
@@ -251,6 +331,154 @@ TEST_F(PortConfigTest, ClientReregisterOnlyWhenAskedAndSupported) {
   fabric.node(a).ports[1].info.capability_mask = mad::kCapIsClientReregSupported;
   policy.no_clients_rereg = true;
   EXPECT_FALSE(desired_port_info(fabric, a, 1, policy, PortState::kArmed)->client_reregister);
+}
+
+// ---- opensm.conf force_link_*, error thresholds (sm/link_settings.hpp)
+
+TEST_F(PortConfigTest, DefaultsSendNothingToAPortThatHasWhatItSupports) {
+  // OpenSM's defaults: 15, 31, 255 and thresholds 8; the fixture's ports hold them.
+  auto want = desired_port_info(fabric, s, 2, policy, PortState::kArmed);
+  ASSERT_TRUE(want.has_value());  // the state still moves
+  EXPECT_EQ(want->link_speed_enabled, 0);
+  EXPECT_EQ(want->link_width_enabled, 0);
+  EXPECT_EQ(want->link_speed_ext_enabled, 0);
+  EXPECT_EQ(want->local_phy_errors, 8);
+  EXPECT_EQ(want->overrun_errors, 8);
+  applied(s, 2, *want, PortState::kArmed);
+  EXPECT_FALSE(desired_port_info(fabric, s, 2, policy, PortState::kArmed).has_value());
+}
+
+TEST_F(PortConfigTest, ForceLinkSpeed) {
+  auto want = desired_port_info(fabric, s, 2, policy, PortState::kArmed);
+  applied(s, 2, *want, PortState::kArmed);
+  Port& port = fabric.node(s).ports[2];
+  port.info.link_speed_enabled = 1;  // someone narrowed it
+  auto set = desired_port_info(fabric, s, 2, policy, PortState::kArmed);
+  ASSERT_TRUE(set.has_value());
+  EXPECT_EQ(set->link_speed_enabled, 15);  // default: back to LinkSpeedSupported
+  policy.link.force_link_speed = 0;        // 0: left as it is
+  EXPECT_FALSE(desired_port_info(fabric, s, 2, policy, PortState::kArmed).has_value());
+  policy.link.force_link_speed = 3;  // 2.5 or 5 Gbps
+  set = desired_port_info(fabric, s, 2, policy, PortState::kArmed);
+  ASSERT_TRUE(set.has_value());
+  EXPECT_EQ(set->link_speed_enabled, 3);
+  applied(s, 2, *set, PortState::kArmed);
+  EXPECT_EQ(port.info.link_speed_enabled, 3);
+  EXPECT_FALSE(desired_port_info(fabric, s, 2, policy, PortState::kArmed).has_value());
+  // CA ports too (OpenSM writes every physical port it configures).
+  EXPECT_EQ(desired_port_info(fabric, a, 1, policy, PortState::kArmed)->link_speed_enabled, 3);
+  // Switch port 0 has no link: never.
+  EXPECT_EQ(desired_port_info(fabric, s, 0, policy, PortState::kArmed)->link_speed_enabled, 0);
+}
+
+TEST_F(PortConfigTest, ForceLinkWidth) {
+  Port& port = fabric.node(s).ports[2];
+  port.info.link_width_supported = 19;  // 1x, 2x or 4x
+  port.info.link_width_enabled = 1;     // 1x only
+  EXPECT_EQ(desired_port_info(fabric, s, 2, policy, PortState::kArmed)->link_width_enabled, 255);
+  policy.link.force_link_width = 0;
+  EXPECT_EQ(desired_port_info(fabric, s, 2, policy, PortState::kArmed)->link_width_enabled, 0);
+  policy.link.force_link_width = 2;  // 4x
+  EXPECT_EQ(desired_port_info(fabric, s, 2, policy, PortState::kArmed)->link_width_enabled, 2);
+  policy.link.force_link_width = 17;  // 1x or 2x: the switch does not advertise 2x
+  EXPECT_EQ(desired_port_info(fabric, s, 2, policy, PortState::kArmed)->link_width_enabled, 0);
+  // A switch's port 0 speaks for its external ports.
+  fabric.node(s).ports[0].info.capability_mask2 = kCap2IsLinkWidth2xSupported;
+  EXPECT_EQ(desired_port_info(fabric, s, 2, policy, PortState::kArmed)->link_width_enabled, 17);
+}
+
+TEST_F(PortConfigTest, ForceLinkSpeedExtOnlyWhereBothEndsHaveExtendedSpeeds) {
+  for (NodeIndex n : {s, t}) {
+    fabric.node(n).ports[0].info.capability_mask |= mad::kCapIsExtendedSpeedsSupported;
+    for (PortNum p = 1; p <= 4; ++p) {
+      fabric.node(n).ports[p].info.link_speed_ext_supported = 3;  // 14 or 25 Gbps
+      fabric.node(n).ports[p].info.link_speed_ext_enabled = 1;
+    }
+  }
+  auto want = desired_port_info(fabric, s, 2, policy, PortState::kArmed);
+  EXPECT_EQ(want->link_speed_ext_enabled, 31);  // default: as supported
+  applied(s, 2, *want, PortState::kArmed);
+  EXPECT_EQ(fabric.node(s).ports[2].info.link_speed_ext_enabled, 3);
+  EXPECT_FALSE(desired_port_info(fabric, s, 2, policy, PortState::kArmed).has_value());
+  policy.link.force_link_speed_ext = 30;  // extended speeds off
+  want = desired_port_info(fabric, s, 2, policy, PortState::kArmed);
+  ASSERT_TRUE(want.has_value());
+  EXPECT_EQ(want->link_speed_ext_enabled, 30);
+  applied(s, 2, *want, PortState::kArmed);
+  EXPECT_FALSE(desired_port_info(fabric, s, 2, policy, PortState::kArmed).has_value());
+  policy.link.force_link_speed_ext = 2;
+  EXPECT_EQ(desired_port_info(fabric, s, 2, policy, PortState::kArmed)->link_speed_ext_enabled, 2);
+  policy.link.force_link_speed_ext = 0;
+  EXPECT_FALSE(desired_port_info(fabric, s, 2, policy, PortState::kArmed).has_value());
+  // The CA behind switch port 1 has no extended speeds: its link is left alone.
+  policy.link.force_link_speed_ext = 31;
+  EXPECT_EQ(desired_port_info(fabric, s, 1, policy, PortState::kArmed)->link_speed_ext_enabled, 0);
+}
+
+TEST_F(PortConfigTest, ErrorThresholdsGoToPhysicalPorts) {
+  policy.link.local_phy_errors_threshold = 0xa;
+  policy.link.overrun_errors_threshold = 0x3;
+  for (auto [n, p] :
+       {std::pair{a, PortNum{1}}, std::pair{s, PortNum{1}}, std::pair{s, PortNum{2}}}) {
+    auto want = desired_port_info(fabric, n, p, policy, PortState::kArmed);
+    ASSERT_TRUE(want.has_value());
+    EXPECT_EQ(want->local_phy_errors, 0xa);
+    EXPECT_EQ(want->overrun_errors, 0x3);
+    applied(n, p, *want, PortState::kArmed);
+    EXPECT_FALSE(desired_port_info(fabric, n, p, policy, PortState::kArmed).has_value());
+  }
+  // Switch port 0 keeps what it reports.
+  EXPECT_EQ(desired_port_info(fabric, s, 0, policy, PortState::kArmed)->local_phy_errors, 8);
+  // A changed threshold alone is a reason for a Set.
+  policy.link.overrun_errors_threshold = 0x4;
+  auto again = desired_port_info(fabric, a, 1, policy, PortState::kArmed);
+  ASSERT_TRUE(again.has_value());
+  EXPECT_EQ(again->overrun_errors, 0x4);
+  EXPECT_EQ(again->port_state, PortState::kNoChange);
+}
+
+TEST_F(PortConfigTest, OptionsWithReservedCodesActAsTheDefaults) {
+  conf::Options o;
+  o.force_link_speed = 10;      // reserved: 15
+  o.force_link_speed_ext = 20;  // reserved: 31
+  o.force_link_width = 100;     // reserved: 255
+  o.local_phy_errors_threshold = 5;
+  policy.link = link_settings(o);
+  EXPECT_EQ(policy.link.force_link_speed, 15);
+  EXPECT_EQ(policy.link.force_link_speed_ext, 31);
+  EXPECT_EQ(policy.link.force_link_width, 255);
+  EXPECT_EQ(policy.link.local_phy_errors_threshold, 5);
+  EXPECT_EQ(policy.link.overrun_errors_threshold, 8);
+  Port& port = fabric.node(s).ports[2];
+  port.info.link_speed_enabled = 1;
+  port.info.link_width_enabled = 1;
+  auto want = desired_port_info(fabric, s, 2, policy, PortState::kArmed);
+  ASSERT_TRUE(want.has_value());
+  EXPECT_EQ(want->link_speed_enabled, 15);
+  EXPECT_EQ(want->link_width_enabled, 255);
+  EXPECT_EQ(want->local_phy_errors, 5);
+  EXPECT_EQ(link_settings(conf::Options{}).force_link_speed, 15);
+  // Each replacement is logged (at start-up and on SIGHUP), as OpenSM does.
+  std::ostringstream out;
+  auto sink = std::make_shared<spdlog::sinks::ostream_sink_mt>(out);
+  sink->set_pattern("%v");
+  Logger log = std::make_shared<spdlog::logger>("test", sink);
+  static_cast<void>(link_settings(o, &log));
+  EXPECT_NE(out.str().find("force_link_speed 10 is a reserved code; using the default 15"),
+            std::string::npos)
+      << out.str();
+  EXPECT_NE(out.str().find("force_link_width 100"), std::string::npos);
+  EXPECT_EQ(out.str().find("local_phy"), std::string::npos);
+}
+
+TEST_F(PortConfigTest, SetModifierAnnouncesExtendedSpeedsToPortsThatHaveThem) {
+  EXPECT_EQ(port_info_set_modifier(fabric, s, 2), 2u);
+  EXPECT_EQ(port_info_set_modifier(fabric, a, 1), 1u);
+  fabric.node(s).ports[0].info.capability_mask |= mad::kCapIsExtendedSpeedsSupported;
+  fabric.node(a).ports[1].info.capability_mask |= mad::kCapIsExtendedSpeedsSupported;
+  EXPECT_EQ(port_info_set_modifier(fabric, s, 2), 0x80000002u);
+  EXPECT_EQ(port_info_set_modifier(fabric, s, 0), 0x80000000u);
+  EXPECT_EQ(port_info_set_modifier(fabric, a, 1), 0x80000001u);
 }
 
 }  // namespace
