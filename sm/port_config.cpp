@@ -150,6 +150,12 @@ std::uint32_t port_info_set_modifier(const Fabric& fabric, NodeIndex node, PortN
   return port | (extended_speeds(fabric, node, port) ? kSmSupportsExtendedSpeeds : 0u);
 }
 
+bool changes_link_and_state(const mad::PortInfo& set) {
+  const bool link =
+      set.link_width_enabled != 0 || set.link_speed_enabled != 0 || set.link_speed_ext_enabled != 0;
+  return link && set.port_state != mad::PortState::kNoChange;
+}
+
 bool port_set_took_effect(const mad::PortInfo& wanted, const mad::PortInfo& now) {
   if (now.lid != wanted.lid || now.lmc != wanted.lmc || now.master_sm_lid != wanted.master_sm_lid)
     return false;

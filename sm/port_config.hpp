@@ -56,6 +56,11 @@ std::optional<mad::PortInfo> desired_port_info(const Fabric& fabric, NodeIndex n
 // does, so that such a port takes the LinkSpeedExtEnabled of the Set.
 std::uint32_t port_info_set_modifier(const Fabric& fabric, NodeIndex node, PortNum port);
 
+// Whether a PortInfo Set both changes a link's enabled speeds or widths and moves the
+// port to another state. Such a Set is split (SubnetManager::program): the speeds go
+// first in a Set with PortState NoChange, as OpenSM sends them in its NO_CHANGE round.
+bool changes_link_and_state(const mad::PortInfo& set);
+
 // Whether a port read back after a rejected Set already holds what the Set asked
 // for: the LID fields and a state at or beyond the one requested.
 bool port_set_took_effect(const mad::PortInfo& wanted, const mad::PortInfo& now);

@@ -387,6 +387,27 @@ TEST_F(PortConfigTest, ForceLinkWidth) {
   EXPECT_EQ(desired_port_info(fabric, s, 2, policy, PortState::kArmed)->link_width_enabled, 17);
 }
 
+// A Set that changes enabled speeds or widths and the state is split, the speeds
+// first with the state left alone (OpenSM's NO_CHANGE round; ibsim applies them only
+// then): tests/ibsim/test_link_settings.py shows the links change.
+TEST_F(PortConfigTest, NewWidthsWithAStateChangeAreSentApart) {
+  policy.link.force_link_width = 1;  // 1x
+  auto armed = desired_port_info(fabric, s, 2, policy, PortState::kArmed);
+  ASSERT_TRUE(armed.has_value());
+  EXPECT_EQ(armed->link_width_enabled, 1);
+  EXPECT_TRUE(changes_link_and_state(*armed));
+  applied(s, 2, *armed, PortState::kArmed);
+  // Taken: the Active Set changes only the state.
+  auto active = desired_port_info(fabric, s, 2, policy, PortState::kActive);
+  ASSERT_TRUE(active.has_value());
+  EXPECT_EQ(active->link_width_enabled, 0);
+  EXPECT_FALSE(changes_link_and_state(*active));
+  // A width change on a port that stays where it is goes in one Set.
+  mad::PortInfo no_state = *armed;
+  no_state.port_state = PortState::kNoChange;
+  EXPECT_FALSE(changes_link_and_state(no_state));
+}
+
 TEST_F(PortConfigTest, ForceLinkSpeedExtOnlyWhereBothEndsHaveExtendedSpeeds) {
   for (NodeIndex n : {s, t}) {
     fabric.node(n).ports[0].info.capability_mask |= mad::kCapIsExtendedSpeedsSupported;
