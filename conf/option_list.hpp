@@ -143,7 +143,7 @@
   X(kLogging, accum_log_file, bool, true, flag(), kHup, kYes, cli_clear('e', "erase_log_file"), "Append to the log across runs (FALSE: truncate at start)") \
   X(kLogging, per_module_logging_file, std::string, "/etc/opensm/per-module-logging.conf", text(), kRestart, kNo, no_cli(), "Per-module log flags") \
   X(kLogging, dump_files_dir, std::string, "/var/log/", text(), kRestart, kYes, cli_arg(0, "dump_files_dir"), "Directory for dump files") \
-  X(kLogging, enable_quirks, bool, false, flag(), kHup, kNo, no_cli(), "Enable hardware-specific quirks") \
+  X(kLogging, enable_quirks, bool, false, flag(), kHup, kYes, no_cli(), "Hardware quirks: paths of Tavor HCAs (DeviceID 23108) limited to 1K MTU, as OpenSM") \
   X(kLogging, no_clients_rereg, bool, false, flag(), kHup, kYes, no_cli(), "Never ask clients to re-register") \
   X(kLogging, disable_multicast, bool, false, flag(), kHup, kYes, no_cli(), "No multicast support at all") \
   X(kLogging, exit_on_fatal, bool, true, flag(), kHup, kYes, cli_clear('y', "stay_on_fatal"), "Exit when a sweep finds two devices with one GUID (FALSE: leave the duplicate out and keep running)") \

@@ -157,6 +157,29 @@ std::uint8_t rate_2x_hdr_fixup(const mad::PortInfo& pi, std::uint8_t rate) {
   }
 }
 
+bool is_tavor(const mad::NodeInfo& node) {
+  constexpr std::uint16_t kTavorDeviceId = 23108;
+  // Mellanox, Topspin, SilverStorm and Voltaire sold it under their own vendor IDs.
+  constexpr std::uint32_t kVendors[] = {0x0002c9, 0x0005ad, 0x00066a, 0x0008f1};
+  return node.device_id == kTavorDeviceId &&
+         std::find(std::begin(kVendors), std::end(kVendors), node.vendor_id) != std::end(kVendors);
+}
+
+bool tavor_mtu_limit_applies(const mad::NodeInfo& src, const mad::NodeInfo& dst,
+                             const PathQuery::Selected& mtu) {
+  if (!is_tavor(src) && !is_tavor(dst)) return false;
+  if (!mtu.set) return true;
+  switch (mtu.sel) {
+    case 0:  // greater than
+    case 2:  // exactly
+      return mtu.value <= kTavorMtuLimit;
+    case 1:  // less than: 1K never disqualifies it
+      return true;
+    default:  // 3: the largest there is, asked for on purpose
+      return false;
+  }
+}
+
 std::optional<std::uint8_t> select_mtu(std::uint8_t have, std::uint8_t sel, std::uint8_t want) {
   switch (sel) {
     case selector::kGreater:
@@ -544,6 +567,10 @@ std::optional<PathParams> PathResolver::finish(const Walk& w, std::uint32_t s, s
   p.rate = rate_of_rank(w.rank);
   // IBA 15.2.5.16 table 205: a loopback path has PacketLifeTime 0.
   p.life = s == d ? 0 : settings_.subnet_timeout;
+  if (settings_.enable_quirks && p.mtu > kTavorMtuLimit &&
+      tavor_mtu_limit_applies(snap_.nodes[t_->ports[s].node].info,
+                              snap_.nodes[t_->ports[d].node].info, q.mtu))
+    p.mtu = kTavorMtuLimit;
 
   if (q.mtu.set) {
     auto v = select_mtu(p.mtu, q.mtu.sel, q.mtu.value);

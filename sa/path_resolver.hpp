@@ -204,6 +204,16 @@ struct PathQuery {
   bool reversible_required = false;  // Reversible selected and 1
 };
 
+// enable_quirks (OpenSM's only hardware quirk, in its PathRecord and MultiPathRecord
+// handlers): Mellanox's Tavor HCA (DeviceID 23108, sold under four vendor IDs) runs
+// faster with 1K packets, so a path with a Tavor at either end offers at most 1024
+// bytes, unless the request asks for the largest MTU (selector 3) or for more than
+// 1K (selector ">" or "=" with a value above 1024), which the limit would defeat.
+bool is_tavor(const mad::NodeInfo& node);
+bool tavor_mtu_limit_applies(const mad::NodeInfo& src, const mad::NodeInfo& dst,
+                             const PathQuery::Selected& mtu);
+inline constexpr std::uint8_t kTavorMtuLimit = 3;  // IBA MTU enum: 1024 bytes
+
 // What one direction of a path offers (OpenSM's osm_path_parms_t).
 struct PathParams {
   std::uint8_t mtu = 0;

@@ -23,6 +23,7 @@ struct SaSettings {
   bool consolidate_ipv6_snm_req = false;
   bool use_original_extended_sa_rates_only = false;
   bool drop_event_subscriptions = false;
+  bool enable_quirks = false;                  // enable_quirks: the Tavor PathRecord MTU limit
   std::uint8_t sm_assigned_guid = 0;           // sm_assigned_guid: byte 4 of SA-chosen alias GUIDs
   std::uint32_t transaction_timeout_ms = 200;  // Reports we send
   std::uint32_t transaction_retries = 3;

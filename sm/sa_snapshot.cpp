@@ -19,6 +19,7 @@ sa::SaSettings sa_settings(const conf::Options& o) {
   s.consolidate_ipv6_snm_req = o.consolidate_ipv6_snm_req;
   s.use_original_extended_sa_rates_only = o.use_original_extended_sa_rates_only;
   s.drop_event_subscriptions = o.drop_event_subscriptions;
+  s.enable_quirks = o.enable_quirks;
   s.sm_assigned_guid = o.sm_assigned_guid;
   s.transaction_timeout_ms = o.transaction_timeout;
   s.transaction_retries = o.transaction_retries;

@@ -601,6 +601,56 @@ TEST(PathRecord, OriginalExtendedRatesOnlyKeepsOldClientsBelow300G) {
   EXPECT_LE(rate_rank(capped), rate_rank(kRate300));
 }
 
+TEST(PathRules, TavorMtuLimitAsOpenSmAppliesIt) {
+  mad::NodeInfo tavor, other;
+  tavor.device_id = 23108;
+  tavor.vendor_id = 0x0002c9;  // Mellanox
+  other.device_id = 4099;      // ConnectX-3
+  other.vendor_id = 0x0002c9;
+  EXPECT_TRUE(is_tavor(tavor));
+  EXPECT_FALSE(is_tavor(other));
+  mad::NodeInfo voltaire_tavor = tavor;
+  voltaire_tavor.vendor_id = 0x0008f1;
+  EXPECT_TRUE(is_tavor(voltaire_tavor));
+  mad::NodeInfo unknown_vendor = tavor;
+  unknown_vendor.vendor_id = 0x001234;
+  EXPECT_FALSE(is_tavor(unknown_vendor));
+  const PathQuery::Selected none;
+  EXPECT_FALSE(tavor_mtu_limit_applies(other, other, none));
+  EXPECT_TRUE(tavor_mtu_limit_applies(other, tavor, none));  // either end
+  auto sel = [](std::uint8_t s, std::uint8_t v) { return PathQuery::Selected{true, s, v}; };
+  EXPECT_TRUE(tavor_mtu_limit_applies(tavor, other, sel(selector::kGreater, 2)));
+  EXPECT_FALSE(tavor_mtu_limit_applies(tavor, other, sel(selector::kGreater, 4)));
+  EXPECT_TRUE(tavor_mtu_limit_applies(tavor, other, sel(selector::kExactly, 3)));
+  EXPECT_FALSE(tavor_mtu_limit_applies(tavor, other, sel(selector::kExactly, 4)));
+  EXPECT_TRUE(tavor_mtu_limit_applies(tavor, other, sel(selector::kLess, 5)));
+  EXPECT_FALSE(tavor_mtu_limit_applies(tavor, other, sel(selector::kBest, 0)));
+}
+
+TEST(PathRecord, EnableQuirksLimitsPathsOfTavorHcasTo1K) {
+  auto r = rig();
+  auto s = copy_snapshot(*r);
+  SnapNode& ha = s->nodes[node_index(*s, "ha")];
+  ha.info.device_id = 23108;
+  ha.info.vendor_id = 0x0002c9;
+  republish(*r, s);
+  const Lid a = r->lid_of("ha"), c = r->lid_of("hc"), d = r->lid_of("hd");
+  auto mtu = [&](Lid from, Lid to, Pr q) -> int {
+    auto ans = get(*r, q.slid(from).dlid(to), a);
+    return ans && ans->record_count() == 1 ? decode(ans->record(0)).mtu : -1;
+  };
+  EXPECT_EQ(mtu(a, c, Pr{}), 0x84);  // off by default (OpenSM's default too)
+  SaSettings st = r->sa().settings();
+  st.enable_quirks = true;  // opensm.conf key
+  r->sa().set_settings(st);
+  EXPECT_EQ(mtu(a, c, Pr{}), 0x83);  // 1024 bytes, both directions
+  EXPECT_EQ(mtu(c, a, Pr{}), 0x83);
+  EXPECT_EQ(mtu(c, d, Pr{}), 0x84);                             // no Tavor at either end
+  EXPECT_EQ(mtu(a, c, Pr{}.mtu(selector::kBest, 1)), 0x84);     // the largest, on purpose
+  EXPECT_EQ(mtu(a, c, Pr{}.mtu(selector::kExactly, 4)), 0x84);  // 2048 asked for
+  EXPECT_EQ(mtu(a, c, Pr{}.mtu(selector::kGreater, 2)), 0x83);
+}
+
 TEST(PathRecord, DeadEndsLoopsAndOneWayPaths) {
   auto r = rig();
   const Lid ha = r->lid_of("ha"), hc = r->lid_of("hc");
