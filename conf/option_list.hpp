@@ -72,7 +72,7 @@
   X(kRouting, hop_weights_file, std::string, "", text(), kRestart, kYes, cli_arg('w', "hop_weights_file"), "Per-output-port hop weights") \
   X(kRouting, port_search_ordering_file, std::string, "", text(), kRestart, kYes, cli_arg('O', "port_search_ordering_file", "dimn_ports_file"), "Per-switch port search order (or DOR dimension ports)") \
   X(kRouting, routing_engine, std::string, "", text(), kRestart, kYes, cli_arg('R', "routing_engine"), "Comma-separated routing engines tried in order; add no_fallback to stop there; empty = minhop") \
-  X(kRouting, avoid_throttled_links, bool, false, flag(), kRestart, kNo, no_cli(), "Avoid throttled switch-to-switch links (nue, dfsssp, sssp)") \
+  X(kRouting, avoid_throttled_links, bool, false, flag(), kRestart, kYes, no_cli(), "sssp, dfsssp and nue route around switch-to-switch links running below their best speed/width, unless the only way") \
   X(kRouting, connect_roots, bool, false, flag(), kHup, kYes, cli_set('z', "connect_roots"), "Keep roots connected in updn/ftree routing") \
   X(kRouting, use_ucast_cache, bool, false, flag(), kRestart, kYes, cli_set('A', "ucast_cache"), "Reuse unicast routes when the topology change allows it") \
   X(kRouting, lid_matrix_dump_file, std::string, "", text(), kRestart, kYes, cli_arg('M', "lid_matrix_file"), "Min-hop tables to load (file engine)") \

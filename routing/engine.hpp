@@ -34,6 +34,9 @@ struct Link {
   Kind kind = Kind::kSwitch;
   std::uint32_t peer = 0;  // index into Topology::switches or Topology::end_ports
   PortNum peer_port = 0;   // port number on the peer
+  // Switch-to-switch: the link runs below the fastest speed or widest width both ends
+  // enable (sm/link_rules.hpp link_throttled); avoid_throttled_links routes around it.
+  bool throttled = false;
 };
 
 struct Switch {
@@ -130,6 +133,9 @@ struct EngineConfig {
   // nue_include_switches: traffic that switches themselves send (port 0 as a source) is
   // kept free of credit loops too, not only traffic between end ports.
   bool nue_include_switches = false;
+  // avoid_throttled_links: sssp, dfsssp and nue leave throttled switch-to-switch links
+  // out (routing/throttled_links.hpp), except where they are the only way.
+  bool avoid_throttled_links = false;
 
   // Port GUIDs of compute nodes (cn_guid_file, -u) and I/O nodes (io_guid_file, -G) for
   // ftree (and sssp/dfsssp destination order). Empty: every end port is a compute node.

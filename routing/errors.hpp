@@ -40,6 +40,8 @@ inline constexpr ErrorId kErrTorusDisjointRing{3034};
 inline constexpr ErrorId kErrTorusUnroutable{3035};
 inline constexpr ErrorId kErrPortOrderFile{3036};
 inline constexpr ErrorId kErrPortOrderIgnored{3037};
+inline constexpr ErrorId kErrThrottledLinksAvoided{3038};
+inline constexpr ErrorId kErrThrottledLinksKept{3039};
 inline constexpr ErrorId kErrLashVlsExhausted{3070};
 
 inline constexpr ErrorInfo kRoutingErrors[] = {
@@ -254,6 +256,18 @@ inline constexpr ErrorInfo kRoutingErrors[] = {
      "switch listed before, or a port that is 0, above the switch's port count or listed "
      "twice. The line is ignored, as OpenSM does; that switch keeps the default port order.",
      "Correct or remove the line named in the message."},
+    {kErrThrottledLinksAvoided, "Throttled links left out of the routes",
+     "avoid_throttled_links is set and some switch-to-switch links run below the fastest "
+     "speed or widest width both their ends enable (or the two ends disagree): sssp, dfsssp "
+     "and nue route around them, as OpenSM does. The message counts them and names the first "
+     "few. They carry no routed traffic until they train at full speed.",
+     "Reseat or replace the cables named, check force_link_speed/force_link_width, or "
+     "unset avoid_throttled_links to use them anyway."},
+    {kErrThrottledLinksKept, "Throttled links routed: the only way between switches",
+     "avoid_throttled_links is set, but leaving these throttled links out would cut some "
+     "switches off from others, so they stay in the routes (OpenSM would leave those "
+     "switches unreachable). The message names them.",
+     "Repair the links named; add redundant links around them."},
 };
 
 }  // namespace ibsm::routing

@@ -42,6 +42,7 @@
 
 #include "routing/lid_owners.hpp"
 #include "routing/port_balance.hpp"
+#include "routing/throttled_links.hpp"
 #include "routing/topology_check.hpp"
 
 namespace ibsm::routing {
@@ -254,7 +255,8 @@ class SsspEngine final : public Engine {
 
 Result<Routes> route_sssp(const Topology& topo, const EngineConfig& config) {
   if (Status st = validate_topology(topo); !st) return fail(st.error());
-  return SsspRouter(topo, config).run();
+  return route_avoiding_throttled(topo, config.avoid_throttled_links,
+                                  [&](const Topology& t) { return SsspRouter(t, config).run(); });
 }
 
 std::unique_ptr<Engine> make_sssp_engine() {

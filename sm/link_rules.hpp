@@ -99,4 +99,56 @@ constexpr std::uint8_t link_width_enabled_to_set(std::uint8_t force, std::uint8_
   return enable_to_set(force, kWidthAsSupported, enabled, supported);
 }
 
+// One end of a link as the throttled-link rule reads it (IBA 14.2.5.6 PortInfo, and
+// MLNXExtendedPortInfo's FDR10 bit where the SM reads it).
+struct LinkEndSpeeds {
+  std::uint8_t speed_enabled = 0, speed_active = 0;          // LinkSpeedEnabled/Active
+  std::uint8_t speed_ext_enabled = 0, speed_ext_active = 0;  // LinkSpeedExt*
+  bool extended = false;  // CapabilityMask.IsExtendedSpeedsSupported (a switch: port 0's)
+  bool fdr10_enabled = false, fdr10_active = false;
+  std::uint8_t width_enabled = 0, width_active = 0;  // LinkWidthEnabled/Active
+};
+
+// The fastest speed in a set, as one comparable bit: extended speeds (FDR 14, EDR
+// 25, HDR 50, NDR 100 Gb/s per lane) above FDR10 above QDR, DDR, SDR.
+constexpr std::uint16_t fastest_speed(std::uint8_t speeds, std::uint8_t ext, bool fdr10) {
+  for (int b = 3; b >= 0; --b)
+    if ((ext >> b & 1u) != 0) return static_cast<std::uint16_t>(0x10u << b);
+  if (fdr10) return 0x08;
+  for (int b = 2; b >= 0; --b)
+    if ((speeds >> b & 1u) != 0) return static_cast<std::uint16_t>(1u << b);
+  return 0;
+}
+
+// The widest width in a LinkWidth set (bit 0 1x, 1 4x, 2 8x, 3 12x, 4 2x), as a lane count.
+constexpr unsigned widest_width(std::uint8_t widths) {
+  if ((widths & 8u) != 0) return 12;
+  if ((widths & 4u) != 0) return 8;
+  if ((widths & 2u) != 0) return 4;
+  if ((widths & 16u) != 0) return 2;
+  return (widths & 1u) != 0 ? 1 : 0;
+}
+
+// A throttled link (OpenSM's osm_link_is_throttled, which avoid_throttled_links reads):
+// its two ends run different speeds or widths, or not the fastest speed and widest
+// width both ends enable, whether an admin or link training brought it down.
+constexpr bool link_throttled(const LinkEndSpeeds& a, const LinkEndSpeeds& b) {
+  // Extended speeds count only on ports that have them; Enabled 30 turns them off
+  // (OpenSM reads its low bits as EDR/HDR/NDR enabled and calls such links throttled).
+  const auto ext = [](const LinkEndSpeeds& e, std::uint8_t v) {
+    return e.extended && v != kSpeedExtDisable ? static_cast<std::uint8_t>(v & 0x0f)
+                                               : std::uint8_t{0};
+  };
+  const std::uint16_t best = fastest_speed(
+      a.speed_enabled & b.speed_enabled, ext(a, a.speed_ext_enabled) & ext(b, b.speed_ext_enabled),
+      a.fdr10_enabled && b.fdr10_enabled);
+  const unsigned widest = widest_width(a.width_enabled & b.width_enabled);
+  const std::uint16_t sa =
+      fastest_speed(a.speed_active, ext(a, a.speed_ext_active), a.fdr10_active);
+  const std::uint16_t sb =
+      fastest_speed(b.speed_active, ext(b, b.speed_ext_active), b.fdr10_active);
+  const unsigned wa = widest_width(a.width_active), wb = widest_width(b.width_active);
+  return sa != sb || sa != best || wa != wb || wa != widest;
+}
+
 }  // namespace ibsm::sm

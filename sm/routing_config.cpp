@@ -72,6 +72,7 @@ EngineSettings make_engine_settings(const conf::Options& options,
   c.nue_max_vls =
       options.nue_max_num_vls == 0 ? max_vls : std::min<unsigned>(options.nue_max_num_vls, max_vls);
   c.nue_include_switches = options.nue_include_switches;
+  c.avoid_throttled_links = options.avoid_throttled_links;
   c.root_guids = read_guid_file("root_guid_file", options.root_guid_file, routing::kErrRootGuidFile,
                                 false, out.warnings)
                      .guids;

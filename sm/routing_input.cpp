@@ -4,8 +4,34 @@
 
 #include "common/atomic_file.hpp"
 #include "routing/errors.hpp"
+#include "sm/link_rules.hpp"
 
 namespace ibsm::sm {
+
+namespace {
+
+// What link_throttled reads of one end. A switch's port 0 holds its CapabilityMask;
+// the FDR10 bits count where the SM read them (fdr10 set, sm/fdr10.hpp), as OpenSM
+// counts them only with FDR10 enabled in the subnet.
+LinkEndSpeeds link_end(const Node& node, const Port& port) {
+  const mad::PortInfo& pi = port.info;
+  LinkEndSpeeds e;
+  e.speed_enabled = pi.link_speed_enabled;
+  e.speed_active = pi.link_speed_active;
+  e.speed_ext_enabled = pi.link_speed_ext_enabled;
+  e.speed_ext_active = pi.link_speed_ext_active;
+  const mad::PortInfo& caps = node.is_switch() ? node.ports[0].info : pi;
+  e.extended = (caps.capability_mask & mad::kCapIsExtendedSpeedsSupported) != 0;
+  if (port.mlnx_ext) {
+    e.fdr10_enabled = (port.mlnx_ext->link_speed_enabled & mad::kMlnxSpeedFdr10) != 0;
+    e.fdr10_active = (port.mlnx_ext->link_speed_active & mad::kMlnxSpeedFdr10) != 0;
+  }
+  e.width_enabled = pi.link_width_enabled;
+  e.width_active = pi.link_width_active;
+  return e;
+}
+
+}  // namespace
 
 RoutingInput make_routing_input(const Fabric& fabric) {
   RoutingInput in;
@@ -65,6 +91,7 @@ RoutingInput make_routing_input(const Fabric& fabric) {
         if (it == sw_index.end()) continue;
         l.kind = routing::Link::Kind::kSwitch;
         l.peer = it->second;
+        l.throttled = link_throttled(link_end(n, p), link_end(peer, pp));
       } else {
         auto it = end_index.find((static_cast<std::uint64_t>(p.peer) << 8) | p.peer_port);
         if (it == end_index.end()) continue;

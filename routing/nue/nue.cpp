@@ -11,6 +11,7 @@
 #include "routing/errors.hpp"
 #include "routing/incremental_dag.hpp"
 #include "routing/lid_owners.hpp"
+#include "routing/throttled_links.hpp"
 
 namespace ibsm::routing {
 namespace {
@@ -126,9 +127,13 @@ class NueEngine final : public Engine {
   explicit NueEngine(EngineConfig config) : config_(std::move(config)) {}
   std::string_view name() const override { return "nue"; }
   bool deadlock_free() const override { return true; }
-  Result<Routes> route(const Topology& topo) override;
+  Result<Routes> route(const Topology& topo) override {
+    return route_avoiding_throttled(topo, config_.avoid_throttled_links,
+                                    [this](const Topology& t) { return route_all(t); });
+  }
 
  private:
+  Result<Routes> route_all(const Topology& topo);
   EngineConfig config_;
 };
 
@@ -255,7 +260,7 @@ class Router {
   std::vector<std::pair<std::uint32_t, std::uint32_t>> added_;
 };
 
-Result<Routes> NueEngine::route(const Topology& topo) {
+Result<Routes> NueEngine::route_all(const Topology& topo) {
   const SwitchGraph g(topo);
   const std::uint32_t n = g.size();
   const auto lids = lid_owners(topo);

@@ -14,6 +14,7 @@
 #include "sm/link_rules.hpp"
 #include "sm/link_settings.hpp"
 #include "sm/port_config.hpp"
+#include "sm/routing_input.hpp"
 
 namespace ibsm::sm {
 namespace {
@@ -100,6 +101,50 @@ TEST(LinkRules, WidthSetsNamingTwoXNeedTheCapability) {
   EXPECT_EQ(link_width_enabled_to_set(18, 3, 19, true), 18);
   EXPECT_EQ(link_width_enabled_to_set(8, 3, 3, false), 0);   // no 12x here
   EXPECT_EQ(link_width_enabled_to_set(10, 3, 3, false), 2);  // 4x or 12x: 4x
+}
+
+// ---- throttled links (avoid_throttled_links; OpenSM osm_link_is_throttled)
+
+LinkEndSpeeds qdr_4x() {
+  LinkEndSpeeds e;
+  e.speed_enabled = 7;  // SDR, DDR, QDR
+  e.speed_active = 4;   // QDR
+  e.width_enabled = 3;  // 1x, 4x
+  e.width_active = 2;   // 4x
+  return e;
+}
+
+TEST(LinkRules, ThrottledLinks) {
+  LinkEndSpeeds a = qdr_4x(), b = qdr_4x();
+  EXPECT_FALSE(link_throttled(a, b));
+  b.speed_active = 2;  // one end reports DDR
+  EXPECT_TRUE(link_throttled(a, b));
+  a.speed_active = 2;  // both DDR, both could do QDR
+  EXPECT_TRUE(link_throttled(a, b));
+  b.speed_enabled = 3;  // DDR is the best both enable: as good as it gets
+  EXPECT_FALSE(link_throttled(a, b));
+  a = qdr_4x();
+  b = qdr_4x();
+  a.width_active = b.width_active = 1;  // 1x where both enable 4x
+  EXPECT_TRUE(link_throttled(a, b));
+  // EDR: extended speeds count only on ports that have them.
+  a = qdr_4x();
+  b = qdr_4x();
+  a.extended = b.extended = true;
+  a.speed_ext_enabled = b.speed_ext_enabled = 3;  // FDR, EDR
+  a.speed_ext_active = b.speed_ext_active = 2;    // EDR
+  EXPECT_FALSE(link_throttled(a, b));
+  a.speed_ext_active = b.speed_ext_active = 0;  // trained at QDR only
+  EXPECT_TRUE(link_throttled(a, b));
+  a.speed_ext_enabled = b.speed_ext_enabled = kSpeedExtDisable;  // by the admin: fine
+  EXPECT_FALSE(link_throttled(a, b));
+  // FDR10 (where the SM reads it).
+  a = qdr_4x();
+  b = qdr_4x();
+  a.fdr10_enabled = b.fdr10_enabled = true;
+  EXPECT_TRUE(link_throttled(a, b));  // QDR where both enable FDR10
+  a.fdr10_active = b.fdr10_active = true;
+  EXPECT_FALSE(link_throttled(a, b));
 }
 
 // A hand-made model:  CA "a" port 1 -- switch "s" port 1; switch port 2 -- switch "t"
@@ -500,6 +545,27 @@ TEST_F(PortConfigTest, SetModifierAnnouncesExtendedSpeedsToPortsThatHaveThem) {
   EXPECT_EQ(port_info_set_modifier(fabric, s, 2), 0x80000002u);
   EXPECT_EQ(port_info_set_modifier(fabric, s, 0), 0x80000000u);
   EXPECT_EQ(port_info_set_modifier(fabric, a, 1), 0x80000001u);
+}
+
+TEST_F(PortConfigTest, RoutingInputMarksThrottledSwitchLinks) {
+  for (NodeIndex n : {s, t, a}) {
+    for (Port& p : fabric.node(n).ports) {
+      p.info.port_state = PortState::kActive;
+      p.info.link_speed_active = 4;  // QDR of 7 enabled
+      p.info.link_width_active = 2;  // 4x of 3 enabled
+    }
+  }
+  fabric.node(t).ports[0].lid = 3;
+  auto throttled = [&] {
+    const RoutingInput in = make_routing_input(fabric);
+    for (const routing::Switch& sw : in.topology.switches)
+      for (const routing::Link& l : sw.links)
+        if (l.kind == routing::Link::Kind::kSwitch && l.throttled) return true;
+    return false;
+  };
+  EXPECT_FALSE(throttled());
+  fabric.node(t).ports[3].info.link_width_active = 1;  // s2 <-> t3 trained at 1x on t's side
+  EXPECT_TRUE(throttled());
 }
 
 }  // namespace
