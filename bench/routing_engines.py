@@ -19,6 +19,10 @@ and the 1-VL channel-dependency check.  One table per fabric with ours/OpenSM ra
   bench/routing_engines.py [--quick] [--fabric NAME ...] [--engine NAME ...]
                            [--route-net PATH] [--workdir DIR] [--json FILE] [--patterns R]
 
+Rows named in VARIANTS run an engine with settings (nue8: nue on 8 VLs, OpenSM with -Q and
+nue_max_num_vls 8). OpenSM's dump carries no SLs, so its SL-layered rows (dfsssp, lash, nue8,
+torus-2QoS) get no CDG verdict; ibsm's are checked per VL with the engine's SLs.
+
 Results of each (fabric, engine, SM) are cached as JSON under --workdir so an interrupted
 run resumes; --fresh ignores them.  OpenSM's dumps are deleted once graded.
 """
@@ -45,7 +49,17 @@ TOPOS = Path(os.environ.get("IBSM_TOPOLOGIES") or ROOT.parent / "shared" / "topo
 GEN = ROOT / "fabrics" / "gen_fabric.py"
 
 TREE_ENGINES = ["minhop", "updn", "dfsssp", "ftree"]
-TORUS_ENGINES = ["minhop", "updn", "dfsssp", "dor", "torus-2QoS"]
+LAYERED = ["lash", "nue", "nue8"]
+TORUS_ENGINES = ["minhop", "updn", "dfsssp", "dor", "torus-2QoS", *LAYERED]
+IRREGULAR_ENGINES = ["minhop", "updn", "dfsssp", *LAYERED]
+# A table row that runs an engine with settings: row name -> (engine, routing_route_net
+# arguments for ibsm, opensm.conf lines and flags for OpenSM). Both SMs' nue default to
+# one VL (nue_max_num_vls 1); "nue8" lets both use 8 (OpenSM needs -Q for the SL2VL).
+# Engines whose deadlock freedom rests on SLs (virtual layers or datelines).
+SL_ENGINES = {"dfsssp", "lash", "nue8", "torus-2QoS"}
+VARIANTS = {
+    "nue8": ("nue", ["--nue-vls", "8"], "nue_max_num_vls 8\n", ["-Q"]),
+}
 # name: (net file in TOPOS, or gen_fabric.py arguments), engines
 FABRICS = {
     "fattree-648": ("fattree-648.net", TREE_ENGINES),
@@ -55,8 +69,10 @@ FABRICS = {
     "torus-6x6x6-432": ("torus-6x6x6-432.net", TORUS_ENGINES),
     "ft3-24p8-f3": ("ft3-24p8-f3.net", TREE_ENGINES),
     "kary-4-3-64": ("kary-4-3-64.net", TREE_ENGINES),
-    "dfly-2-4-2-72": ("dfly-2-4-2-72.net", ["minhop", "updn", "dfsssp"]),
-    "jelly-64-r6-256": ("jelly-64-r6-256.net", ["minhop", "updn", "dfsssp"]),
+    "kary-18-3-5832": ("kary-18-3-5832.net", [*TREE_ENGINES, "nue"]),
+    "dfly-2-4-2-72": ("dfly-2-4-2-72.net", IRREGULAR_ENGINES),
+    "jelly-64-r6-256": ("jelly-64-r6-256.net", IRREGULAR_ENGINES),
+    "random-40sw-160": ("random-40sw-160.net", IRREGULAR_ENGINES),
     "df-1056": (["dfly", "--p", "4", "--a", "8", "--h", "4"], ["minhop", "updn", "dfsssp"]),
     "jf-1200-f3": (["jelly", "--switches", "200", "--net-ports", "12", "--hosts", "6",
                     "--fail-links", "0.03", "--seed", "1"], ["minhop", "updn", "dfsssp"]),
@@ -163,11 +179,16 @@ def opensm_phases(log: str) -> dict:
     return r
 
 
-def run_opensm(fabric: Path, engine: str, wd: Path, keep: Path, timeout: float) -> dict:
+def run_opensm(fabric: Path, row: str, wd: Path, keep: Path, timeout: float) -> dict:
     """One OpenSM run; its LFT dump and guid2lid are moved to `keep` for grading."""
     model = NetModel(fabric)
     wd.mkdir(parents=True, exist_ok=True)
-    extra = ["-R", engine, "-D", "0x43"]
+    engine, _, conf_lines, flags = VARIANTS.get(row, (row, [], "", []))
+    extra = ["-R", engine, "-D", "0x43", *flags]
+    if conf_lines:
+        conf_file = wd / "opensm.conf"
+        conf_file.write_text(conf_lines)
+        extra += ["-F", str(conf_file)]
     if engine == "torus-2QoS":
         extra.append("-Q")  # OpenSM refuses torus-2QoS without QoS (ERR 4E44)
         conf = torus_config(model, wd / "torus-2QoS.conf")
@@ -242,7 +263,7 @@ def table(name: str, model_desc: str, rows: dict) -> str:
             note = []
             if r.get("error"):
                 note.append(r["error"].split(";")[0][:120])
-            if sm == "opensm" and r.get("used") and r["used"] != engine:
+            if sm == "opensm" and r.get("used") and r["used"] != VARIANTS.get(engine, (engine,))[0]:
                 note.append(f"fell back to {r['used']}")
             if r.get("pairs") and r.get("delivered") != r.get("pairs"):
                 note.append(f"{r['pairs'] - r['delivered']} pairs undelivered")
@@ -308,13 +329,14 @@ def main(argv=None) -> int:
                     continue
                 t0 = time.monotonic()
                 if sm == "ibsm":
-                    if args.collect_only or engine not in ours:
+                    real, extra, _, _ = VARIANTS.get(engine, (engine, [], "", []))
+                    if args.collect_only or real not in ours:
                         continue
-                    extra = []
+                    extra = list(extra)
                     if engine == "torus-2QoS":
                         conf = torus_config(model, args.workdir / f"{Path(name).stem}.torus.conf")
                         extra = ["--torus-config", str(conf)] if conf else []
-                    r, _ = run_route_net(args.route_net, [str(fabric), engine, "--patterns",
+                    r, _ = run_route_net(args.route_net, [str(fabric), real, "--patterns",
                                                           str(args.patterns), *extra], args.timeout)
                 else:
                     stem = f"{Path(name).stem}.{engine}"
@@ -337,6 +359,10 @@ def main(argv=None) -> int:
                     if not r.get("error"):
                         r.update(grade_opensm(fabric, keep, args.route_net, args.patterns,
                                               args.timeout))
+                        if engine in SL_ENGINES:
+                            # Its LFT dump has no SLs: a one-VL check would call the layers
+                            # a cycle. (ibsm's rows check every VL with the engine's SLs.)
+                            r["cdg"] = "SLs not dumped"
                         shutil.rmtree(keep, ignore_errors=True)  # up to GBs on big fabrics
                 r.setdefault("load", os.getloadavg()[0])
                 print(f"# {name} {engine} {sm}: {time.monotonic() - t0:.1f} s "
