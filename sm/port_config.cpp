@@ -151,8 +151,15 @@ std::uint32_t port_info_set_modifier(const Fabric& fabric, NodeIndex node, PortN
 }
 
 bool changes_link_and_state(const mad::PortInfo& set) {
-  const bool link =
-      set.link_width_enabled != 0 || set.link_speed_enabled != 0 || set.link_speed_ext_enabled != 0;
+  // The "as supported" codes (the keys' defaults) are left in the state Set: sent to
+  // every port whose Enabled differs from Supported, splitting would double the first
+  // sweep's PortInfo Sets, and a port that ignores them (ibsim) ignores them either way.
+  const auto named = [](std::uint8_t v, std::uint8_t as_supported) {
+    return v != 0 && v != as_supported;
+  };
+  const bool link = named(set.link_width_enabled, kWidthAsSupported) ||
+                    named(set.link_speed_enabled, kSpeedAsSupported) ||
+                    named(set.link_speed_ext_enabled, kSpeedExtAsSupported);
   return link && set.port_state != mad::PortState::kNoChange;
 }
 

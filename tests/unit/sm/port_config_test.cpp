@@ -447,6 +447,10 @@ TEST_F(PortConfigTest, NewWidthsWithAStateChangeAreSentApart) {
   ASSERT_TRUE(active.has_value());
   EXPECT_EQ(active->link_width_enabled, 0);
   EXPECT_FALSE(changes_link_and_state(*active));
+  // "As supported" (the default 255) rides in the state Set.
+  mad::PortInfo as_supported = *armed;
+  as_supported.link_width_enabled = 255;
+  EXPECT_FALSE(changes_link_and_state(as_supported));
   // A width change on a port that stays where it is goes in one Set.
   mad::PortInfo no_state = *armed;
   no_state.port_state = PortState::kNoChange;
