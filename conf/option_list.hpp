@@ -25,6 +25,7 @@
 #include <string>
 
 #include "conf/option_spec.hpp"
+#include "conf/qos_values.hpp"
 
 // clang-format off
 #define IBSM_CONF_OPTIONS(X) \
@@ -106,7 +107,7 @@
   X(kTiming, max_smps_timeout, std::uint32_t, 600000, dec(), kHup, kYes, no_cli(), "Microseconds to wait before sending SMPs above max_wire_smps") \
   X(kTiming, transaction_timeout, std::uint32_t, 200, dec(), kRestart, kYes, cli_arg('t', "timeout"), "Milliseconds before a MAD transaction is retried") \
   X(kTiming, transaction_retries, std::uint32_t, 3, dec(), kRestart, kYes, cli_arg(0, "retries"), "Retries of a MAD transaction before it fails") \
-  X(kTiming, long_transaction_timeout, std::uint32_t, 500, dec(), kRestart, kNo, no_cli(), "Milliseconds for long transactions (optimized SL2VL)") \
+  X(kTiming, long_transaction_timeout, std::uint32_t, 500, dec(), kRestart, kYes, no_cli(), "Milliseconds an optimized SL2VL Set (use_optimized_slvl) waits for its answer; below transaction_timeout it is raised to it (a warning), as OpenSM") \
   X(kTiming, max_msg_fifo_timeout, std::uint32_t, 10000, dec(), kHup, kYes, no_cli(), "Milliseconds an SA request may queue before it is dropped (ibsm keeps no SA queue: each request is answered in the event-loop turn that reads it, also during sweeps, so none waits this long)") \
   X(kTiming, single_thread, bool, false, flag(), kRestart, kYes, no_cli(), "Serve SA queries from a single thread (ibsm always does: one event loop serves SMPs and the SA, so either value behaves the same)") \
   /* ---- misc ---- */ \
@@ -117,7 +118,7 @@
   X(kMisc, ipoib_mcgroup_creation_validation, bool, true, flag(), kHup, kYes, no_cli(), "Check new IPoIB groups against the broadcast group (RFC 4391)") \
   X(kMisc, mcgroup_join_validation, bool, true, flag(), kHup, kYes, no_cli(), "Check join parameters against an existing multicast group") \
   X(kMisc, use_original_extended_sa_rates_only, bool, false, flag(), kHup, kYes, no_cli(), "Report SA rates only up to 300 Gb/s (old clients)") \
-  X(kMisc, use_optimized_slvl, bool, false, flag(), kHup, kNo, no_cli(), "Use optimized SL2VL programming where supported") \
+  X(kMisc, use_optimized_slvl, bool, false, flag(), kHup, kYes, no_cli(), "With qos: one SLtoVLMappingTable Set for all input ports of an output port on switches advertising OptimizedSLtoVLMappingProgramming") \
   X(kMisc, fsync_high_avail_files, bool, true, flag(), kHup, kYes, no_cli(), "fsync the guid2lid/guid2mkey/neighbors cache files") \
   /* ---- performance manager ---- */ \
   X(kPerfmgr, perfmgr, bool, false, flag(), kRestart, kNo, cli_set(0, "perfmgr"), "Enable the performance manager") \
@@ -150,34 +151,34 @@
   X(kLogging, console, std::string, "off", choice("off", "local", "loopback", "socket"), kRestart, kNo, cli_arg('q', "console"), "Console: off, local, loopback or socket") \
   X(kLogging, console_port, std::uint16_t, 10000, dec(), kRestart, kNo, cli_arg('C', "console-port"), "TCP port of the console") \
   /* ---- QoS ---- */ \
-  X(kQos, qos, bool, false, flag(), kHup, kNo, cli_set('Q', "qos"), "Enable QoS setup") \
+  X(kQos, qos, bool, false, flag(), kHup, kYes, cli_set('Q', "qos"), "Program VLArbitration tables, SL2VL tables and PortInfo VLHighLimit from the qos_* keys") \
   X(kQos, qos_policy_file, std::string, "/etc/opensm/qos-policy.conf", text(), kRestart, kNo, cli_arg('Y', "qos_policy_file"), "QoS policy file") \
-  X(kQos, suppress_sl2vl_mad_status_errors, bool, false, flag(), kHup, kNo, no_cli(), "Do not log SL2VL MAD status errors") \
-  X(kQos, qos_max_vls, std::uint32_t, 0, dec(), kHup, kNo, no_cli(), "QoS default: VLs") \
-  X(kQos, qos_high_limit, std::int32_t, -1, dec(-1, 255), kHup, kNo, no_cli(), "QoS default: VLArb high limit; -1 = unset") \
-  X(kQos, qos_vlarb_high, std::string, "", text(), kHup, kNo, no_cli(), "QoS default: VLArb high table") \
-  X(kQos, qos_vlarb_low, std::string, "", text(), kHup, kNo, no_cli(), "QoS default: VLArb low table") \
-  X(kQos, qos_sl2vl, std::string, "", text(), kHup, kNo, no_cli(), "QoS default: SL2VL table") \
-  X(kQos, qos_ca_max_vls, std::uint32_t, 0, dec(), kHup, kNo, no_cli(), "QoS CA ports: VLs") \
-  X(kQos, qos_ca_high_limit, std::int32_t, -1, dec(-1, 255), kHup, kNo, no_cli(), "QoS CA ports: VLArb high limit; -1 = unset") \
-  X(kQos, qos_ca_vlarb_high, std::string, "", text(), kHup, kNo, no_cli(), "QoS CA ports: VLArb high table") \
-  X(kQos, qos_ca_vlarb_low, std::string, "", text(), kHup, kNo, no_cli(), "QoS CA ports: VLArb low table") \
-  X(kQos, qos_ca_sl2vl, std::string, "", text(), kHup, kNo, no_cli(), "QoS CA ports: SL2VL table") \
-  X(kQos, qos_sw0_max_vls, std::uint32_t, 0, dec(), kHup, kNo, no_cli(), "QoS switch port 0: VLs") \
-  X(kQos, qos_sw0_high_limit, std::int32_t, -1, dec(-1, 255), kHup, kNo, no_cli(), "QoS switch port 0: VLArb high limit; -1 = unset") \
-  X(kQos, qos_sw0_vlarb_high, std::string, "", text(), kHup, kNo, no_cli(), "QoS switch port 0: VLArb high table") \
-  X(kQos, qos_sw0_vlarb_low, std::string, "", text(), kHup, kNo, no_cli(), "QoS switch port 0: VLArb low table") \
-  X(kQos, qos_sw0_sl2vl, std::string, "", text(), kHup, kNo, no_cli(), "QoS switch port 0: SL2VL table") \
-  X(kQos, qos_swe_max_vls, std::uint32_t, 0, dec(), kHup, kNo, no_cli(), "QoS switch external ports: VLs") \
-  X(kQos, qos_swe_high_limit, std::int32_t, -1, dec(-1, 255), kHup, kNo, no_cli(), "QoS switch external ports: VLArb high limit; -1 = unset") \
-  X(kQos, qos_swe_vlarb_high, std::string, "", text(), kHup, kNo, no_cli(), "QoS switch external ports: VLArb high table") \
-  X(kQos, qos_swe_vlarb_low, std::string, "", text(), kHup, kNo, no_cli(), "QoS switch external ports: VLArb low table") \
-  X(kQos, qos_swe_sl2vl, std::string, "", text(), kHup, kNo, no_cli(), "QoS switch external ports: SL2VL table") \
-  X(kQos, qos_rtr_max_vls, std::uint32_t, 0, dec(), kHup, kNo, no_cli(), "QoS router ports: VLs") \
-  X(kQos, qos_rtr_high_limit, std::int32_t, -1, dec(-1, 255), kHup, kNo, no_cli(), "QoS router ports: VLArb high limit; -1 = unset") \
-  X(kQos, qos_rtr_vlarb_high, std::string, "", text(), kHup, kNo, no_cli(), "QoS router ports: VLArb high table") \
-  X(kQos, qos_rtr_vlarb_low, std::string, "", text(), kHup, kNo, no_cli(), "QoS router ports: VLArb low table") \
-  X(kQos, qos_rtr_sl2vl, std::string, "", text(), kHup, kNo, no_cli(), "QoS router ports: SL2VL table") \
+  X(kQos, suppress_sl2vl_mad_status_errors, bool, false, flag(), kHup, kYes, no_cli(), "Log an SL2VL Set refused with a MAD status at debug level only") \
+  X(kQos, qos_max_vls, std::uint32_t, 0, dec(0, 15), kHup, kYes, no_cli(), "QoS default (all port classes): data VLs at most (caps OperationalVLs); 0 = unset") \
+  X(kQos, qos_high_limit, std::int32_t, -1, dec(-1, 255), kHup, kYes, no_cli(), "QoS default (all port classes): PortInfo.VLHighLimit; -1 = unset") \
+  X(kQos, qos_vlarb_high, std::string, "", raw(check_vlarb_list, diagnose_vlarb_list), kHup, kYes, no_cli(), "QoS default (all port classes): high-priority VLArbitration VL:weight list; unset = OpenSM's 0:4,1:0,...,14:0") \
+  X(kQos, qos_vlarb_low, std::string, "", raw(check_vlarb_list, diagnose_vlarb_list), kHup, kYes, no_cli(), "QoS default (all port classes): low-priority VLArbitration VL:weight list; unset = OpenSM's 0:0,1:4,...,14:4") \
+  X(kQos, qos_sl2vl, std::string, "", raw(check_sl2vl_list, diagnose_sl2vl_list), kHup, kYes, no_cli(), "QoS default (all port classes): SLtoVLMappingTable, 16 VLs by SL; unset = OpenSM's 0,1,...,14,7") \
+  X(kQos, qos_ca_max_vls, std::uint32_t, 0, dec(0, 15), kHup, kYes, no_cli(), "QoS CA ports: data VLs at most (caps OperationalVLs); 0 = unset, qos_max_vls applies, else 15") \
+  X(kQos, qos_ca_high_limit, std::int32_t, -1, dec(-1, 255), kHup, kYes, no_cli(), "QoS CA ports: PortInfo.VLHighLimit; -1 = unset, qos_high_limit applies, else 0") \
+  X(kQos, qos_ca_vlarb_high, std::string, "", raw(check_vlarb_list, diagnose_vlarb_list), kHup, kYes, no_cli(), "QoS CA ports: high-priority VLArbitration VL:weight list; unset: qos_vlarb_high, else OpenSM's") \
+  X(kQos, qos_ca_vlarb_low, std::string, "", raw(check_vlarb_list, diagnose_vlarb_list), kHup, kYes, no_cli(), "QoS CA ports: low-priority VLArbitration VL:weight list; unset: qos_vlarb_low, else OpenSM's") \
+  X(kQos, qos_ca_sl2vl, std::string, "", raw(check_sl2vl_list, diagnose_sl2vl_list), kHup, kYes, no_cli(), "QoS CA ports: SLtoVLMappingTable, 16 VLs by SL; unset: qos_sl2vl, else OpenSM's") \
+  X(kQos, qos_sw0_max_vls, std::uint32_t, 0, dec(0, 15), kHup, kYes, no_cli(), "QoS switch port 0: data VLs at most (caps OperationalVLs); 0 = unset, qos_max_vls applies, else 15") \
+  X(kQos, qos_sw0_high_limit, std::int32_t, -1, dec(-1, 255), kHup, kYes, no_cli(), "QoS switch port 0: PortInfo.VLHighLimit; -1 = unset, qos_high_limit applies, else 0") \
+  X(kQos, qos_sw0_vlarb_high, std::string, "", raw(check_vlarb_list, diagnose_vlarb_list), kHup, kYes, no_cli(), "QoS switch port 0: high-priority VLArbitration VL:weight list; unset: qos_vlarb_high, else OpenSM's") \
+  X(kQos, qos_sw0_vlarb_low, std::string, "", raw(check_vlarb_list, diagnose_vlarb_list), kHup, kYes, no_cli(), "QoS switch port 0: low-priority VLArbitration VL:weight list; unset: qos_vlarb_low, else OpenSM's") \
+  X(kQos, qos_sw0_sl2vl, std::string, "", raw(check_sl2vl_list, diagnose_sl2vl_list), kHup, kYes, no_cli(), "QoS switch port 0: SLtoVLMappingTable, 16 VLs by SL; unset: qos_sl2vl, else OpenSM's") \
+  X(kQos, qos_swe_max_vls, std::uint32_t, 0, dec(0, 15), kHup, kYes, no_cli(), "QoS switch external ports: data VLs at most (caps OperationalVLs); 0 = unset, qos_max_vls applies, else 15") \
+  X(kQos, qos_swe_high_limit, std::int32_t, -1, dec(-1, 255), kHup, kYes, no_cli(), "QoS switch external ports: PortInfo.VLHighLimit; -1 = unset, qos_high_limit applies, else 0") \
+  X(kQos, qos_swe_vlarb_high, std::string, "", raw(check_vlarb_list, diagnose_vlarb_list), kHup, kYes, no_cli(), "QoS switch external ports: high-priority VLArbitration VL:weight list; unset: qos_vlarb_high, else OpenSM's") \
+  X(kQos, qos_swe_vlarb_low, std::string, "", raw(check_vlarb_list, diagnose_vlarb_list), kHup, kYes, no_cli(), "QoS switch external ports: low-priority VLArbitration VL:weight list; unset: qos_vlarb_low, else OpenSM's") \
+  X(kQos, qos_swe_sl2vl, std::string, "", raw(check_sl2vl_list, diagnose_sl2vl_list), kHup, kYes, no_cli(), "QoS switch external ports: SLtoVLMappingTable, 16 VLs by SL; unset: qos_sl2vl, else OpenSM's") \
+  X(kQos, qos_rtr_max_vls, std::uint32_t, 0, dec(0, 15), kHup, kYes, no_cli(), "QoS router ports: data VLs at most (caps OperationalVLs); 0 = unset, qos_max_vls applies, else 15") \
+  X(kQos, qos_rtr_high_limit, std::int32_t, -1, dec(-1, 255), kHup, kYes, no_cli(), "QoS router ports: PortInfo.VLHighLimit; -1 = unset, qos_high_limit applies, else 0") \
+  X(kQos, qos_rtr_vlarb_high, std::string, "", raw(check_vlarb_list, diagnose_vlarb_list), kHup, kYes, no_cli(), "QoS router ports: high-priority VLArbitration VL:weight list; unset: qos_vlarb_high, else OpenSM's") \
+  X(kQos, qos_rtr_vlarb_low, std::string, "", raw(check_vlarb_list, diagnose_vlarb_list), kHup, kYes, no_cli(), "QoS router ports: low-priority VLArbitration VL:weight list; unset: qos_vlarb_low, else OpenSM's") \
+  X(kQos, qos_rtr_sl2vl, std::string, "", raw(check_sl2vl_list, diagnose_sl2vl_list), kHup, kYes, no_cli(), "QoS router ports: SLtoVLMappingTable, 16 VLs by SL; unset: qos_sl2vl, else OpenSM's") \
   /* ---- congestion control (experimental in OpenSM) ---- */ \
   X(kCongestion, congestion_control, bool, false, flag(), kHup, kNo, cli_set(0, "congestion_control"), "Enable congestion control configuration") \
   X(kCongestion, cc_key, std::uint64_t, 0, hex(16), kRestart, kNo, cli_arg(0, "cc_key"), "CC_Key used in congestion control MADs") \

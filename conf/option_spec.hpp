@@ -6,6 +6,7 @@
 #include <array>
 #include <cstdint>
 #include <limits>
+#include <string>
 #include <string_view>
 
 namespace ibsm::conf {
@@ -70,6 +71,9 @@ enum class Fmt : std::uint8_t {
 // Checks a raw value; returns nullptr if fine, else a description of the
 // accepted syntax.
 using RawCheck = const char* (*)(std::string_view value);
+// Optionally, what exactly is wrong with a value the check refused ("entry 3: VL 16
+// is not a data VL"), for the error message; empty when nothing is.
+using RawDiagnose = std::string (*)(std::string_view value);
 
 struct Spec {
   Fmt fmt = Fmt::kText;
@@ -79,6 +83,7 @@ struct Spec {
   std::uint64_t hi = 0;
   std::array<std::string_view, 4> choices{};
   RawCheck check = nullptr;
+  RawDiagnose diagnose = nullptr;
 };
 
 constexpr Spec flag() {
@@ -103,8 +108,8 @@ constexpr Spec choice(std::string_view a, std::string_view b, std::string_view c
                       std::string_view d = {}) {
   return {.fmt = Fmt::kChoice, .choices = {a, b, c, d}};
 }
-constexpr Spec raw(RawCheck check) {
-  return {.fmt = Fmt::kRaw, .check = check};
+constexpr Spec raw(RawCheck check, RawDiagnose diagnose = nullptr) {
+  return {.fmt = Fmt::kRaw, .check = check, .diagnose = diagnose};
 }
 
 // What a command-line flag does to its option.

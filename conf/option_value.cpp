@@ -135,7 +135,8 @@ struct Setter {
         }
         return bad("not one of the words");
       case Fmt::kRaw:
-        if (const char* why = row.spec.check(text)) return bad(why);
+        if (const char* why = row.spec.check(text))
+          return bad(row.spec.diagnose != nullptr ? row.spec.diagnose(text) : why);
         break;
       default:
         break;

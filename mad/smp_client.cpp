@@ -212,7 +212,8 @@ void SmpClient::send_one(const TxPtr& tx) {
   OutgoingMad out;
   out.bytes = smp.bytes();
   if (const auto* lid = std::get_if<Lid>(&tx->request.target)) out.dlid = *lid;
-  out.timeout_ms = static_cast<std::uint32_t>(settings_.timeout.count());
+  const std::chrono::milliseconds timeout = tx->request.timeout.value_or(settings_.timeout);
+  out.timeout_ms = static_cast<std::uint32_t>(timeout.count());
   transition(*tx, TxEvent::kSent);
   on_wire_[tx->tid] = tx;
   tx->sent_at = clock_.now();
@@ -221,8 +222,19 @@ void SmpClient::send_one(const TxPtr& tx) {
   // timeouts still due from a full window, too little to hide a burst for long.
   const double random_loss = loss_.random_loss();
   loss_credit_ = std::min(loss_credit_ + random_loss, 1 + random_loss * SmpLoss::kHorizon);
-  tx->deadline = tx->sent_at + settings_.timeout;
-  deadlines_.emplace_back(tx->deadline, tx->tid);
+  tx->deadline = tx->sent_at + timeout;
+  // Deadlines stay sorted: a request with a longer timeout of its own sits behind the
+  // ones sent after it (rare, so the insertion's cost does not matter).
+  if (deadlines_.empty() || deadlines_.back().first <= tx->deadline) {
+    deadlines_.emplace_back(tx->deadline, tx->tid);
+  } else {
+    const auto at = std::upper_bound(
+        deadlines_.begin(), deadlines_.end(), tx->deadline,
+        [](Clock::TimePoint t, const std::pair<Clock::TimePoint, std::uint32_t>& e) {
+          return t < e.first;
+        });
+    deadlines_.emplace(at, tx->deadline, tx->tid);
+  }
   if (auto st = transport_.send(out); !st.ok()) {
     SmpFailure f{SmpFailure::Kind::kSendFailed, 0, st.error().message};
     ++counters_.errors;
@@ -259,7 +271,13 @@ void SmpClient::finish(const TxPtr& tx, const Smp* response, const SmpFailure* f
   on_wire_.erase(tx->tid);
   // An answer, even with an error status, times the responder; a send failure
   // or a malformed answer says nothing about its speed.
-  if (response != nullptr || (failure != nullptr && failure->kind == SmpFailure::Kind::kStatus)) {
+  const bool timed =
+      response != nullptr || (failure != nullptr && failure->kind == SmpFailure::Kind::kStatus);
+  if (timed && tx->request.timeout) {
+    // A long transaction's answer is slow by nature: not a sign of congestion.
+    window_.on_abandoned(tx->dest, clock_.now());
+    loss_.on_answered(tx->attempts);
+  } else if (timed) {
     window_.on_answer(tx->dest, tx->sent_at, clock_.now());
     loss_.on_answered(tx->attempts);
   } else {

@@ -96,6 +96,11 @@ struct SmpRequest {
   // M_Key of the header (IBA 14.2.4). 0: the client's M_Key resolver picks the
   // target's key (set_mkey_resolver), so call sites need not know keys.
   std::uint64_t m_key = 0;
+  // How long each attempt waits for its answer; unset: the client's setting
+  // (transaction_timeout). For SMPs a device takes long to carry out (OpenSM's
+  // long_transaction_timeout: an SLtoVLMappingTable Set for all ports of a switch).
+  // Its answers do not time the window: their round trip says nothing of congestion.
+  std::optional<std::chrono::milliseconds> timeout;
 
   template <class A>
   static SmpRequest get(const SmpTarget& t, std::uint32_t mod = 0) {

@@ -19,6 +19,7 @@
 #include "sm/fdr10.hpp"
 #include "sm/lid_manager.hpp"
 #include "sm/port_config.hpp"
+#include "sm/qos/link_vls.hpp"
 #include "sm/routing_config.hpp"
 #include "sm/routing_input.hpp"
 #include "sm/sl2vl_plan.hpp"
@@ -114,8 +115,10 @@ bool SubnetManager::compute_routes(const Fabric& f, SweepReport& report) {
   const routing::Topology previous_topology = std::exchange(routed_topology_, in.topology);
   // dfsssp spreads paths over as many layers as every link has VLs for: the VLs the
   // links run after this sweep's PortInfo programming (OpenSM: get_avail_vl_in_subn).
-  EngineSettings settings =
-      make_engine_settings(options_, engine_chain_, usable_vls(f, options_.max_op_vls));
+  // With QoS, qos_*max_vls may leave links fewer VLs (sm/qos/link_vls.hpp).
+  EngineSettings settings = make_engine_settings(
+      options_, engine_chain_,
+      usable_vls(f, std::min(options_.max_op_vls, qos::max_op_vls_of_fabric(&qos_))));
   for (const Error& w : settings.warnings)
     log_->warn("{}: {}", format_error_id(w.id), w.message);
   const routing::EngineConfig& config = settings.config;
@@ -317,12 +320,15 @@ void SubnetManager::program_switches(Fabric& f, SweepReport& report) {
 
 void SubnetManager::program_sl2vl(Fabric& f, SweepReport& report) {
   sl2vl_counts_.reset();
-  if (!path_sls_) return;  // every path on SL 0: whatever the ports map SL 0 to will do
+  // Every path on SL 0 and no QoS: whatever the ports map SL 0 to will do.
+  if (!path_sls_ && !qos_.enabled) return;
   auto counts = std::make_shared<Sl2VlCounts>();
   sl2vl_counts_ = counts;
-  // Engines with per-hop VLs (torus-2QoS) hand their own tables; the rest get identity.
+  // Engines with per-hop VLs (torus-2QoS) hand their own tables; the rest get identity, or
+  // with QoS their port class's qos_*sl2vl (sm/sl2vl_plan.hpp says how they combine).
   const EngineSl2Vl engine_tables = engine_sl2vl(routed_topology_, routes_.sl2vl);
-  for (const Sl2VlWant& w : sl2vl_wants(f, options_.max_op_vls, engine_tables)) {
+  const char* what = qos_.enabled ? "SL2VL for QoS" : "SL2VL for per-path SLs";
+  for (const Sl2VlWant& w : sl2vl_wants(f, options_.max_op_vls, engine_tables, &qos_)) {
     const Node& n = f.node(w.node);
     port_tables_.ensure(n);
     const Guid guid = n.guid();
@@ -331,29 +337,60 @@ void SubnetManager::program_sl2vl(Fabric& f, SweepReport& report) {
     if (const Port& p = n.ports[w.out]; !n.is_switch() && p.peer != kNoNode) {
       if (auto ext = f.node(p.peer).path.extended(p.peer_port)) path = *ext;
     }
-    const std::uint32_t mod = n.is_switch() ? mad::sl2vl_attr_mod(w.in, w.out) : 0;
+    const std::uint32_t mod = !n.is_switch() ? 0
+                              : w.all_inputs ? mad::sl2vl_all_inputs_attr_mod(w.out)
+                                             : mad::sl2vl_attr_mod(w.in, w.out);
+    // The tables one Set writes: (in, out), or with all_inputs every input of the switch.
+    std::vector<PortNum> inputs{w.in};
+    if (w.all_inputs) {
+      inputs.clear();
+      for (PortNum in = 0; in <= n.num_ports(); ++in)
+        inputs.push_back(in);
+    }
     const mad::SlToVlTable table = w.table;
     ++counts->wanted;
-    const auto set = [this, &report, guid, path, mod, table, w, counts] {
+    const auto set = [this, &report, guid, path, mod, table, w, inputs, counts] {
       ++counts->sets;
-      client_.submit(
-          SmpRequest::set(path, table, mod), [this, &report, guid, w, table](const SmpOutcome& o) {
-            if (o.ok()) {
-              port_tables_.record_sl2vl(guid, w.out, w.in, table);
-              return;
-            }
-            // A port that refuses the table cannot be helped by retrying (OpenSM logs it and
-            // goes on); a lost answer is a failure the next heavy sweep retries.
-            if (o.failure != nullptr && o.failure->kind == mad::SmpFailure::Kind::kStatus) {
-              log_->warn("{}: SLtoVLMappingTable Set refused: {}: status 0x{:04x}",
-                         format_error_id(kErrProgrammingFailed), o.request.describe(),
-                         o.failure->status);
-              return;
-            }
-            report_failure(log_, report, kErrProgrammingFailed, o, "SLtoVLMappingTable");
-            mkey_hint(o);
-          });
+      SmpRequest req = SmpRequest::set(path, table, mod);
+      // OpenSM (osm_qos.c): an optimized Set may take the switch long to carry out.
+      if (w.all_inputs) req.timeout = long_timeout_;
+      client_.submit(req, [this, &report, guid, w, table, inputs](const SmpOutcome& o) {
+        if (o.ok()) {
+          for (PortNum in : inputs)
+            port_tables_.record_sl2vl(guid, w.out, in, table);
+          return;
+        }
+        // A port that refuses the table cannot be helped by retrying (OpenSM logs it and
+        // goes on); a lost answer is a failure the next heavy sweep retries.
+        if (o.failure != nullptr && o.failure->kind == mad::SmpFailure::Kind::kStatus) {
+          // suppress_sl2vl_mad_status_errors: devices known to refuse (no SL2VL support
+          // although they advertise it) need not fill the log every sweep.
+          log_->log(options_.suppress_sl2vl_mad_status_errors ? spdlog::level::debug
+                                                              : spdlog::level::warn,
+                    "{}: SLtoVLMappingTable Set refused: {}: status 0x{:04x}",
+                    format_error_id(kErrProgrammingFailed), o.request.describe(),
+                    o.failure->status);
+          return;
+        }
+        report_failure(log_, report, kErrProgrammingFailed, o, "SLtoVLMappingTable");
+        mkey_hint(o);
+      });
     };
+    if (w.all_inputs) {
+      // Known only when every table the Set stands for is; Gets of each input would cost
+      // what the optimized form saves, so an unknown port gets the Set.
+      bool same = true;
+      for (PortNum in : sl2vl_inputs(f, w.node, w.out)) {
+        const auto held = port_tables_.sl2vl(guid, w.out, in);
+        same = same && held && *held == table.packed();
+      }
+      if (same) {
+        ++counts->known;
+        continue;
+      }
+      set();
+      continue;
+    }
     if (auto held = port_tables_.sl2vl(guid, w.out, w.in)) {
       ++counts->known;
       if (*held != table.packed()) set();
@@ -373,8 +410,8 @@ void SubnetManager::program_sl2vl(Fabric& f, SweepReport& report) {
                      set();
                    });
   }
-  log_->info("SL2VL for per-path SLs: {} tables wanted, {} known, {} to read", counts->wanted,
-             counts->known, counts->gets);
+  log_->info("{}: {} tables wanted, {} known, {} to read", what, counts->wanted, counts->known,
+             counts->gets);
 }
 
 void SubnetManager::program(Fabric& f, SweepReport& report, mad::PortState target,
@@ -393,6 +430,7 @@ void SubnetManager::program(Fabric& f, SweepReport& report, mad::PortState targe
   policy.link = link_settings(options_);
   policy.client_reregister =
       !first_master_sweep_done_ && !options_.no_clients_rereg && target == mad::PortState::kArmed;
+  policy.qos = &qos_;
   if (const mkey::MkeySettings& mk = mkeys_.settings(); mk.managed())
     policy.mkey = PortMkey{mk.m_key, mk.protect_bits, mk.lease_period};
   for (NodeIndex i = 0; i < f.size(); ++i) {
@@ -587,6 +625,7 @@ SweepResult SubnetManager::heavy_sweep(const std::atomic<bool>& stop, PreparedFa
   partitions_.program(f, client_, result.report);
   program_switches(f, result.report);
   program_sl2vl(f, result.report);
+  program_vlarb(f, result.report);
   program_fdr10(f, fabric_, static_cast<Fdr10Mode>(options_.fdr10), client_, log_);
   program(f, result.report, mad::PortState::kArmed);
   // Alias GUIDs the SA assigned, only blocks the ports lack; a new master rewrites all.
@@ -595,7 +634,8 @@ SweepResult SubnetManager::heavy_sweep(const std::atomic<bool>& stop, PreparedFa
   if (stop.load()) return finish(false);
 
   if (sl2vl_counts_ && sl2vl_counts_->sets > 0)
-    log_->info("SL2VL for per-path SLs: {} tables Set", sl2vl_counts_->sets);
+    log_->info("SL2VL: {} tables Set", sl2vl_counts_->sets);
+  if (vlarb_sets_ > 0) log_->info("QoS: {} VLArbitrationTable blocks Set", vlarb_sets_);
   set_phase(SweepPhase::kActivation);
   program(f, result.report, mad::PortState::kActive);
   // MFTs ride with the activation: the SwitchInfo a MulticastFDBTop Set carries must

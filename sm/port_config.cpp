@@ -1,6 +1,9 @@
 #include "sm/port_config.hpp"
 
+#include <algorithm>
+
 #include "sm/link_rules.hpp"
+#include "sm/qos/link_vls.hpp"
 
 namespace ibsm::sm {
 
@@ -113,10 +116,20 @@ std::optional<mad::PortInfo> desired_port_info(const Fabric& fabric, NodeIndex n
     const std::uint8_t mtu =
         neighbor_mtu(cur.mtu_cap, peer.present ? peer.info.mtu_cap : cur.mtu_cap);
     const std::uint8_t vls = operational_vls(
-        cur.vl_cap, peer.present ? peer.info.vl_cap : cur.vl_cap, policy.max_op_vls);
+        cur.vl_cap, peer.present ? peer.info.vl_cap : cur.vl_cap,
+        std::min(policy.max_op_vls, qos::max_op_vls_of_link(policy.qos, fabric, node_idx, port)));
     if (cur.neighbor_mtu != mtu || cur.operational_vls != vls) differs = true;
     want.neighbor_mtu = mtu;
     want.operational_vls = vls;
+    if (policy.qos != nullptr && policy.qos->enabled) {
+      // VLHighLimit (IBA 14.2.5.6): high-priority bytes sent before a low-priority packet
+      // gets a turn, from the class's qos_*high_limit; 0 on a port with one data VL, which
+      // has no VLArbitration table (osm_qos.c vlarb_update, written by osm_link_mgr.c).
+      const std::uint8_t limit =
+          cur.vl_cap <= 1 ? 0 : policy.qos->of(qos::port_class(node, port)).high_limit;
+      if (cur.vl_high_limit != limit) differs = true;
+      want.vl_high_limit = limit;
+    }
     if (node.is_switch()) {
       const bool leaf_port = !fabric.node(p.peer).is_switch();
       const std::uint8_t hoq =

@@ -9,6 +9,7 @@
 #include "mad/attr/port_info.hpp"
 #include "sm/fabric.hpp"
 #include "sm/link_settings.hpp"
+#include "sm/qos/qos_config.hpp"
 
 namespace ibsm::sm {
 
@@ -35,6 +36,9 @@ struct PortPolicy {
   LinkSettings link;               // link enables and error thresholds of physical ports
   // Set only when m_key is configured (non-zero): otherwise ports keep what they hold.
   std::optional<PortMkey> mkey;
+  // QoS (opensm.conf qos): physical ports get their class's VLHighLimit and at most its
+  // max_vls as OperationalVLs (sm/qos/link_vls.hpp). Null or disabled: neither is touched.
+  const qos::QosConfig* qos = nullptr;
 };
 
 // IBA 14.4.11 / o14-12.2.1 (as OpenSM's lid manager applies it): ask a port's clients

@@ -206,6 +206,14 @@ std::optional<std::uint64_t> PortTables::sl2vl(Guid node, PortNum out, PortNum i
   return e->sl2vl[in];
 }
 
+std::optional<mad::VlArbBlock> PortTables::vlarb(Guid node, PortNum port, unsigned block) const {
+  const PortEntry* e = entry(node, port);
+  if (e == nullptr || !e->vlarb || block < 1 || block > mad::VlArbBlock::kBlocks ||
+      !e->vlarb->known[block - 1])
+    return std::nullopt;
+  return mad::VlArbBlock::decode_payload(mad::ConstPayload(e->vlarb->blocks[block - 1]));
+}
+
 PortTables::PortEntry* PortTables::entry(Guid node, PortNum port) {
   auto it = nodes_.find(node);
   if (it == nodes_.end() || port >= it->second.ports.size()) return nullptr;

@@ -18,9 +18,9 @@
 // and its SA reports zeros for them; ibsm reports what the ports hold.
 //
 // Programming writes these tables (SubnetManager::program_sl2vl for routing engines
-// with per-path SLs; QoS later): after a Set succeeds it records what it wrote with
-// record_sl2vl()/record_vlarb() (the calls the reads use), so the SA serves it and no
-// read is sent for it: "what the port holds" is this cache, whoever filled it.
+// with per-path SLs and QoS, SubnetManager::program_vlarb for QoS): after a Set succeeds it records
+// what it wrote with record_sl2vl()/record_vlarb() (the calls the reads use), so the SA serves it
+// and no read is sent for it: "what the port holds" is this cache, whoever filled it.
 #pragma once
 
 #include <array>
@@ -79,6 +79,9 @@ class PortTables {
   // The SL2VL table (packed, mad::SlToVlTable::packed()) a port is known to hold for
   // input port `in` (0 for a CA port); nullopt when neither read nor Set yet.
   std::optional<std::uint64_t> sl2vl(Guid node, PortNum out, PortNum in) const;
+  // The VLArbitrationTable block 1-4 a port is known to hold; nullopt when neither read
+  // nor Set yet.
+  std::optional<mad::VlArbBlock> vlarb(Guid node, PortNum port, unsigned block) const;
 
   // What a port holds, from a read or from a Set that succeeded.
   void record_sl2vl(Guid node, PortNum out, PortNum in, const mad::SlToVlTable& t);

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "sm/link_rules.hpp"
+#include "sm/qos/link_vls.hpp"
 
 namespace ibsm::sm {
 
@@ -74,11 +75,29 @@ mad::SlToVlTable masked_sl2vl(const EngineSl2Vl::Table& table, std::uint8_t oper
   return t;
 }
 
+std::vector<PortNum> sl2vl_inputs(const Fabric& f, NodeIndex node, PortNum out) {
+  std::vector<PortNum> ins;
+  for (const Port& in : f.node(node).ports) {
+    if (in.num == out && in.num != 0) continue;  // a packet never leaves where it came in
+    if (in.num != 0 && (!in.link_up() || in.peer == kNoNode)) continue;
+    ins.push_back(in.num);
+  }
+  return ins;
+}
+
 std::vector<Sl2VlWant> sl2vl_wants(const Fabric& f, std::uint8_t max_op_vls,
                                    const EngineSl2Vl& engine) {
+  return sl2vl_wants(f, max_op_vls, engine, nullptr);
+}
+
+std::vector<Sl2VlWant> sl2vl_wants(const Fabric& f, std::uint8_t max_op_vls,
+                                   const EngineSl2Vl& engine, const qos::QosConfig* qos) {
+  if (qos != nullptr && !qos->enabled) qos = nullptr;
   std::vector<Sl2VlWant> out;
-  const auto peer_of = [&](const Port& p) -> const Port& {
-    return f.node(p.peer).ports[p.peer_port];
+  // The table a port wants before any engine table: QoS's class table, or the identity.
+  const auto base = [&](const Node& n, PortNum port, std::uint8_t code) {
+    return qos != nullptr ? qos::masked_class_sl2vl(qos->of(qos::port_class(n, port)).sl2vl, code)
+                          : identity_sl2vl(code);
   };
   for (NodeIndex i = 0; i < f.size(); ++i) {
     const Node& n = f.node(i);
@@ -86,11 +105,11 @@ std::vector<Sl2VlWant> sl2vl_wants(const Fabric& f, std::uint8_t max_op_vls,
       for (const Port& p : n.ports) {
         if (p.num == 0 || !p.link_up() || p.peer == kNoNode) continue;
         if ((p.info.capability_mask & mad::kCapIsSlMappingSupported) == 0) continue;
-        const std::uint8_t code = negotiated_operational_vls(p, peer_of(p), max_op_vls);
+        const std::uint8_t code = qos::port_operational_vls(qos, f, i, p.num, max_op_vls);
         const auto it = engine.end_ports.find(p.guid);
         out.push_back(Sl2VlWant{
             i, p.num, 0,
-            it != engine.end_ports.end() ? masked_sl2vl(it->second, code) : identity_sl2vl(code)});
+            it != engine.end_ports.end() ? masked_sl2vl(it->second, code) : base(n, p.num, code)});
       }
       continue;
     }
@@ -98,27 +117,29 @@ std::vector<Sl2VlWant> sl2vl_wants(const Fabric& f, std::uint8_t max_op_vls,
     const Port& p0 = n.ports[0];
     if ((p0.info.capability_mask & mad::kCapIsSlMappingSupported) == 0) continue;
     const bool enhanced = n.switch_info && n.switch_info->enhanced_port0;
+    const auto mine = engine.switches.find(n.guid());
+    // OpenSM's qos_extports_setup: the optimized form only where no engine has per-input
+    // tables (its update_sl2vl hook).
+    const bool optimized = qos != nullptr && qos->optimized_sl2vl && engine.empty() &&
+                           n.switch_info &&
+                           mad::optimized_sl2vl_programming(n.switch_info->optimized_sl_to_vl);
     for (const Port& o : n.ports) {
-      std::uint8_t code = 0;
-      if (o.num == 0) {
-        if (!enhanced) continue;  // a base port 0 has no table of its own (IBA 14.2.5.8)
-        code = operational_vls(p0.info.vl_cap, p0.info.vl_cap, max_op_vls);
-      } else {
-        if (!o.link_up() || o.peer == kNoNode) continue;
-        code = negotiated_operational_vls(o, peer_of(o), max_op_vls);
+      if (o.num == 0 && !enhanced) continue;  // a base port 0 has no table of its own (14.2.5.8)
+      if (o.num != 0 && (!o.link_up() || o.peer == kNoNode)) continue;
+      const std::uint8_t code = qos::port_operational_vls(qos, f, i, o.num, max_op_vls);
+      const mad::SlToVlTable table = base(n, o.num, code);
+      if (optimized) {
+        out.push_back(Sl2VlWant{i, o.num, 0, table, true});
+        continue;
       }
-      const mad::SlToVlTable table = identity_sl2vl(code);
-      const auto mine = engine.switches.find(n.guid());
-      for (const Port& in : n.ports) {
-        if (in.num == o.num && in.num != 0) continue;  // a packet never leaves where it came in
-        if (in.num != 0 && (!in.link_up() || in.peer == kNoNode)) continue;
+      for (PortNum in : sl2vl_inputs(f, i, o.num)) {
         const std::size_t at =
-            std::size_t{in.num} * (mine != engine.switches.end() ? mine->second.ports : 0) + o.num;
-        if (mine != engine.switches.end() && in.num < mine->second.ports &&
+            std::size_t{in} * (mine != engine.switches.end() ? mine->second.ports : 0) + o.num;
+        if (mine != engine.switches.end() && in < mine->second.ports &&
             o.num < mine->second.ports && at < mine->second.tables.size())
-          out.push_back(Sl2VlWant{i, o.num, in.num, masked_sl2vl(mine->second.tables[at], code)});
+          out.push_back(Sl2VlWant{i, o.num, in, masked_sl2vl(mine->second.tables[at], code)});
         else
-          out.push_back(Sl2VlWant{i, o.num, in.num, table});
+          out.push_back(Sl2VlWant{i, o.num, in, table});
       }
     }
   }

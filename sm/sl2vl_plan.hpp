@@ -12,6 +12,14 @@
 // Engines whose VL depends on the hop (torus-2QoS: output port's dimension, turn, QoS bit)
 // hand their own per-port tables (routing::Routes::sl2vl); those replace the identity on
 // the ports they cover (EngineSl2Vl below), as OpenSM's update_sl2vl routing hook does.
+//
+// With QoS (opensm.conf qos, sm/qos/): the tables come from the port class's qos_*sl2vl
+// (OpenSM's default is the identity above), engine tables still replace them on the ports
+// they cover (OpenSM: osm_qos.c runs the engine's update_sl2vl hook on the QoS table),
+// the VLs are those qos_*max_vls allows (sm/qos/link_vls.hpp), and on switches that
+// advertise OptimizedSLtoVLMappingProgramming with use_optimized_slvl one table per
+// output port covers all its input ports (Sl2VlWant::all_inputs), unless the engine has
+// tables of its own (they differ by input port).
 #pragma once
 
 #include <cstdint>
@@ -21,6 +29,7 @@
 #include "mad/attr/vl_tables.hpp"
 #include "routing/engine.hpp"
 #include "sm/fabric.hpp"
+#include "sm/qos/qos_config.hpp"
 
 namespace ibsm::sm {
 
@@ -55,7 +64,15 @@ struct Sl2VlWant {
   PortNum out = 0;
   PortNum in = 0;
   mad::SlToVlTable table;
+  // One Set for every input port of `out` (mad::sl2vl_all_inputs_attr_mod; `in` is 0):
+  // it stands for the tables (i, out) of every i in sl2vl_inputs(f, node, out).
+  bool all_inputs = false;
 };
+
+// The input ports whose (in, out) tables of switch `node` carry traffic: port 0 and every
+// up port with a peer, except `out` itself (a packet never leaves where it came in; port 0
+// may be both). The pairs sl2vl_wants() lists.
+std::vector<PortNum> sl2vl_inputs(const Fabric& f, NodeIndex node, PortNum out);
 
 // Every table the fabric's ports must hold for per-path SLs. Switches: the (in, out)
 // pairs whose output port is up with a peer (port 0 only on an enhanced port 0) and
@@ -91,5 +108,14 @@ mad::SlToVlTable masked_sl2vl(const EngineSl2Vl::Table& table, std::uint8_t oper
 // the identity; ports it has none for keep the identity.
 std::vector<Sl2VlWant> sl2vl_wants(const Fabric& f, std::uint8_t max_op_vls,
                                    const EngineSl2Vl& engine);
+
+// As above with QoS: when `qos` is enabled every port's table is its class's qos_*sl2vl
+// (a switch's tables by output port: port 0's class for output 0, the external ports'
+// class for the rest; OpenSM writes the external ports' table into (in, 0) for in > 0),
+// masked to the port's VLs with VL 15 kept (qos::masked_class_sl2vl); engine tables
+// replace them where they exist; optimized switches get all_inputs wants. Null or
+// disabled `qos`: the identity wants above.
+std::vector<Sl2VlWant> sl2vl_wants(const Fabric& f, std::uint8_t max_op_vls,
+                                   const EngineSl2Vl& engine, const qos::QosConfig* qos);
 
 }  // namespace ibsm::sm

@@ -92,6 +92,7 @@ SubnetManager::SubnetManager(mad::MadTransport& transport, const Clock& clock, L
   load_guid2lid();
   apply_mkey_options();
   static_cast<void>(link_settings(options_, &log_));  // warns of reserved force_link_* codes
+  apply_qos_options();
   load_guid2mkey();
   client_.set_mkey_resolver([this](const mad::SmpTarget& t) { return resolve_mkey(t); });
   // sa_db_file: service records and subscriptions of the last run. A bad file is
@@ -121,6 +122,7 @@ void SubnetManager::apply_options(const conf::Options& options) {
   options_ = options;
   apply_mkey_options();
   static_cast<void>(link_settings(options_, &log_));  // warns of reserved force_link_* codes
+  apply_qos_options();
   client_.set_settings(client_settings(options_));
   partitions_.apply_options(options_);
   sa_.set_settings(sa_settings(options_));

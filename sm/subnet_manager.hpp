@@ -30,6 +30,7 @@
 #include "sm/multicast_manager.hpp"
 #include "sm/pkey_manager.hpp"
 #include "sm/port_tables.hpp"
+#include "sm/qos/qos_config.hpp"
 #include "sm/security_trap.hpp"
 #include "sm/sweep_phase.hpp"
 #include "sm/sweep_report.hpp"
@@ -93,7 +94,7 @@ class SubnetManager {
   bool reload_partitions() { return partitions_.reload(); }
   const PartitionManager& partitions() const { return partitions_; }
   const PortTables& port_tables() const { return port_tables_; }
-  // The last heavy sweep's SL2VL programming for per-path SLs (null: none needed).
+  // The last heavy sweep's SL2VL programming for per-path SLs or QoS (null: none needed).
   struct Sl2VlCounts {
     std::size_t wanted = 0;  // tables the ports must hold
     std::size_t known = 0;   // of which the SM knew the contents (no Get)
@@ -169,6 +170,11 @@ class SubnetManager {
   // (sm/sl2vl_plan.hpp); only tables not known to hold it already are read, and only
   // those that differ are Set.
   void program_sl2vl(Fabric& f, SweepReport& report);
+  // QoS (opensm.conf qos): the VLArbitrationTable blocks of sm/qos/vlarb_plan.hpp that
+  // differ from what the ports hold (sm/subnet_manager_qos.cpp).
+  void program_vlarb(Fabric& f, SweepReport& report);
+  // QoS settings and long_transaction_timeout from options_ (constructor, apply_options).
+  void apply_qos_options();
   void adopt_mirrored_tables(const Fabric& f);
   void forget_reset_switches(const Fabric& f);
 
@@ -258,6 +264,10 @@ class SubnetManager {
   // it rather than copied (one byte per switch x LID); null for single-layer engines.
   std::shared_ptr<const routing::PathSls> path_sls_;
   std::shared_ptr<Sl2VlCounts> sl2vl_counts_;
+  qos::QosConfig qos_;  // opensm.conf qos and the qos_* keys, resolved per port class
+  // long_transaction_timeout, at least transaction_timeout: optimized SL2VL Sets wait this.
+  std::chrono::milliseconds long_timeout_{500};
+  std::size_t vlarb_sets_ = 0;  // VLArbitrationTable blocks Set by this sweep
   routing::Topology routed_topology_;
   std::vector<NodeIndex> routed_switches_;  // routes_.lfts[i] belongs to this fabric node
   // What each switch holds (by GUID), as far as we programmed and confirmed it.

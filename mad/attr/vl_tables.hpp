@@ -77,6 +77,24 @@ inline constexpr std::uint32_t sl2vl_attr_mod(PortNum in_port, PortNum out_port)
   return (static_cast<std::uint32_t>(in_port) << 8) | out_port;
 }
 
+// Attribute modifier bits of an SLtoVLMappingTable Set on a switch advertising
+// SwitchInfo.OptimizedSLtoVLMappingProgramming (IBA 14.2.5.8, as OpenSM's osm_qos.c
+// uses them): bit 17, the table applies to every input port (the input field is
+// ignored); bit 16, to every output port.
+inline constexpr std::uint32_t kSl2VlAllInputPorts = 1u << 17;
+inline constexpr std::uint32_t kSl2VlAllOutputPorts = 1u << 16;
+
+// The modifier of one Set for every input port of `out_port`.
+inline constexpr std::uint32_t sl2vl_all_inputs_attr_mod(PortNum out_port) {
+  return kSl2VlAllInputPorts | out_port;
+}
+
+// SwitchInfo.OptimizedSLtoVLMappingProgramming bit 0 (the field's low bit, as OpenSM
+// tests it): the switch takes the modifier bits above.
+inline constexpr bool optimized_sl2vl_programming(std::uint8_t switch_info_field) {
+  return (switch_info_field & 1u) != 0;
+}
+
 struct VlArbBlock {
   static constexpr AttrId kAttrId = AttrId::kVlArbitration;
   static constexpr const char* kName = "VLArbitrationTable";

@@ -238,6 +238,7 @@ void FakeFabric::reset_cold() {
       si.partition_enforcement_cap = options_.partition_cap;
       si.inbound_enforcement_cap = true;
       si.outbound_enforcement_cap = true;
+      si.optimized_sl_to_vl = options_.optimized_sl2vl ? 1 : 0;
       n.switch_info = si;
       n.lft.assign(options_.linear_fdb_cap, 0xFF);
       // A power cycle empties the MFT (IBA 14.2.5.12 leaves the reset contents to the
@@ -754,18 +755,37 @@ FakeFabric::Answer FakeFabric::answer(FakeNode& n, PortNum in_port, const mad::S
       return a;
     }
     case mad::AttrId::kSlToVlTable: {
+      if (set) stats_.sl2vl_set_mods.push_back(mod);
       // IBA 14.2.5.8: a CA port has one table; a switch one per (input, output) pair,
       // modifier bits 15-8 input and 7-0 output, port 0 as output only when enhanced.
-      // Bits 16-17 (all ports at once) need OptimizedSLtoVLMappingProgramming: not here.
+      // Bits 16-17 (all output / all input ports at once) only in a Set to a switch that
+      // advertises OptimizedSLtoVLMappingProgramming (FakeOptions::optimized_sl2vl).
       PortNum out = in_port;
       std::size_t in = 0;
       if (n.is_switch()) {
         out = static_cast<PortNum>(mod & 0xff);
         in = (mod >> 8) & 0xff;
         const bool enhanced = n.switch_info && n.switch_info->enhanced_port0;
-        if ((mod >> 16) != 0 || out > n.num_ports() || in > n.num_ports() ||
-            (out == 0 && !enhanced)) {
+        const std::uint32_t all = mod >> 16;
+        const bool optimized =
+            n.switch_info && mad::optimized_sl2vl_programming(n.switch_info->optimized_sl_to_vl);
+        if (all > 3 || (all != 0 && (!set || !optimized)) || out > n.num_ports() ||
+            in > n.num_ports() || (out == 0 && !enhanced && (all & 1) == 0)) {
           a.status = mad::kStatusInvalidValue;
+          return a;
+        }
+        if (all != 0) {
+          for (PortNum o = 0; o <= n.num_ports(); ++o) {
+            if ((all & 1) == 0 && o != out) continue;
+            if (o == 0 && !enhanced) continue;
+            auto& ts = n.ports[o].sl2vl;
+            for (std::size_t i = 0; i < ts.size(); ++i) {
+              if ((all & 2) == 0 && i != in) continue;
+              std::copy_n(req.data().begin(), ts[i].size(), ts[i].begin());
+            }
+          }
+          a.data.fill(0);
+          std::copy_n(req.data().begin(), 8, a.data.begin());
           return a;
         }
       }

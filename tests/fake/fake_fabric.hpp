@@ -147,6 +147,9 @@ struct FakeOptions {
   // ibsim's port templates say 8 but answer only Get of block 0; 1 keeps the SA's
   // GUIDInfoRecord answers of the existing tests at one block per port.
   std::uint8_t guid_cap = 1;
+  // Switches advertise SwitchInfo.OptimizedSLtoVLMappingProgramming: an SLtoVLMappingTable
+  // Set may carry modifier bits 17 (all input ports) and 16 (all output ports).
+  bool optimized_sl2vl = false;
   std::uint32_t hi_tid = 0x2a;  // the kernel's agent bits in responses
   std::uint32_t seed = 1;
 };
@@ -158,6 +161,7 @@ struct FakeStats {
   std::uint64_t dropped = 0;       // dropped by an injected loss fault
   std::uint64_t mkey_dropped = 0;  // dropped by an SMA for a wrong M_Key (violations)
   std::map<std::pair<mad::Method, mad::AttrId>, std::uint64_t> by_kind;  // requests received
+  std::vector<std::uint32_t> sl2vl_set_mods;  // attribute modifiers of SLtoVLMappingTable Sets
 
   std::uint64_t count(mad::Method m, mad::AttrId a) const {
     auto it = by_kind.find({m, a});

@@ -104,13 +104,19 @@ TEST(Invocation, BadFlagValuesNameFlagAndRange) {
 }
 
 TEST(Invocation, UnimplementedFlagsAreRefusedByName) {
-  for (const char* flag : {"-Q", "--qos", "--perfmgr", "--congestion_control", "-N"}) {
+  for (const char* flag : {"--perfmgr", "--congestion_control", "-N"}) {
     const Error e = invoke_err({flag});
     EXPECT_EQ(e.id, kUnimplementedFlag) << flag;
     EXPECT_THAT(e.message, HasSubstr(flag));
   }
   EXPECT_EQ(invoke_err({"-q", "local"}).id, kUnimplementedFlag);
   EXPECT_EQ(invoke_err({"-d", "0"}).id, kUnimplementedFlag);
+}
+
+TEST(Invocation, QosFlagSetsQos) {
+  EXPECT_TRUE(run_options(invoke({"-Q"})).qos);
+  EXPECT_TRUE(run_options(invoke({"--qos"})).qos);
+  EXPECT_FALSE(run_options(invoke({})).qos);
 }
 
 TEST(Invocation, RoutingEngineFlagsSetTheirKeys) {
@@ -198,7 +204,7 @@ TEST(Invocation, UnimplementedKeysSetInTheFileGiveOneWarning) {
   const auto& run = std::get<conf::Run>(*r);
   ASSERT_EQ(run.warnings.size(), 1u);
   EXPECT_EQ(run.warnings[0].id, kUnimplementedOptions);
-  EXPECT_THAT(run.warnings[0].message, HasSubstr("qos TRUE"));
+  EXPECT_THAT(run.warnings[0].message, ::testing::Not(HasSubstr("qos TRUE")));  // implemented
   EXPECT_THAT(run.warnings[0].message, HasSubstr("perfmgr TRUE"));
   EXPECT_THAT(run.warnings[0].message, ::testing::Not(HasSubstr("perfmgr_redir")));
   EXPECT_THAT(run.warnings[0].message, ::testing::Not(HasSubstr("sm_priority")));
