@@ -428,6 +428,7 @@ void SubnetManager::program(Fabric& f, SweepReport& report, mad::PortState targe
   policy.vl_stall_count = options_.vl_stall_count;
   policy.leaf_vl_stall_count = options_.leaf_vl_stall_count;
   policy.link = link_settings(options_);
+  policy.untaken = &untaken_links_;
   policy.client_reregister =
       !first_master_sweep_done_ && !options_.no_clients_rereg && target == mad::PortState::kArmed;
   policy.qos = &qos_;
@@ -461,8 +462,13 @@ void SubnetManager::program(Fabric& f, SweepReport& report, mad::PortState targe
           if (o.ok()) {
             if (new_key) mkeys_.set_accepted(port_guid, *new_key);  // requests now carry it
             // The GetResp of a Set carries the port's new PortInfo.
-            if (auto pi = mad::decode<mad::PortInfo>(o.response->data()); pi.ok())
+            if (auto pi = mad::decode<mad::PortInfo>(o.response->data()); pi.ok()) {
               f.node(i).ports[num].info = *pi;
+              if (num != 0 &&
+                  untaken_links_.note(f.node(i).guid(), num, untaken_link_fields(wanted, *pi)))
+                log_->debug("{} port {} ignored link fields of its PortInfo Set; not sent again",
+                            f.node(i).description, num);
+            }
             return;
           }
           if (o.failure->kind != mad::SmpFailure::Kind::kStatus) {

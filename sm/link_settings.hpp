@@ -4,9 +4,13 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <unordered_map>
 
 #include "common/log.hpp"
 #include "conf/options.hpp"
+#include "mad/attr/port_info.hpp"
+#include "mad/types.hpp"
 
 namespace ibsm::sm {
 
@@ -21,5 +25,47 @@ struct LinkSettings {
 // The settings from the options. A reserved force_link_* code runs as the key's
 // default, as OpenSM does; each such replacement is logged when `log` is given.
 LinkSettings link_settings(const conf::Options& o, const Logger* log = nullptr);
+
+// Link fields a port was sent and did not keep. Real ports keep them; ibsim keeps
+// neither the error thresholds, VLHighLimit nor the "as supported" codes (it answers
+// with the old values), and OpenSM then re-sends them to every port on every heavy sweep. The SM
+// remembers such ports and stops offering them what they ignore. Named values
+// (force_link_width 1, say) are always sent again: the port may take them later.
+struct UntakenLinkFields {
+  bool thresholds = false;              // LocalPhyErrors / OverrunErrors
+  bool width_as_supported = false;      // LinkWidthEnabled 255
+  bool speed_as_supported = false;      // LinkSpeedEnabled 15
+  bool speed_ext_as_supported = false;  // LinkSpeedExtEnabled 31
+  bool vl_high_limit = false;           // VLHighLimit (QoS)
+  bool any() const {
+    return thresholds || width_as_supported || speed_as_supported || speed_ext_as_supported ||
+           vl_high_limit;
+  }
+};
+
+// What the answer to a PortInfo Set shows the port ignored of what `sent` asked.
+UntakenLinkFields untaken_link_fields(const mad::PortInfo& sent, const mad::PortInfo& answer);
+
+// Per physical port (node GUID, port number): what it ignored so far.
+class UntakenLinks {
+ public:
+  const UntakenLinkFields* find(mad::Guid node, mad::PortNum port) const;
+  // Adds what this answer shows; true when the port ignored something new.
+  bool note(mad::Guid node, mad::PortNum port, const UntakenLinkFields& fields);
+  std::size_t size() const { return ports_.size(); }
+
+ private:
+  struct Key {
+    mad::Guid node = 0;
+    mad::PortNum port = 0;
+    bool operator==(const Key&) const = default;
+  };
+  struct KeyHash {
+    std::size_t operator()(const Key& k) const {
+      return std::hash<std::uint64_t>{}(k.node * 0x9E3779B97F4A7C15ull ^ k.port);
+    }
+  };
+  std::unordered_map<Key, UntakenLinkFields, KeyHash> ports_;
+};
 
 }  // namespace ibsm::sm

@@ -22,15 +22,27 @@ bool extended_speeds(const Fabric& fabric, NodeIndex node, PortNum port) {
 
 // force_link_* and the error thresholds (IBA 14.2.5.6) into `want` for a physical
 // port; returns whether the port holds something else.
+// What the port is known to ignore of the link fields (nothing, unless it did before).
+const UntakenLinkFields& untaken_by(const PortPolicy& policy, const Node& node, PortNum port) {
+  static constexpr UntakenLinkFields kTakesAll{};
+  const UntakenLinkFields* found =
+      policy.untaken != nullptr ? policy.untaken->find(node.guid(), port) : nullptr;
+  return found != nullptr ? *found : kTakesAll;
+}
+
 bool apply_link_settings(const Fabric& fabric, NodeIndex node_idx, PortNum port,
-                         const LinkSettings& link, mad::PortInfo& want) {
+                         const PortPolicy& policy, mad::PortInfo& want) {
+  const LinkSettings& link = policy.link;
   const Node& node = fabric.node(node_idx);
   const Port& p = node.ports[port];
   const mad::PortInfo& cur = p.info;
+  const UntakenLinkFields& untaken = untaken_by(policy, node, port);
   bool differs = false;
   // LocalPhyErrors / OverrunErrors: how many errors make the port send Trap 129 / 130.
-  want.local_phy_errors = link.local_phy_errors_threshold;
-  want.overrun_errors = link.overrun_errors_threshold;
+  if (!untaken.thresholds) {
+    want.local_phy_errors = link.local_phy_errors_threshold;
+    want.overrun_errors = link.overrun_errors_threshold;
+  }
   if (cur.local_phy_errors != want.local_phy_errors || cur.overrun_errors != want.overrun_errors)
     differs = true;
   const bool width_2x =
@@ -44,6 +56,13 @@ bool apply_link_settings(const Fabric& fabric, NodeIndex node_idx, PortNum port,
   want.link_speed_ext_enabled =
       link_speed_ext_enabled_to_set(link.force_link_speed_ext, cur.link_speed_ext_enabled,
                                     cur.link_speed_ext_supported, both_extended);
+  // "As supported" codes a port was sent before and ignored are not offered again.
+  if (untaken.width_as_supported && want.link_width_enabled == kWidthAsSupported)
+    want.link_width_enabled = 0;
+  if (untaken.speed_as_supported && want.link_speed_enabled == kSpeedAsSupported)
+    want.link_speed_enabled = 0;
+  if (untaken.speed_ext_as_supported && want.link_speed_ext_enabled == kSpeedExtAsSupported)
+    want.link_speed_ext_enabled = 0;
   if (want.link_width_enabled != 0 || want.link_speed_enabled != 0 ||
       want.link_speed_ext_enabled != 0)
     differs = true;
@@ -110,7 +129,7 @@ std::optional<mad::PortInfo> desired_port_info(const Fabric& fabric, NodeIndex n
       differs = true;
     }
   }
-  if (physical && apply_link_settings(fabric, node_idx, port, policy.link, want)) differs = true;
+  if (physical && apply_link_settings(fabric, node_idx, port, policy, want)) differs = true;
   if (physical && p.peer != kNoNode) {
     const Port& peer = fabric.node(p.peer).ports[p.peer_port];
     const std::uint8_t mtu =
@@ -127,8 +146,10 @@ std::optional<mad::PortInfo> desired_port_info(const Fabric& fabric, NodeIndex n
       // has no VLArbitration table (osm_qos.c vlarb_update, written by osm_link_mgr.c).
       const std::uint8_t limit =
           cur.vl_cap <= 1 ? 0 : policy.qos->of(qos::port_class(node, port)).high_limit;
-      if (cur.vl_high_limit != limit) differs = true;
-      want.vl_high_limit = limit;
+      if (!untaken_by(policy, node, port).vl_high_limit) {
+        if (cur.vl_high_limit != limit) differs = true;
+        want.vl_high_limit = limit;
+      }
     }
     if (node.is_switch()) {
       const bool leaf_port = !fabric.node(p.peer).is_switch();

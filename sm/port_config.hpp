@@ -30,10 +30,11 @@ struct PortPolicy {
   std::uint8_t leaf_head_of_queue_lifetime = 0x10;
   std::uint8_t vl_stall_count = 7;
   std::uint8_t leaf_vl_stall_count = 7;
-  bool client_reregister = false;  // first sweep as master (and not no_clients_rereg)
-  bool no_clients_rereg = false;   // opensm.conf no_clients_rereg: never ask
-  bool force = false;              // send even when nothing differs
-  LinkSettings link;               // link enables and error thresholds of physical ports
+  bool client_reregister = false;         // first sweep as master (and not no_clients_rereg)
+  bool no_clients_rereg = false;          // opensm.conf no_clients_rereg: never ask
+  bool force = false;                     // send even when nothing differs
+  LinkSettings link;                      // link enables and error thresholds of physical ports
+  const UntakenLinks* untaken = nullptr;  // ports known to ignore some of them
   // Set only when m_key is configured (non-zero): otherwise ports keep what they hold.
   std::optional<PortMkey> mkey;
   // QoS (opensm.conf qos): physical ports get their class's VLHighLimit and at most its

@@ -24,6 +24,7 @@
 #include "sm/election/lft_mirror.hpp"
 #include "sm/fabric.hpp"
 #include "sm/guid2lid.hpp"
+#include "sm/link_settings.hpp"
 #include "sm/mkey/key_manager.hpp"
 #include "sm/mkey/mkey_rules.hpp"
 #include "sm/mkey/target_port.hpp"
@@ -253,6 +254,8 @@ class SubnetManager {
   Guid2Lid guid2lid_;
   bool guid2lid_dirty_ = false;
   mkey::MkeyManager mkeys_{log_};
+  // Ports that ignored link fields they were sent (ibsim: thresholds, "as supported").
+  UntakenLinks untaken_links_;
   const Fabric* building_ = nullptr;  // the heavy sweep's fabric while it is discovered
   mkey::LidIndex lid_index_;          // LIDs of fabric_, for LID-routed SMPs' keys
   Lid sm_lid_ = 0;

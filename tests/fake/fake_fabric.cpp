@@ -41,7 +41,8 @@ mad::PortInfo decode_port_info_unchecked(mad::ConstPayload p) {
 }
 
 std::optional<mad::PortInfo> apply_port_info_set(const mad::PortInfo& cur, const mad::PortInfo& req,
-                                                 bool lid_holder, bool physical) {
+                                                 bool lid_holder, bool physical,
+                                                 bool ignores_link_fields) {
   using mad::PortState;
   mad::PortInfo next = cur;
   // PortState (IBA 14.2.5.6, table 155; 7.2 link state machine): the SM may ask for
@@ -91,16 +92,18 @@ std::optional<mad::PortInfo> apply_port_info_set(const mad::PortInfo& cur, const
     next.vl_high_limit = req.vl_high_limit;
     next.partition_enforcement_inbound = req.partition_enforcement_inbound;
     next.partition_enforcement_outbound = req.partition_enforcement_outbound;
-    next.local_phy_errors = req.local_phy_errors;  // Trap 129/130 thresholds
-    next.overrun_errors = req.overrun_errors;
+    if (!ignores_link_fields) {
+      next.local_phy_errors = req.local_phy_errors;  // Trap 129/130 thresholds
+      next.overrun_errors = req.overrun_errors;
+    }
     // 0 = no change; 255 (width) and 15 (speed) = everything supported.
     if (req.link_width_enabled == 255) {
-      next.link_width_enabled = cur.link_width_supported;
+      if (!ignores_link_fields) next.link_width_enabled = cur.link_width_supported;
     } else if (req.link_width_enabled != 0) {
       next.link_width_enabled = req.link_width_enabled;
     }
     if (req.link_speed_enabled == 15) {
-      next.link_speed_enabled = cur.link_speed_supported;
+      if (!ignores_link_fields) next.link_speed_enabled = cur.link_speed_supported;
     } else if (req.link_speed_enabled != 0) {
       next.link_speed_enabled = req.link_speed_enabled;
     }
@@ -166,7 +169,9 @@ void FakeFabric::cold_port(FakeNode& n, PortNum p) {
   pi.gid_prefix = 0xfe80000000000000ULL;
   pi.local_port_num = p;
   pi.link_width_enabled = 3;
-  pi.link_width_supported = 3;
+  // ibsim's ports advertise more widths than they enable (and ignore 255, see
+  // FakeOptions::ignores_link_fields).
+  pi.link_width_supported = options_.ignores_link_fields ? 0x13 : 3;
   pi.link_width_active = 2;
   pi.link_speed_supported = 1;
   pi.link_speed_active = 1;
@@ -585,7 +590,8 @@ FakeFabric::Answer FakeFabric::port_info_request(FakeNode& n, PortNum in_port,
   if (req.method() == mad::Method::kSet) {
     const mad::PortInfo want = decode_port_info_unchecked(req.data());
     const bool lid_holder = n.is_switch() ? port == 0 : true;
-    auto next = apply_port_info_set(n.ports[port].info, want, lid_holder, port != 0);
+    auto next = apply_port_info_set(n.ports[port].info, want, lid_holder, port != 0,
+                                    options_.ignores_link_fields);
     if (!next) {
       a.status = mad::kStatusInvalidValue;
     } else {

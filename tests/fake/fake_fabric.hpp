@@ -150,6 +150,10 @@ struct FakeOptions {
   // Switches advertise SwitchInfo.OptimizedSLtoVLMappingProgramming: an SLtoVLMappingTable
   // Set may carry modifier bits 17 (all input ports) and 16 (all output ports).
   bool optimized_sl2vl = false;
+  // Physical ports answer a PortInfo Set without keeping the error thresholds or the
+  // "as supported" enable codes (255 width, 15 speed), as ibsim's ports do; they also
+  // advertise 2x width without enabling it, so the SM's default asks for 255.
+  bool ignores_link_fields = false;
   std::uint32_t hi_tid = 0x2a;  // the kernel's agent bits in responses
   std::uint32_t seed = 1;
 };
@@ -318,10 +322,11 @@ class FakeFabric : public mad::MadTransport {
 
 // IBA 14.2.5.6 rules for a Set(PortInfo) on a port, as a pure function: returns the
 // port's new PortInfo, or nullopt when the Set is invalid as a whole (status 0x1C, no
-// field applied). `lid_holder`: CA port or switch port 0; `physical`: port != 0.
+// field applied). `lid_holder`: CA port or switch port 0; `physical`: port != 0;
+// `ignores_link_fields`: see FakeOptions.
 std::optional<mad::PortInfo> apply_port_info_set(const mad::PortInfo& current,
                                                  const mad::PortInfo& request, bool lid_holder,
-                                                 bool physical);
+                                                 bool physical, bool ignores_link_fields = false);
 
 // Decodes a PortInfo payload without validation (a Set may carry PortState 0).
 mad::PortInfo decode_port_info_unchecked(mad::ConstPayload p);

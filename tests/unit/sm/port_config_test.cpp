@@ -551,6 +551,40 @@ TEST_F(PortConfigTest, SetModifierAnnouncesExtendedSpeedsToPortsThatHaveThem) {
   EXPECT_EQ(port_info_set_modifier(fabric, a, 1), 0x80000001u);
 }
 
+TEST_F(PortConfigTest, LinkFieldsAPortIgnoredAreNotOfferedAgain) {
+  Port& port = fabric.node(s).ports[2];
+  port.info.link_width_supported = 19;  // 1x, 2x or 4x; enabled 1x or 4x: 255 is sent
+  port.info.local_phy_errors = port.info.overrun_errors = 0;
+  auto want = desired_port_info(fabric, s, 2, policy, PortState::kArmed);
+  ASSERT_TRUE(want.has_value());
+  EXPECT_EQ(want->link_width_enabled, 255);
+  EXPECT_EQ(want->local_phy_errors, 8);
+  // The answer (ibsim's): all applied but the link fields.
+  applied(s, 2, *want, PortState::kArmed);
+  port.info.local_phy_errors = port.info.overrun_errors = 0;
+  port.info.link_width_enabled = 3;
+  const UntakenLinkFields u = untaken_link_fields(*want, port.info);
+  EXPECT_TRUE(u.thresholds);
+  EXPECT_TRUE(u.width_as_supported);
+  EXPECT_FALSE(u.speed_as_supported);  // not sent
+  UntakenLinks untaken;
+  EXPECT_TRUE(untaken.note(fabric.node(s).guid(), 2, u));
+  EXPECT_FALSE(untaken.note(fabric.node(s).guid(), 2, u));  // nothing new
+  policy.untaken = &untaken;
+  want = desired_port_info(fabric, s, 2, policy, PortState::kArmed);
+  EXPECT_FALSE(want.has_value()) << "nothing else differs";
+  // A named width is still sent.
+  policy.link.force_link_width = 2;
+  port.info.link_width_enabled = 3;
+  want = desired_port_info(fabric, s, 2, policy, PortState::kArmed);
+  ASSERT_TRUE(want.has_value());
+  EXPECT_EQ(want->link_width_enabled, 2);
+  EXPECT_EQ(want->local_phy_errors, 0);  // what the port holds
+  // A port that keeps what it is sent teaches nothing.
+  mad::PortInfo kept = *want;
+  EXPECT_FALSE(untaken_link_fields(*want, kept).any());
+}
+
 TEST_F(PortConfigTest, RoutingInputMarksThrottledSwitchLinks) {
   for (NodeIndex n : {s, t, a}) {
     for (Port& p : fabric.node(n).ports) {

@@ -333,6 +333,23 @@ TEST(SubnetManagerSteadyState, ForcedHeavySweepOnAConfiguredFabricSendsNoSets) {
   EXPECT_EQ(rig.fabric->stats().count(Method::kSet), 0u);
 }
 
+// Ports that ignore link fields (ibsim keeps neither the Trap 129/130 thresholds nor
+// LinkWidthEnabled 255) are not sent them again on every heavy sweep, as OpenSM does.
+TEST(SubnetManagerSteadyState, PortsThatIgnoreLinkFieldsAreNotAskedAgain) {
+  fake::FakeOptions fo;
+  fo.ignores_link_fields = true;
+  Rig rig(testsupport::two_level_fat_tree(3, 2, 2), fo);
+  ASSERT_TRUE(rig.sweep().subnet_up);
+  const fake::FakeNode& leaf = rig.fabric->node(rig.fabric->index("leaf0"));
+  EXPECT_EQ(leaf.ports[1].info.local_phy_errors, 0);  // sent 8, kept nothing
+  EXPECT_EQ(leaf.ports[1].info.link_width_enabled, 3);
+  rig.sm->request_heavy_sweep(HeavyReason::kForced);
+  const SweepResult r = rig.sweep();
+  EXPECT_TRUE(r.heavy);
+  EXPECT_TRUE(r.subnet_up) << problems(r);
+  EXPECT_EQ(rig.fabric->stats().count(Method::kSet, AttrId::kPortInfo), 0u);
+}
+
 TEST(SubnetManagerSteadyState, RestartWithColdFabricKeepsLidsFromGuid2Lid) {
   Rig rig(net(kHandDrawn));
   ASSERT_TRUE(rig.sweep().subnet_up);
