@@ -1,4 +1,4 @@
-// lash: min-hop's shortest paths, switch pairs layered first-fit (see lash.hpp).
+// lash: sssp's balanced shortest paths, switch pairs layered first-fit (see lash.hpp).
 #include "routing/lash/lash.hpp"
 
 #include <algorithm>
@@ -10,6 +10,7 @@
 #include "routing/incremental_dag.hpp"
 #include "routing/lid_owners.hpp"
 #include "routing/minhop.hpp"
+#include "routing/sssp.hpp"
 
 namespace ibsm::routing {
 namespace {
@@ -107,11 +108,21 @@ class LashEngine final : public Engine {
       return fail(kErrLashVlsExhausted,
                   "lash: lash_start_vl " + std::to_string(config_.lash_start_vl) +
                       " leaves no VL: the fabric's ports run " + std::to_string(vls) + " data VLs");
-    Result<Routes> routes = make_minhop_engine(config_)->route(topo);
+    // sssp's globally balanced shortest paths load the busiest channel least; their
+    // variety can need more layers than min-hop's, which are tried when they do not fit
+    // (docs/routing.md, lash and nue).
+    EngineConfig paths = config_;
+    paths.avoid_throttled_links = false;  // a key of sssp, dfsssp and nue only, as OpenSM
+    Result<Routes> routes = route_sssp(topo, paths);
     if (!routes) return routes;
     Result<PathSls> sls =
         assign_lash_layers(topo, *routes, config_.lash_start_vl, vls - config_.lash_start_vl);
-    if (!sls) return fail(sls.error());
+    if (!sls) {
+      routes = make_minhop_engine(config_)->route(topo);
+      if (!routes) return routes;
+      sls = assign_lash_layers(topo, *routes, config_.lash_start_vl, vls - config_.lash_start_vl);
+      if (!sls) return fail(sls.error());
+    }
     routes->path_sl = std::move(*sls);
     return routes;
   }

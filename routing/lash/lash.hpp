@@ -9,8 +9,9 @@
 // layer is one SL, travelling on the VL of the same number (the SM programs SL2VL
 // identity where an engine hands out SLs), starting at lash_start_vl.
 //
-// Better than OpenSM's: the shortest paths are min-hop's globally balanced tables
-// (routing/minhop.hpp) rather than the first shortest path found, every LID is routed
+// Better than OpenSM's: the shortest paths are sssp's globally balanced tables
+// (routing/sssp.hpp, weights updated per routed destination), or min-hop's where those
+// need more layers than the VLs allow, rather than the first shortest path found, every LID is routed
 // (LMC > 0 included), layers are filled with an incremental topological order
 // (routing/incremental_dag.hpp) instead of a cycle search per insertion, and the spare
 // VLs are used by splitting the fullest layers, which any subset of an acyclic layer
