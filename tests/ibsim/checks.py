@@ -6,7 +6,10 @@ node and port.  Tests add the fabric and the SM to the assertion message.
 
 from __future__ import annotations
 
-from ibsimlib import (HarnessError, NetModel, Simulator, Topology, parse_iblinkinfo, parse_ibroute,
+import re
+from collections.abc import Iterator
+
+from ibsimlib import (HarnessError, NetModel, SMProcess, Simulator, Topology, parse_iblinkinfo, parse_ibroute,
                       parse_ibtracert, parse_sminfo, run_tool)
 
 MAX_HOPS = 64
@@ -213,3 +216,43 @@ def guarded_full_check(*args, **kw) -> tuple[Topology | None, list[str]]:
 def lid_map(topo: Topology) -> dict[str, int]:
     """'desc[port]' -> LID for every end port."""
     return {f"{n.desc}[{p}]": lid for n, p, lid in topo.end_ports()}
+
+
+def connected_ports(topo: Topology) -> Iterator[tuple[object, object, int]]:
+    """(node, port, LID to address it by) for every cabled port other than port 0: a CA
+    port answers at its own LID, a switch's external ports at port 0's."""
+    for n in topo.nodes.values():
+        for p in n.ports.values():
+            if p.num != 0 and p.peer_guid is not None:
+                yield n, p, (n.lid if n.is_switch else p.lid)
+
+
+def read_sl2vl(sim: Simulator, node: str, lid: int,
+               out_port: int | None = None) -> dict[int, list[int]]:
+    """smpquery sl2vl: input port -> the 16 VLs of SL 0-15, for the tables of one output
+    port of a switch (every input port), or of a CA port (input 0)."""
+    argv = ["smpquery", "sl2vl", str(lid)] + ([str(out_port)] if out_port is not None else [])
+    out = run_tool(sim, node, argv).stdout
+    tables = {}
+    for m in re.finditer(r"^ports: in\s+(\d+), out\s+(\d+):\s*\|(.*)\|\s*$", out, re.M):
+        tables[int(m.group(1))] = [int(c) for c in m.group(3).split("|")]
+    if not tables:
+        raise HarnessError(f"no SL2VL table in:\n{out}")
+    return tables
+
+
+def start_configured(sm, sim: Simulator, fabric, workdir, sm_procs: list, conf_text: str,
+                     timeout: float, where: str) -> tuple[SMProcess, Topology]:
+    """Runs the SM on the fabric's SM node with `conf_text` as its opensm.conf (-F) until
+    SUBNET UP; returns it and the fabric as the judge node discovers it, checked."""
+    conf = workdir / "opensm.conf"
+    conf.write_text(conf_text)
+    proc = SMProcess(sm, sim, fabric.sm_node, workdir / "sm", once=False,
+                     extra=["-F", str(conf)])
+    sm_procs.append(proc)
+    proc.start().wait_up(timeout)
+    topo = discover(sim, fabric.judge)
+    problems = check_discovery(topo, fabric.model, fabric.sm_node)
+    if problems:
+        raise HarnessError(f"{where}\n  " + "\n  ".join(problems))
+    return proc, topo

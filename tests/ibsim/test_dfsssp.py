@@ -54,18 +54,6 @@ def _path_sl(sim, node, slid: int, dlid: int) -> int | None:
     return int(m.group(1), 0) if m else None
 
 
-def _sl2vl(sim, node, lid, out_port: int | None = None) -> dict[int, list[int]]:
-    """smpquery sl2vl: input port -> the 16 VLs of SL 0-15, for the tables of one output
-    port of a switch (every input port), or of a CA port (input 0)."""
-    argv = ["smpquery", "sl2vl", str(lid)] + ([str(out_port)] if out_port is not None else [])
-    out = run_tool(sim, node, argv).stdout
-    tables = {}
-    for m in re.finditer(r"^ports: in\s+(\d+), out\s+(\d+):\s*\|(.*)\|\s*$", out, re.M):
-        tables[int(m.group(1))] = [int(c) for c in m.group(3).split("|")]
-    assert tables, f"no SL2VL table in:\n{out}"
-    return tables
-
-
 def test_dfsssp_ring_sls_and_sl2vl(fabric, sm, sims, sm_procs, workdir):
     sim = sims(fabric)
     proc = _start(sm, sim, fabric, workdir, sm_procs)
@@ -89,13 +77,13 @@ def test_dfsssp_ring_sls_and_sl2vl(fabric, sm, sims, sm_procs, workdir):
     for n in topo.nodes.values():
         if n.is_switch:
             for out_port in sorted(n.ports):
-                held = _sl2vl(sim, judge, n.lid, out_port)
+                held = checks.read_sl2vl(sim, judge, n.lid, out_port)
                 for in_port in [0] + sorted(n.ports):
                     if in_port != out_port and held.get(in_port) != IDENTITY_8:
                         wrong.append(f"{n.desc} in {in_port} out {out_port}: {held.get(in_port)}")
         else:
             for p, tp in n.ports.items():
-                held = _sl2vl(sim, judge, tp.lid)
+                held = checks.read_sl2vl(sim, judge, tp.lid)
                 if held.get(0) != IDENTITY_8:
                     wrong.append(f"{n.desc}/{p}: {held}")
     assert not wrong, f"{where} SL2VL not identity:\n  " + "\n  ".join(wrong[:20])

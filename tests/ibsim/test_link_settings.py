@@ -17,7 +17,7 @@ import re
 import pytest
 
 import checks
-from ibsimlib import SMProcess, run_tool
+from ibsimlib import run_tool
 
 UP_TIMEOUT = float(os.environ.get("IBSIM_UP_TIMEOUT", "30"))
 
@@ -40,28 +40,11 @@ def _port_speeds(sim, node, lid: int, port: int) -> dict[str, str]:
 
 
 def test_forced_speed_and_width_reach_every_link(fabric, sm, sims, sm_procs, workdir):
-    conf = workdir / "opensm.conf"
-    conf.write_text(CONF)
-    sim = sims(fabric)
-    proc = SMProcess(sm, sim, fabric.sm_node, workdir / "sm", once=False,
-                     extra=["-F", str(conf)])
-    sm_procs.append(proc)
-    proc.start().wait_up(UP_TIMEOUT)
     where = f"[{fabric.name} / {sm.name} force_link_speed 1, force_link_width 1]"
-    judge = fabric.judge
-    topo = checks.discover(sim, judge)
-    problems = checks.check_discovery(topo, fabric.model, fabric.sm_node)
-    assert not problems, f"{where}\n  " + "\n  ".join(problems)
-    seen = []
-    for n in topo.nodes.values():
-        lid = n.lid if n.is_switch else None
-        for p in n.ports.values():
-            if p.num == 0 or p.peer_guid is None:
-                continue
-            # A CA port answers at its own LID; a switch's external ports at port 0's.
-            at = lid if lid is not None else p.lid
-            got = _port_speeds(sim, judge, at, p.num)
-            seen.append((n.desc, p.num, got))
+    proc, topo = checks.start_configured(sm, sims(fabric), fabric, workdir, sm_procs, CONF,
+                                         UP_TIMEOUT, where)
+    seen = [(n.desc, p.num, _port_speeds(proc.sim, fabric.judge, lid, p.num))
+            for n, p, lid in checks.connected_ports(topo)]
     assert seen, f"{where} no connected port found"
     bad = [f"{d} port {num}: {got}" for d, num, got in seen
            if got["LinkSpeedEnabled"] != "2.5 Gbps" or got["LinkSpeedActive"] != "2.5 Gbps"

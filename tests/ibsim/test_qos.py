@@ -16,7 +16,7 @@ import re
 import pytest
 
 import checks
-from ibsimlib import SMProcess, run_tool
+from ibsimlib import run_tool
 
 UP_TIMEOUT = float(os.environ.get("IBSIM_UP_TIMEOUT", "30"))
 
@@ -51,60 +51,35 @@ def _vlarb(sim, node, lid: int, port: int | None) -> dict[str, list[tuple[int, i
     return tables
 
 
-def _sl2vl(sim, node, lid: int, out_port: int | None = None) -> dict[int, list[int]]:
-    """smpquery sl2vl: input port -> the 16 VLs of SL 0-15."""
-    argv = ["smpquery", "sl2vl", str(lid)] + ([str(out_port)] if out_port is not None else [])
-    out = run_tool(sim, node, argv).stdout
-    tables = {}
-    for m in re.finditer(r"^ports: in\s+(\d+), out\s+(\d+):\s*\|(.*)\|\s*$", out, re.M):
-        tables[int(m.group(1))] = [int(c) for c in m.group(3).split("|")]
-    assert tables, f"no SL2VL table in:\n{out}"
-    return tables
-
-
 def _starts_with(held: list[tuple[int, int]], want: list[tuple[int, int]]) -> bool:
     return held[:len(want)] == want and all(w == 0 for _, w in held[len(want):])
 
 
 def test_qos_tables_reach_ca_and_switch_ports(fabric, sm, sims, sm_procs, workdir):
-    conf = workdir / "opensm.conf"
-    conf.write_text(CONF)
-    sim = sims(fabric)
-    proc = SMProcess(sm, sim, fabric.sm_node, workdir / "sm", once=False,
-                     extra=["-F", str(conf)])
-    sm_procs.append(proc)
-    proc.start().wait_up(UP_TIMEOUT)
     where = f"[{fabric.name} / {sm.name} qos TRUE]"
-    judge = fabric.judge
-    topo = checks.discover(sim, judge)
-    problems = checks.check_discovery(topo, fabric.model, fabric.sm_node)
-    assert not problems, f"{where}\n  " + "\n  ".join(problems)
-
+    proc, topo = checks.start_configured(sm, sims(fabric), fabric, workdir, sm_procs, CONF,
+                                         UP_TIMEOUT, where)
+    sim, judge = proc.sim, fabric.judge
     wrong = []
     checked = 0
-    for n in topo.nodes.values():
-        for p in n.ports.values():
-            if p.num == 0 or p.peer_guid is None:
-                continue
-            # A CA port answers at its own LID; a switch's external ports at port 0's.
-            lid = n.lid if n.is_switch else p.lid
-            arb = _vlarb(sim, judge, lid, p.num if n.is_switch else None)
-            if not _starts_with(arb.get("high", []), HIGH):
-                wrong.append(f"{n.desc}/{p.num} high {arb.get('high')}")
-            if not _starts_with(arb.get("low", []), LOW):
-                wrong.append(f"{n.desc}/{p.num} low {arb.get('low')}")
-            if n.is_switch:
-                held = _sl2vl(sim, judge, lid, p.num)
-                ins = [0] + [q.num for q in n.ports.values()
-                             if q.num not in (0, p.num) and q.peer_guid is not None]
-                for i in ins:
-                    if held.get(i) != SWE_SL2VL:
-                        wrong.append(f"{n.desc} in {i} out {p.num}: {held.get(i)}")
-            else:
-                held = _sl2vl(sim, judge, lid)
-                if held.get(0) != CA_SL2VL:
-                    wrong.append(f"{n.desc}/{p.num} sl2vl {held.get(0)}")
-            checked += 1
+    for n, p, lid in checks.connected_ports(topo):
+        arb = _vlarb(sim, judge, lid, p.num if n.is_switch else None)
+        if not _starts_with(arb.get("high", []), HIGH):
+            wrong.append(f"{n.desc}/{p.num} high {arb.get('high')}")
+        if not _starts_with(arb.get("low", []), LOW):
+            wrong.append(f"{n.desc}/{p.num} low {arb.get('low')}")
+        if n.is_switch:
+            held = checks.read_sl2vl(sim, judge, lid, p.num)
+            ins = [0] + [q.num for q in n.ports.values()
+                         if q.num not in (0, p.num) and q.peer_guid is not None]
+            for i in ins:
+                if held.get(i) != SWE_SL2VL:
+                    wrong.append(f"{n.desc} in {i} out {p.num}: {held.get(i)}")
+        else:
+            held = checks.read_sl2vl(sim, judge, lid)
+            if held.get(0) != CA_SL2VL:
+                wrong.append(f"{n.desc}/{p.num} sl2vl {held.get(0)}")
+        checked += 1
     assert checked > 0, f"{where} no connected port found"
     assert not wrong, f"{where} tables not as configured:\n  " + "\n  ".join(wrong[:20]) + \
         f"\n{proc.tail()}"
