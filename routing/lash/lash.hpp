@@ -11,8 +11,8 @@
 //
 // Better than OpenSM's: the shortest paths are sssp's globally balanced tables
 // (routing/sssp.hpp, weights updated per routed destination), or min-hop's where those
-// need more layers than the VLs allow, rather than the first shortest path found, every LID is routed
-// (LMC > 0 included), layers are filled with an incremental topological order
+// need more layers than the VLs allow, rather than the first shortest path found, every LID is
+// routed (LMC > 0 included), layers are filled with an incremental topological order
 // (routing/incremental_dag.hpp) instead of a cycle search per insertion, and the spare
 // VLs are used by splitting the fullest layers, which any subset of an acyclic layer
 // survives.
