@@ -1,6 +1,7 @@
 #include "sm/sl2vl_plan.hpp"
 
 #include <algorithm>
+#include <array>
 
 #include "sm/link_rules.hpp"
 #include "sm/qos/link_vls.hpp"
@@ -42,15 +43,10 @@ unsigned usable_vls(const Fabric& f, std::uint8_t max_op_vls) {
 }
 
 mad::SlToVlTable identity_sl2vl(std::uint8_t oper_vls_code) {
-  // (1 << (code - 1)) - 1: 0, 1, 3, 7, 15 for codes 1..5, as osm_qos.c masks.
-  const unsigned code = std::clamp<unsigned>(oper_vls_code, 1, 5);
-  const unsigned mask = (1u << (code - 1)) - 1;
-  mad::SlToVlTable t;
-  for (unsigned sl = 0; sl < mad::SlToVlTable::kSls; ++sl) {
-    const unsigned vl = sl == 15 ? 7 : sl;  // OSM_DEFAULT_QOS_SL2VL
-    t.vl[sl] = static_cast<std::uint8_t>(vl & mask);
-  }
-  return t;
+  // OSM_DEFAULT_QOS_SL2VL, masked as every QoS table is (qos::masked_class_sl2vl).
+  static constexpr std::array<std::uint8_t, 16> kDefault = {0, 1, 2,  3,  4,  5,  6,  7,
+                                                            8, 9, 10, 11, 12, 13, 14, 7};
+  return qos::masked_class_sl2vl(kDefault, oper_vls_code);
 }
 
 std::vector<Sl2VlWant> sl2vl_wants(const Fabric& f, std::uint8_t max_op_vls) {
@@ -67,8 +63,7 @@ EngineSl2Vl engine_sl2vl(const routing::Topology& topo, const routing::Routes::S
 }
 
 mad::SlToVlTable masked_sl2vl(const EngineSl2Vl::Table& table, std::uint8_t oper_vls_code) {
-  const unsigned code = std::clamp<unsigned>(oper_vls_code, 1, 5);
-  const unsigned mask = (1u << (code - 1)) - 1;
+  const unsigned mask = qos::vl_mask(oper_vls_code);
   mad::SlToVlTable t;
   for (unsigned sl = 0; sl < mad::SlToVlTable::kSls; ++sl)
     t.vl[sl] = static_cast<std::uint8_t>(table[sl] & mask);

@@ -113,6 +113,7 @@ unsigned vl_mask(std::uint8_t code) {
   return (1u << (c - 1)) - 1;
 }
 
+// VL 15 (drop) stays; data VLs are cut to the port's, as osm_qos.c sl2vl_update_table does.
 mad::SlToVlTable masked_class_sl2vl(const std::array<std::uint8_t, 16>& sl2vl, std::uint8_t code) {
   const unsigned mask = vl_mask(code);
   mad::SlToVlTable t;
