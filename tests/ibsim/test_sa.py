@@ -1015,7 +1015,13 @@ def test_informinfo_reports_traps_128_64_65(fresh, workdir):
         if r["stats"]["report_resps"] != r["stats"]["reports"]:
             p.append(f"ReportResp not sent for every Report: {r['stats']}")
         if r["unsub"] is None or r["unsub"].status != 0:
-            p.append(f"unsubscribe: {r['unsub']}")
+            # OpenSM finds the subscription to remove by comparing the whole received
+            # address, P_Key index included, which umad2sim never sets: its unsubscribe
+            # misses now and then under the simulator (ERR 4307, 2 runs of 10 under load).
+            # ibsm leaves the P_Key index out of a subscriber's identity.
+            if not (name == "opensm" and r["unsub"] is not None
+                    and r["unsub"].status == sac.ST_REQ_INVALID):
+                p.append(f"unsubscribe: {r['unsub']}")
         return p
 
     ref = judge("opensm")
