@@ -56,6 +56,19 @@ SaServer::SaServer(mad::MadTransport& transport, const Clock& clock, Logger log,
 void SaServer::publish(SnapshotPtr snapshot) {
   SnapshotPtr previous = std::move(snapshot_);
   snapshot_ = std::move(snapshot);
+  publish_after(std::move(previous));
+}
+
+void SaServer::rebuild(const std::function<SnapshotPtr()>& build) {
+  // snapshot_ stays null while building: should `build` throw, the SA answers
+  // nothing rather than answer from the cut-down copy.
+  SnapshotPtr previous = std::move(snapshot_);
+  if (previous && previous.use_count() == 1) previous = port_presence(*previous);
+  snapshot_ = build();
+  publish_after(std::move(previous));
+}
+
+void SaServer::publish_after(SnapshotPtr previous) {
   if (!snapshot_) return;
   // Aliases of ports that left are dropped now, not at the next GUIDInfoRecord
   // request, so that the dump after this sweep no longer holds them.

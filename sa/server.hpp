@@ -13,6 +13,7 @@
 
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <memory>
 
 #include "common/clock.hpp"
@@ -54,6 +55,11 @@ class SaServer {
   // (traps 64/65, sa/events.cpp); their alias tables go with them. The first one
   // brings back the alias GUIDs of sa_db_file.
   void publish(SnapshotPtr snapshot);
+  // publish(build()), with the old snapshot cut down to what the reports of ports
+  // that left need (port_presence) while `build` runs, unless something besides the
+  // SA still holds it: a big fabric never has two whole snapshots alive at once. The
+  // SA answers nothing meanwhile (it runs on the SM's thread, so nothing asks).
+  void rebuild(const std::function<SnapshotPtr()>& build);
   const SnapshotPtr& snapshot() const { return snapshot_; }
   // IBA 15.4.1 / OpenSM: the SA answers only while the SM is MASTER and its first
   // sweep is done.
@@ -103,6 +109,7 @@ class SaServer {
   // The multicast group store follows the snapshot: configured groups, the MLID
   // limit of the switches, members of ports that left (trap 67 for groups ended so).
   void publish_groups();
+  void publish_after(SnapshotPtr previous);
 
   mad::MadTransport& transport_;
   const Clock& clock_;

@@ -162,7 +162,8 @@ struct Snapshot {
   PathSlTable path_sl;                    // filled by routing engines with per-path SLs
 
   // Lookups, filled by index().
-  std::vector<PortRef> by_lid;  // unicast LIDs 0..0xBFFF (every LID of an LMC range)
+  // Unicast LIDs 0 up to the highest in use (every LID of an LMC range).
+  std::vector<PortRef> by_lid;
   std::unordered_map<Guid, PortRef> by_port_guid;
   std::unordered_map<Guid, std::uint32_t> by_node_guid;
   // Per-port MTU, rate, links and sorted P_Keys for path resolution; index-based, so
@@ -185,5 +186,11 @@ struct Snapshot {
 };
 
 using SnapshotPtr = std::shared_ptr<const Snapshot>;
+
+// What the reports about ports that leave with the next snapshot need of this one
+// (sa/events.cpp: which ports held a GID, and their P_Key tables): its nodes'
+// NodeInfo and LID-holding ports (GUID, LID, P_Key table), found by port GUID. No
+// LFTs, MFTs, links, PortInfo, path tables or groups: a fraction of the whole.
+SnapshotPtr port_presence(const Snapshot& s);
 
 }  // namespace ibsm::sa

@@ -143,13 +143,15 @@ void SubnetManager::publish_sa_snapshot() {
   in.path_sls = path_sls_;
   mft_publish_pending_ = false;  // this snapshot carries every MFT confirmed so far
   static_cast<void>(mcast_.take_held_changed());
-  const auto t0 = std::chrono::steady_clock::now();
-  auto snap = build_sa_snapshot(in);
-  const double ms =
-      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-  log_->info("SA snapshot {} published in {:.1f} ms ({} nodes, {} groups, ~{} KB)", in.generation,
-             ms, snap->nodes.size(), snap->groups.size(), snap->memory_bytes() / 1024);
-  sa_.publish(std::move(snap));
+  sa_.rebuild([&] {
+    const auto t0 = std::chrono::steady_clock::now();
+    auto snap = build_sa_snapshot(in);
+    const double ms =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    log_->info("SA snapshot {} published in {:.1f} ms ({} nodes, {} groups, ~{} KB)", in.generation,
+               ms, snap->nodes.size(), snap->groups.size(), snap->memory_bytes() / 1024);
+    return snap;
+  });
   sa_.set_serving(state() == mad::SmState::kMaster && first_master_sweep_done_);
   sa_.dump_db();  // sa_db_dump: after each sweep that brought the subnet up, as OpenSM
 }

@@ -148,5 +148,44 @@ TEST(SaServer, TruncatedAndForeignMadsAreCountedNotFatal) {
   EXPECT_EQ(rig.sa().counters().malformed, 1u);
 }
 
+// The snapshot's LID index reaches the highest LID in use, no further; what is kept of
+// it for the next sweep's port-change reports (port_presence) finds the same ports by
+// GUID with their LIDs and P_Key tables, and carries no LFTs, PortInfo or path tables.
+TEST(SaServer, LidIndexAndPortPresenceKeepWhatTheyAreFor) {
+  SaRig rig;
+  const SnapshotPtr snap = rig.sa().snapshot();
+  ASSERT_TRUE(snap);
+  Lid top = 0;
+  for (const SnapNode& n : snap->nodes)
+    for (const SnapPort& p : n.ports)
+      if (p.present && p.lid != 0 && (n.is_switch() ? p.num == 0 : p.num != 0))
+        top = std::max<Lid>(top, static_cast<Lid>(p.lid + (1u << p.lmc) - 1));
+  ASSERT_GT(top, 0);
+  EXPECT_EQ(snap->by_lid.size(), std::size_t{top} + 1);
+  EXPECT_TRUE(snap->find_lid(top).valid());
+  EXPECT_FALSE(snap->find_lid(static_cast<Lid>(top + 1)).valid());
+  EXPECT_FALSE(snap->find_lid(0xBFFF).valid());
+
+  const SnapshotPtr kept = port_presence(*snap);
+  EXPECT_EQ(kept->nodes.size(), snap->nodes.size());
+  EXPECT_EQ(kept->by_port_guid.size(), snap->by_port_guid.size());
+  EXPECT_FALSE(kept->path_tables);
+  EXPECT_TRUE(kept->by_lid.empty());
+  for (const auto& [guid, ref] : snap->by_port_guid) {
+    const PortRef k = kept->find_port_guid(guid);
+    ASSERT_TRUE(k.valid()) << std::hex << guid;
+    EXPECT_EQ(k, ref);
+    EXPECT_EQ(kept->port(k).lid, snap->port(ref).lid);
+    EXPECT_EQ(kept->port(k).pkeys, snap->port(ref).pkeys);
+    EXPECT_FALSE(kept->port(k).pkeys.empty());
+  }
+  for (const SnapNode& n : kept->nodes) {
+    EXPECT_TRUE(n.lft.empty());
+    if (n.is_switch()) {
+      EXPECT_EQ(n.ports.size(), 1u);
+    }
+  }
+}
+
 }  // namespace
 }  // namespace ibsm::sa
