@@ -17,23 +17,11 @@ Unexpected<Error> io_error(const std::string& what, const std::string& path) {
 }
 }  // namespace
 
-Status write_file_atomically(const std::string& path, std::string_view contents, bool durable,
-                             std::string_view backup_suffix, unsigned mode) {
-  std::string tmp = path + ".tmpXXXXXX";
-  int fd = ::mkstemp(tmp.data());
-  if (fd < 0) return io_error("cannot create temporary file for", path);
-  std::size_t off = 0;
-  while (off < contents.size()) {
-    ssize_t n = ::write(fd, contents.data() + off, contents.size() - off);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      auto e = io_error("cannot write", tmp);
-      ::close(fd);
-      ::unlink(tmp.c_str());
-      return e;
-    }
-    off += static_cast<std::size_t>(n);
-  }
+namespace {
+
+// The temporary file, written, synced and closed, goes into place.
+Status put_in_place(const std::string& tmp, const std::string& path, int fd, bool durable,
+                    std::string_view backup_suffix, unsigned mode) {
   ::fchmod(fd, static_cast<mode_t>(mode));
   if (durable && ::fsync(fd) < 0) {
     auto e = io_error("cannot fsync", tmp);
@@ -54,6 +42,50 @@ Status write_file_atomically(const std::string& path, std::string_view contents,
     return e;
   }
   return {};
+}
+
+}  // namespace
+
+Status write_file_atomically(const std::string& path, std::string_view contents, bool durable,
+                             std::string_view backup_suffix, unsigned mode) {
+  std::string tmp = path + ".tmpXXXXXX";
+  int fd = ::mkstemp(tmp.data());
+  if (fd < 0) return io_error("cannot create temporary file for", path);
+  std::size_t off = 0;
+  while (off < contents.size()) {
+    ssize_t n = ::write(fd, contents.data() + off, contents.size() - off);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      auto e = io_error("cannot write", tmp);
+      ::close(fd);
+      ::unlink(tmp.c_str());
+      return e;
+    }
+    off += static_cast<std::size_t>(n);
+  }
+  return put_in_place(tmp, path, fd, durable, backup_suffix, mode);
+}
+
+Status write_file_atomically(const std::string& path,
+                             const std::function<void(std::ostream&)>& write, bool durable,
+                             std::string_view backup_suffix, unsigned mode) {
+  std::string tmp = path + ".tmpXXXXXX";
+  int fd = ::mkstemp(tmp.data());
+  if (fd < 0) return io_error("cannot create temporary file for", path);
+  {
+    // mkstemp made the name unique; the stream writes through its own descriptor
+    // and the fd stays open for fchmod and fsync.
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    if (out) write(out);
+    out.flush();
+    if (!out) {
+      auto e = io_error("cannot write", tmp);
+      ::close(fd);
+      ::unlink(tmp.c_str());
+      return e;
+    }
+  }
+  return put_in_place(tmp, path, fd, durable, backup_suffix, mode);
 }
 
 Result<std::string> read_file(const std::string& path) {

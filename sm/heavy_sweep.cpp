@@ -708,7 +708,9 @@ void SubnetManager::write_dumps() {
   std::string dir = options_.dump_files_dir;
   if (dir.back() != '/') dir += '/';
   // opensm-subnet.lst is written after every heavy sweep, as OpenSM does.
-  if (auto st = write_file_atomically(dir + "opensm-subnet.lst", format_subnet_lst(fabric_), false);
+  if (auto st = write_file_atomically(
+          dir + "opensm-subnet.lst", [this](std::ostream& out) { write_subnet_lst(out, fabric_); },
+          false);
       !st.ok()) {
     log_->warn("{}", to_string(st.error()));
   }

@@ -87,18 +87,16 @@ std::string end_text(const Fabric& f, NodeIndex ni, PortNum pn, int vendor_digit
 
 }  // namespace
 
-std::string format_subnet_lst(const Fabric& f) {
-  std::string out;
+void write_subnet_lst(std::ostream& out, const Fabric& f) {
   for (NodeIndex i = 0; i < f.size(); ++i) {
     const Node& n = f.node(i);
     for (const Port& p : n.ports) {
       if (p.num == 0 || !p.present || p.peer == kNoNode) continue;
-      out += end_text(f, i, p.num, 6) + " " + end_text(f, p.peer, p.peer_port, 8);
-      out += std::string(" PHY=") + width_text(p.info.link_width_active) +
-             " LOG=" + state_text(p.info.port_state) + " SPD=" + speed_text(p.info) + "\n";
+      out << end_text(f, i, p.num, 6) << ' ' << end_text(f, p.peer, p.peer_port, 8)
+          << " PHY=" << width_text(p.info.link_width_active)
+          << " LOG=" << state_text(p.info.port_state) << " SPD=" << speed_text(p.info) << '\n';
     }
   }
-  return out;
 }
 
 }  // namespace ibsm::sm

@@ -4,12 +4,13 @@
 //     Rev:000000A1 {Hca1} LID:0002 PN:01 } { SW ... PN:01 } PHY=4x LOG=ACT SPD=2.5
 #pragma once
 
+#include <ostream>
 #include <string>
 
 #include "sm/fabric.hpp"
 
 namespace ibsm::sm {
 
-std::string format_subnet_lst(const Fabric& fabric);
+void write_subnet_lst(std::ostream& out, const Fabric& fabric);
 
 }  // namespace ibsm::sm
