@@ -167,6 +167,10 @@ void SmpClient::submit(SmpRequest request, Callback done) {
   queue_.push_back(std::move(tx));
 }
 
+void SmpClient::submit_feed(Feed feed) {
+  feeds_.push_back(std::move(feed));
+}
+
 void SmpClient::respond(const Smp& response, Lid dlid) {
   OutgoingMad out;
   out.bytes = response.bytes();
@@ -185,6 +189,13 @@ void SmpClient::fill_window() {
   // while later ones to other destinations go; looking at most kLookAhead
   // past them bounds the cost with a long queue.
   constexpr std::size_t kLookAhead = 256;
+  // Feeds keep twice that queued: enough destinations to fill the window.
+  while (!feeds_.empty() && queue_.size() < 2 * kLookAhead) {
+    const std::size_t before = queue_.size();
+    // A feed that says it has more but submitted nothing is dropped too, so a
+    // faulty one cannot spin here.
+    if (!feeds_.front()(*this) || queue_.size() == before) feeds_.pop_front();
+  }
   std::size_t i = 0;
   while (i < queue_.size() && i <= kLookAhead && !window_.full()) {
     if (!window_.may_send(queue_[i]->dest)) {

@@ -141,6 +141,14 @@ class SmpClient {
   SmpClient(MadTransport& transport, const Clock& clock, Logger log, SmpClientSettings settings);
 
   void submit(SmpRequest request, Callback done);
+  // Requests made on demand: the client calls `feed` whenever its queue runs short,
+  // and the feed submits one or more requests, or returns false once it has none
+  // left (it is then dropped). For phases that would otherwise queue thousands of
+  // requests at once, each a few hundred bytes with its callback (the port tables of
+  // a 2048-host fabric: 4 MB). Fed requests go after those already queued; cancel()
+  // does not see them until they are submitted.
+  using Feed = std::function<bool(SmpClient&)>;
+  void submit_feed(Feed feed);
   // Drops queued and outstanding requests `which` selects, without calling their
   // callbacks; late answers then count as unexpected. For requests whose purpose
   // is gone (a standby's polls of a master it has given up on). Returns how many.
@@ -161,7 +169,7 @@ class SmpClient {
   // Sends what the window allows, waits up to max_wait for one MAD, handles
   // deadlines. Returns after at most about max_wait.
   void poll(std::chrono::milliseconds max_wait);
-  bool idle() const { return queue_.empty() && on_wire_.empty(); }
+  bool idle() const { return queue_.empty() && on_wire_.empty() && feeds_.empty(); }
   std::size_t outstanding() const { return on_wire_.size(); }
   std::size_t queued() const { return queue_.size(); }
 
@@ -213,6 +221,7 @@ class SmpClient {
   MkeyResolver mkey_resolver_;
   MadDispatcher dispatcher_;
   std::deque<TxPtr> queue_;
+  std::deque<Feed> feeds_;
   std::unordered_map<std::uint32_t, TxPtr> on_wire_;
   // Send order = deadline order (one transaction_timeout for all, fixed until a
   // restart); only a kernel timeout report moves a deadline out of that order.

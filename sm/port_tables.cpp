@@ -109,6 +109,9 @@ void PortTables::forget_changed(const Fabric& f) {
 
 PortTables::Counts PortTables::read(const Fabric& f, mad::SmpClient& client) {
   Counts c;
+  // What to ask, decided now; the SMPs themselves are made as the client's queue
+  // drains (SmpClient::submit_feed): a few bytes each instead of a queued request.
+  std::vector<TableWant> asks;
   for (NodeIndex i = 0; i < f.size(); ++i) {
     const Node& n = f.node(i);
     const Guid guid = n.guid();
@@ -124,44 +127,15 @@ PortTables::Counts PortTables::read(const Fabric& f, mad::SmpClient& client) {
     }
     for (const TableWant& w : tables_of(f, i)) {
       PortEntry& pe = e.ports[w.port];
-      const Port& port = n.ports[w.port];
-      const mad::DrPath path = path_to(f, n, port);
-      const auto on_fail = [this, guid, w](const SmpOutcome& o) {
-        if (o.failure != nullptr && o.failure->kind == mad::SmpFailure::Kind::kStatus) {
-          log_->debug("port tables: {}: status 0x{:04x}, the port has no such table",
-                      o.request.describe(), o.failure->status);
-          mark_absent(guid, w);
-          return;
-        }
-        log_->info("port tables: {}: {}; asked again on the next heavy sweep", o.request.describe(),
-                   o.failure != nullptr ? o.failure->detail : "failed");
-      };
       switch (w.kind) {
-        case TableWant::Kind::kSl2Vl: {
-          if (w.index < pe.sl2vl_known.size() && pe.sl2vl_known[w.index]) break;
-          const auto in = static_cast<PortNum>(w.index);
-          const std::uint32_t mod = n.is_switch() ? mad::sl2vl_attr_mod(in, w.port) : 0;
+        case TableWant::Kind::kSl2Vl:
+          if (w.index < pe.sl2vl_known.size() && pe.sl2vl_known[w.index]) continue;
           ++c.sl2vl;
-          client.submit(SmpRequest::get<mad::SlToVlTable>(path, mod), [this, guid, w, in, on_fail](
-                                                                          const SmpOutcome& o) {
-            if (!o.ok()) return on_fail(o);
-            record_sl2vl(guid, w.port, in, mad::SlToVlTable::decode_payload(o.response->data()));
-          });
           break;
-        }
-        case TableWant::Kind::kVlArb: {
-          if (pe.vlarb && pe.vlarb->known[w.index - 1u]) break;
-          const PortNum sw_port = n.is_switch() ? w.port : PortNum{0};
+        case TableWant::Kind::kVlArb:
+          if (pe.vlarb && pe.vlarb->known[w.index - 1u]) continue;
           ++c.vlarb;
-          client.submit(
-              SmpRequest::get<mad::VlArbBlock>(path, mad::vlarb_attr_mod(w.index, sw_port)),
-              [this, guid, w, on_fail](const SmpOutcome& o) {
-                if (!o.ok()) return on_fail(o);
-                record_vlarb(guid, w.port, w.index,
-                             mad::VlArbBlock::decode_payload(o.response->data()));
-              });
           break;
-        }
         case TableWant::Kind::kPKey: {
           // The table's size comes from PartitionEnforcementCap (IBA 14.2.5.4).
           const std::size_t blocks = pkey_blocks(
@@ -170,17 +144,12 @@ PortTables::Counts PortTables::read(const Fabric& f, mad::SmpClient& client) {
             pe.pkeys.assign(blocks * mad::PKeyBlock::kEntries, 0);
             pe.pkey_known.assign(blocks, false);
           }
-          if (w.index >= blocks || pe.pkey_known[w.index]) break;
+          if (w.index >= blocks || pe.pkey_known[w.index]) continue;
           ++c.pkey;
-          client.submit(SmpRequest::get<mad::PKeyBlock>(path, mad::pkey_attr_mod(w.index, w.port)),
-                        [this, guid, w, on_fail](const SmpOutcome& o) {
-                          if (!o.ok()) return on_fail(o);
-                          record_pkeys(guid, w.port, w.index,
-                                       mad::PKeyBlock::decode_payload(o.response->data()));
-                        });
           break;
         }
       }
+      asks.push_back(w);
     }
   }
   if (c.total() > 0) {
@@ -188,8 +157,71 @@ PortTables::Counts PortTables::read(const Fabric& f, mad::SmpClient& client) {
         "port tables: reading {} SLtoVLMappingTable, {} VLArbitrationTable and {} "
         "P_KeyTable blocks (ports new, reset or up since the last read)",
         c.sl2vl, c.vlarb, c.pkey);
+    std::vector<Guid> guids;  // a node index is used only while it names the same node
+    guids.reserve(asks.size());
+    for (const TableWant& w : asks)
+      guids.push_back(f.node(w.node).guid());
+    client.submit_feed([this, &f, asks = std::move(asks), guids = std::move(guids),
+                        next = std::size_t{0}](mad::SmpClient& cl) mutable {
+      while (next < asks.size()) {
+        const TableWant w = asks[next];
+        const Guid guid = guids[next++];
+        if (w.node < f.size() && f.node(w.node).guid() == guid &&
+            w.port < f.node(w.node).ports.size()) {
+          submit_read(f, w, cl);
+          return true;
+        }
+      }
+      return false;
+    });
   }
   return c;
+}
+
+void PortTables::submit_read(const Fabric& f, const TableWant& w, mad::SmpClient& client) {
+  const Node& n = f.node(w.node);
+  const Guid guid = n.guid();
+  const mad::DrPath path = path_to(f, n, n.ports[w.port]);
+  const auto on_fail = [this, guid, w](const SmpOutcome& o) {
+    if (o.failure != nullptr && o.failure->kind == mad::SmpFailure::Kind::kStatus) {
+      log_->debug("port tables: {}: status 0x{:04x}, the port has no such table",
+                  o.request.describe(), o.failure->status);
+      mark_absent(guid, w);
+      return;
+    }
+    log_->info("port tables: {}: {}; asked again on the next heavy sweep", o.request.describe(),
+               o.failure != nullptr ? o.failure->detail : "failed");
+  };
+  switch (w.kind) {
+    case TableWant::Kind::kSl2Vl: {
+      const auto in = static_cast<PortNum>(w.index);
+      const std::uint32_t mod = n.is_switch() ? mad::sl2vl_attr_mod(in, w.port) : 0;
+      client.submit(SmpRequest::get<mad::SlToVlTable>(path, mod), [this, guid, w, in,
+                                                                   on_fail](const SmpOutcome& o) {
+        if (!o.ok()) return on_fail(o);
+        record_sl2vl(guid, w.port, in, mad::SlToVlTable::decode_payload(o.response->data()));
+      });
+      break;
+    }
+    case TableWant::Kind::kVlArb: {
+      const PortNum sw_port = n.is_switch() ? w.port : PortNum{0};
+      client.submit(SmpRequest::get<mad::VlArbBlock>(path, mad::vlarb_attr_mod(w.index, sw_port)),
+                    [this, guid, w, on_fail](const SmpOutcome& o) {
+                      if (!o.ok()) return on_fail(o);
+                      record_vlarb(guid, w.port, w.index,
+                                   mad::VlArbBlock::decode_payload(o.response->data()));
+                    });
+      break;
+    }
+    case TableWant::Kind::kPKey:
+      client.submit(SmpRequest::get<mad::PKeyBlock>(path, mad::pkey_attr_mod(w.index, w.port)),
+                    [this, guid, w, on_fail](const SmpOutcome& o) {
+                      if (!o.ok()) return on_fail(o);
+                      record_pkeys(guid, w.port, w.index,
+                                   mad::PKeyBlock::decode_payload(o.response->data()));
+                    });
+      break;
+  }
 }
 
 void PortTables::ensure(const Node& n) {

@@ -66,11 +66,13 @@ class PortTables {
   // the reset mark there (it is gone once the sweep has programmed LIDs again).
   void forget_changed(const Fabric& discovered);
 
-  // Queues a Get for each table of `f`'s ports that is not known. `f` is a swept
-  // fabric: a switch port whose Port::pkeys the partition manager filled is its,
-  // not ours. Failures never fail anything (the SA then reports 0, as OpenSM does):
-  // a port that answers with an error status has no such table and is not asked
-  // again; one that does not answer is asked again after the next heavy sweep.
+  // Asks for each table of `f`'s ports that is not known: the Gets are made as the
+  // client's queue drains, so `f` must outlive them (the SM's own fabric does); a
+  // node that has left it by then is skipped. `f` is a swept fabric: a switch port
+  // whose Port::pkeys the partition manager filled is its, not ours. Failures never fail anything
+  // (the SA then reports 0, as OpenSM does): a port that answers with an error status has no such
+  // table and is not asked again; one that does not answer is asked again after the next heavy
+  // sweep.
   Counts read(const Fabric& f, mad::SmpClient& client);
 
   // Makes room for a node's tables (read() does so for what it reads), so that a Set
@@ -115,6 +117,8 @@ class PortTables {
     std::vector<PortEntry> ports;  // index = port number
   };
 
+  // One Get of what `w` names, with the callback that records the answer.
+  void submit_read(const Fabric& f, const TableWant& w, mad::SmpClient& client);
   PortEntry* entry(Guid node, PortNum port);
   const PortEntry* entry(Guid node, PortNum port) const;
   void mark_absent(Guid node, const TableWant& w);  // the port has no such table: reads 0

@@ -161,6 +161,65 @@ TEST_F(SmpClientTest, WindowIsNeverExceededAndEveryRequestCompletes) {
   EXPECT_EQ(client.counters().unexpected, 0u);
 }
 
+// A feed is asked for requests only while the queue is short: 5000 requests never sit
+// in the queue at once, every one is sent and completes, in the feed's order, and the
+// client is idle only once the feed is exhausted.
+TEST_F(SmpClientTest, FeedSubmitsOnDemandAndEveryRequestCompletes) {
+  std::uint32_t next = 0;
+  std::size_t most_queued = 0;
+  client.submit_feed([&](SmpClient&) {
+    if (next == 5000) return false;
+    submit(next++);
+    most_queued = std::max(most_queued, client.queued());
+    return true;
+  });
+  EXPECT_FALSE(client.idle());
+  std::size_t answered = 0;
+  for (int guard = 0; guard < 100000 && !client.idle(); ++guard) {
+    client.poll(milliseconds(0));
+    while (answered < transport.sent.size())
+      transport.answer(answered++);
+  }
+  EXPECT_TRUE(client.idle());
+  EXPECT_EQ(next, 5000u);
+  EXPECT_LE(most_queued, 512u);
+  ASSERT_EQ(outcomes.size(), 5000u);
+  for (std::size_t i = 0; i < outcomes.size(); ++i) {
+    EXPECT_TRUE(outcomes[i].ok) << i;
+    EXPECT_EQ(outcomes[i].attr_mod, i);
+  }
+  EXPECT_EQ(pending, 0);
+}
+
+// Requests already queued go first; a feed that claims more but submits nothing is
+// dropped instead of being asked forever.
+TEST_F(SmpClientTest, FeedGoesAfterQueuedRequestsAndAnEmptyFeedIsDropped) {
+  submit(100);
+  int asked = 0;
+  client.submit_feed([&](SmpClient&) {
+    ++asked;
+    return true;  // faulty: never submits
+  });
+  std::uint32_t next = 0;
+  client.submit_feed([&](SmpClient&) {
+    if (next == 3) return false;
+    submit(next++);
+    return true;
+  });
+  std::size_t answered = 0;
+  for (int guard = 0; guard < 1000 && !client.idle(); ++guard) {
+    client.poll(milliseconds(0));
+    while (answered < transport.sent.size())
+      transport.answer(answered++);
+  }
+  EXPECT_TRUE(client.idle());
+  EXPECT_EQ(asked, 1);
+  ASSERT_EQ(transport.sent.size(), 4u);
+  EXPECT_EQ(Smp::parse(transport.sent[0].bytes)->attr_mod(), 100u);
+  EXPECT_EQ(Smp::parse(transport.sent[1].bytes)->attr_mod(), 0u);
+  EXPECT_EQ(Smp::parse(transport.sent[3].bytes)->attr_mod(), 2u);
+}
+
 // max_wire_smps 0 is OpenSM's "unlimited": no cap, but not everything at once
 // (that was the -n 0 storm): the window starts at kAdaptiveCap and grows past it.
 TEST_F(SmpClientTest, ZeroWindowHasNoCapButStartsBounded) {
