@@ -5,20 +5,13 @@
 #include <fstream>
 #include <sstream>
 
+#include "common/text.hpp"
 #include "conf/errors.hpp"
 #include "conf/option_table.hpp"
 #include "conf/option_value.hpp"
 
 namespace ibsm::conf {
 namespace {
-
-constexpr std::string_view kBlank = " \t\r\n\v\f";
-
-std::string_view trim(std::string_view s) {
-  const auto b = s.find_first_not_of(kBlank);
-  if (b == std::string_view::npos) return {};
-  return s.substr(b, s.find_last_not_of(kBlank) - b + 1);
-}
 
 std::string_view unquote(std::string_view v) {
   if (v.size() >= 2 && (v.front() == '"' || v.front() == '\'') && v.back() == v.front()) {

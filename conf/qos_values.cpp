@@ -2,18 +2,11 @@
 
 #include <optional>
 
+#include "common/text.hpp"
 #include "conf/errors.hpp"
 
 namespace ibsm::conf {
 namespace {
-
-constexpr std::string_view kBlank = " \t";
-
-std::string_view trim(std::string_view s) {
-  const auto b = s.find_first_not_of(kBlank);
-  if (b == std::string_view::npos) return {};
-  return s.substr(b, s.find_last_not_of(kBlank) - b + 1);
-}
 
 // A whole unsigned C literal (strtoul base 0, as OpenSM reads these lists).
 std::optional<unsigned long> number(std::string_view s) {

@@ -3,6 +3,7 @@
 #include <array>
 #include <cctype>
 
+#include "common/text.hpp"
 #include "partitions/c_number.hpp"
 
 namespace ibsm::partitions {
@@ -20,15 +21,6 @@ constexpr std::array<RateRow, 23> kRates{{
     {18, 3000}, {19, 280}, {20, 500}, {21, 4000}, {22, 6000}, {23, 8000}, {24, 12000},
 }};
 
-std::string trim(std::string_view s) {
-  std::size_t b = 0, e = s.size();
-  while (b < e && std::isspace(static_cast<unsigned char>(s[b])))
-    ++b;
-  while (e > b && std::isspace(static_cast<unsigned char>(s[e - 1])))
-    --e;
-  return std::string(s.substr(b, e - b));
-}
-
 bool iequals(std::string_view a, std::string_view b) {
   if (a.size() != b.size()) return false;
   for (std::size_t i = 0; i < a.size(); ++i)
@@ -45,7 +37,7 @@ unsigned mtu_bytes(std::uint8_t mtu_enum) {
 }
 
 std::optional<ParsedEnum> parse_mtu(std::string_view text) {
-  const std::string t = trim(text);
+  const std::string t(trim(text));
   const auto n = parse_c_number_exact(t);
   if (!n) return std::nullopt;
   const std::uint64_t opensm = c_number_prefix(text);
@@ -56,7 +48,7 @@ std::optional<ParsedEnum> parse_mtu(std::string_view text) {
 }
 
 std::optional<ParsedEnum> parse_rate(std::string_view text) {
-  const std::string t = trim(text);
+  const std::string t(trim(text));
   if (auto n = parse_c_number_exact(t)) {
     if (*n >= 2 && *n <= 24) return ParsedEnum{static_cast<std::uint8_t>(*n), true};
     return std::nullopt;

@@ -4,18 +4,11 @@
 #include <charconv>
 #include <string>
 
+#include "common/text.hpp"
 #include "routing/errors.hpp"
 
 namespace ibsm::routing {
 namespace {
-
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front())))
-    s.remove_prefix(1);
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back())))
-    s.remove_suffix(1);
-  return s;
-}
 
 // "0x" followed by 1..16 hex digits.
 bool parse_guid(std::string_view s, std::uint64_t& out) {

@@ -9,6 +9,7 @@
 #include <string_view>
 
 #include "common/error.hpp"
+#include "common/text.hpp"
 
 namespace ibsm::routing::dump_text {
 
@@ -16,13 +17,7 @@ inline bool is_space(char c) {
   return c == ' ' || c == '\t' || c == '\r' || c == '\n';
 }
 
-inline std::string_view trim(std::string_view s) {
-  while (!s.empty() && is_space(s.front()))
-    s.remove_prefix(1);
-  while (!s.empty() && is_space(s.back()))
-    s.remove_suffix(1);
-  return s;
-}
+using ibsm::trim;
 
 inline void skip_spaces(std::string_view& s) {
   while (!s.empty() && is_space(s.front()))
