@@ -53,19 +53,25 @@ SaServer::SaServer(mad::MadTransport& transport, const Clock& clock, Logger log,
   state_->informs.attach(transport_, log_);  // Reports leave through our transport
 }
 
-void SaServer::publish(SnapshotPtr snapshot) {
+void SaServer::publish(MutableSnapshotPtr snapshot) {
   SnapshotPtr previous = std::move(snapshot_);
   snapshot_ = std::move(snapshot);
   publish_after(std::move(previous));
 }
 
-void SaServer::rebuild(const std::function<SnapshotPtr()>& build) {
+void SaServer::rebuild(const std::function<MutableSnapshotPtr()>& build) {
   // snapshot_ stays null while building: should `build` throw, the SA answers
   // nothing rather than answer from the cut-down copy.
   SnapshotPtr previous = std::move(snapshot_);
   if (previous && previous.use_count() == 1) previous = port_presence(*previous);
   snapshot_ = build();
   publish_after(std::move(previous));
+}
+
+void SaServer::amend(const std::function<void(Snapshot&)>& change) {
+  if (!snapshot_) return;
+  if (snapshot_.use_count() > 1) snapshot_ = std::make_shared<Snapshot>(*snapshot_);
+  change(*snapshot_);
 }
 
 void SaServer::publish_after(SnapshotPtr previous) {

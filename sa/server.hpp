@@ -54,13 +54,18 @@ class SaServer {
   // appeared or vanished since the previous one are reported to subscribers
   // (traps 64/65, sa/events.cpp); their alias tables go with them. The first one
   // brings back the alias GUIDs of sa_db_file.
-  void publish(SnapshotPtr snapshot);
+  void publish(MutableSnapshotPtr snapshot);
   // publish(build()), with the old snapshot cut down to what the reports of ports
   // that left need (port_presence) while `build` runs, unless something besides the
   // SA still holds it: a big fabric never has two whole snapshots alive at once. The
   // SA answers nothing meanwhile (it runs on the SM's thread, so nothing asks).
-  void rebuild(const std::function<SnapshotPtr()>& build);
-  const SnapshotPtr& snapshot() const { return snapshot_; }
+  void rebuild(const std::function<MutableSnapshotPtr()>& build);
+  // Changes the published snapshot in a way that leaves its nodes, ports and groups
+  // as they are (the MFTs the switches confirmed): in place when the SA alone holds
+  // it, which nobody can observe but through the next answer, else on a copy that
+  // replaces it. A copy of a 5832-host fabric's snapshot is 29 MB and 25 ms.
+  void amend(const std::function<void(Snapshot&)>& change);
+  SnapshotPtr snapshot() const { return snapshot_; }
   // IBA 15.4.1 / OpenSM: the SA answers only while the SM is MASTER and its first
   // sweep is done.
   void set_serving(bool serving) { serving_ = serving; }
@@ -115,7 +120,7 @@ class SaServer {
   const Clock& clock_;
   Logger log_;
   SaSettings settings_;
-  SnapshotPtr snapshot_;
+  MutableSnapshotPtr snapshot_;
   bool serving_ = false;
   SaCounters counters_;
   std::unique_ptr<SaState> state_;

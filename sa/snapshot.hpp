@@ -186,6 +186,8 @@ struct Snapshot {
 };
 
 using SnapshotPtr = std::shared_ptr<const Snapshot>;
+// A snapshot being built, or the SA's own handle on the one it publishes.
+using MutableSnapshotPtr = std::shared_ptr<Snapshot>;
 
 // What the reports about ports that leave with the next snapshot need of this one
 // (sa/events.cpp: which ports held a GID, and their P_Key tables): its nodes'

@@ -29,7 +29,7 @@ sa::SaSettings sa_settings(const conf::Options& o) {
   return s;
 }
 
-sa::SnapshotPtr build_sa_snapshot(const SaSnapshotInput& in) {
+sa::MutableSnapshotPtr build_sa_snapshot(const SaSnapshotInput& in) {
   auto snap = std::make_shared<sa::Snapshot>();
   const Fabric& f = in.fabric;
   snap->generation = in.generation;

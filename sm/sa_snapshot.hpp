@@ -37,7 +37,7 @@ struct SaSnapshotInput {
   std::shared_ptr<const routing::PathSls> path_sls;
 };
 
-sa::SnapshotPtr build_sa_snapshot(const SaSnapshotInput& in);
+sa::MutableSnapshotPtr build_sa_snapshot(const SaSnapshotInput& in);
 sa::SaSettings sa_settings(const conf::Options& o);
 
 }  // namespace ibsm::sm

@@ -322,16 +322,15 @@ void SubnetManager::publish_multicast_tables() {
   // A burst of joins on a big fabric must not turn into a copy per join: the copies
   // may take at most a tenth of the time (small fabrics: at once).
   if (clock_.now() - mft_published_ < 10 * mft_publish_cost_) return;
-  const sa::SnapshotPtr& current = sa_.snapshot();
-  if (!current) return;
+  if (!sa_.snapshot()) return;
   const auto t0 = std::chrono::steady_clock::now();
-  // A copy of the published snapshot with new MFTs only: nodes, ports and the path
-  // tables they index stay the same, so this is far cheaper than a full rebuild.
-  auto snap = std::make_shared<sa::Snapshot>(*current);
-  snap->generation = ++sa_generation_;
-  for (sa::SnapNode& n : snap->nodes)
-    if (n.is_switch()) n.mft = mcast_.held_table(n.guid());
-  sa_.publish(std::move(snap));
+  // New MFTs only: nodes, ports and the path tables they index stay the same, so this
+  // is far cheaper than a full rebuild (and done in place when nothing holds the old).
+  sa_.amend([this](sa::Snapshot& snap) {
+    snap.generation = ++sa_generation_;
+    for (sa::SnapNode& n : snap.nodes)
+      if (n.is_switch()) n.mft = mcast_.held_table(n.guid());
+  });
   mft_published_ = clock_.now();
   mft_publish_cost_ =
       std::chrono::duration_cast<Clock::Duration>(std::chrono::steady_clock::now() - t0);
