@@ -4,6 +4,39 @@
 
 namespace ibsm::sa {
 
+namespace {
+
+Guid interface_id(const Gid& g) {
+  Guid v = 0;
+  for (std::size_t i = 8; i < 16; ++i)
+    v = (v << 8) | g[i];
+  return v;
+}
+
+}  // namespace
+
+McMember* McMembers::find(Guid id) {
+  auto it = at_.find(id);
+  return it == at_.end() ? nullptr : &list_[it->second];
+}
+
+const McMember* McMembers::find(Guid id) const {
+  auto it = at_.find(id);
+  return it == at_.end() ? nullptr : &list_[it->second];
+}
+
+McMember& McMembers::push_back(const McMember& m) {
+  at_.try_emplace(interface_id(m.port_gid), static_cast<std::uint32_t>(list_.size()));
+  list_.push_back(m);
+  return list_.back();
+}
+
+void McMembers::reindex() {
+  at_.clear();
+  for (std::uint32_t i = 0; i < list_.size(); ++i)
+    at_.try_emplace(interface_id(list_[i].port_gid), i);
+}
+
 bool McGroupRec::has_full_member() const {
   return std::any_of(members.begin(), members.end(), [](const McMember& m) {
     return (m.join_state & (join::kFull | join::kSendOnlyFull)) != 0;
@@ -125,8 +158,8 @@ std::vector<Gid> McGroupStore::drop_absent_ports(const Snapshot& snap) {
   std::vector<Gid> deleted;
   for (auto& [mgid, r] : groups_) {
     const auto before = r.members.size();
-    std::erase_if(r.members,
-                  [&](const McMember& m) { return !snap.find_port_guid(m.port_guid).valid(); });
+    r.members.erase_if(
+        [&](const McMember& m) { return !snap.find_port_guid(m.port_guid).valid(); });
     if (r.members.size() != before) mark_dirty(r.mlid);
     if (!r.well_known && !r.has_full_member()) deleted.push_back(mgid);
   }

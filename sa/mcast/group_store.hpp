@@ -12,6 +12,7 @@
 #include <map>
 #include <optional>
 #include <set>
+#include <unordered_map>
 #include <vector>
 
 #include "sa/snapshot.hpp"
@@ -33,6 +34,43 @@ struct McMember {
   bool proxy = false;
 };
 
+// A group's members in join order, found by the interface ID of their PortGID (its
+// GUID half, as OpenSM keys members) through an index: a join storm of thousands
+// costs a lookup per join, not a scan of the members. Iteration is read-only; a
+// member's JoinState and proxy flag change through find(), never its PortGID.
+class McMembers {
+ public:
+  using value_type = McMember;
+  using const_iterator = std::vector<McMember>::const_iterator;
+  const_iterator begin() const { return list_.begin(); }
+  const_iterator end() const { return list_.end(); }
+  std::size_t size() const { return list_.size(); }
+  bool empty() const { return list_.empty(); }
+  const McMember& operator[](std::size_t i) const { return list_[i]; }
+
+  // The (first) member whose PortGID has this interface ID, or nullptr.
+  McMember* find(Guid interface_id);
+  const McMember* find(Guid interface_id) const;
+  McMember& push_back(const McMember& m);
+  // Removes the members `pred` selects and rebuilds the index (O(members), as the
+  // erase itself); how many went.
+  template <class Pred>
+  std::size_t erase_if(Pred pred) {
+    const std::size_t n = std::erase_if(list_, pred);
+    if (n != 0) reindex();
+    return n;
+  }
+  void clear() {
+    list_.clear();
+    at_.clear();
+  }
+
+ private:
+  void reindex();
+  std::vector<McMember> list_;
+  std::unordered_map<Guid, std::uint32_t> at_;  // interface ID -> index in list_
+};
+
 struct McGroupRec {
   Gid mgid{};
   Lid mlid = 0;
@@ -47,7 +85,7 @@ struct McGroupRec {
   std::uint8_t tclass = 0;
   std::uint8_t scope = 2;
   bool well_known = false;  // pre-created by the SM: never deleted by a leave
-  std::vector<McMember> members;
+  McMembers members;
 
   // Full or SendOnlyFull members keep a created group alive (IBA 15.2.5.17.2).
   bool has_full_member() const;

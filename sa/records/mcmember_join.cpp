@@ -72,16 +72,9 @@ bool port_holds(const Snapshot& snap, PortRef p, std::uint16_t pkey) {
   return table.empty() || table_has_pkey(table, pkey);
 }
 
-// Linear, but a join storm (every host rejoining the broadcast group) calls it once
-// per member per join: compare the GUID half of each GID as 8 raw bytes (one load),
-// not by rebuilding the GUID from it.
+// Members are the ports by the GUID half of their PortGID (McMembers' index).
 McMember* find_member(McGroupRec& g, Guid guid) {
-  std::array<std::uint8_t, 8> key{};
-  for (std::size_t i = 0; i < 8; ++i)
-    key[i] = static_cast<std::uint8_t>(guid >> (56 - 8 * i));
-  for (McMember& m : g.members)
-    if (std::memcmp(m.port_gid.data() + 8, key.data(), 8) == 0) return &m;
-  return nullptr;
+  return g.members.find(guid);
 }
 
 // o15-0.2.1 (OpenSM validate_modify): a member that joined for itself is changed
@@ -235,8 +228,7 @@ HandlerResult do_join(RequestContext& ctx) {
   const bool had_full = g->has_full_member();
   McMember* m = find_member(*g, gid_guid(r.port_gid));
   if (m == nullptr) {
-    g->members.push_back({r.port_gid, base, r.join_state, proxy});
-    m = &g->members.back();
+    m = &g->members.push_back({r.port_gid, base, r.join_state, proxy});
     store.mark_dirty(g->mlid);
   } else if ((m->join_state | r.join_state) != m->join_state) {
     m->join_state = static_cast<std::uint8_t>(m->join_state | r.join_state);
@@ -277,7 +269,7 @@ HandlerResult do_leave(RequestContext& ctx) {
   if (left != 0)
     m->join_state = left;
   else
-    std::erase_if(g->members, [&](const McMember& o) { return gid_guid(o.port_gid) == guid; });
+    g->members.erase_if([&](const McMember& o) { return gid_guid(o.port_gid) == guid; });
   store.mark_dirty(g->mlid);
   ctx.log->debug("SA: port 0x{:016x} left MLID 0x{:04x} with JoinState 0x{:x} (now 0x{:x})", base,
                  g->mlid, r.join_state, left);

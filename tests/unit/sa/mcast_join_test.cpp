@@ -19,6 +19,7 @@
 #include "sa/inform_store.hpp"
 #include "sa/mcast/join_rules.hpp"
 #include "sa/record_layout.hpp"
+#include "sa/records/record_util.hpp"
 #include "tests/unit/sa/sa_fixture.hpp"
 
 namespace ibsm::sa {
@@ -156,6 +157,53 @@ class Join : public ::testing::Test {
   }
   std::unique_ptr<SaRig> rig;
 };
+
+// ---- the member list ----
+
+// Members are found by the interface ID of their PortGID whatever was added or
+// removed before them: the index follows pushes, removals that shift the list, and a
+// clear; of two members under one interface ID the first is found, as by a scan.
+TEST(McMembers, FoundByInterfaceIdThroughPushesAndRemovals) {
+  auto member = [](Guid id, std::uint8_t state) {
+    McMember m;
+    m.port_gid = make_gid(0xfe80000000000000ull, id);
+    m.port_guid = id;
+    m.join_state = state;
+    return m;
+  };
+  McMembers ms;
+  for (Guid id = 1; id <= 100; ++id)
+    ms.push_back(member(id, 1));
+  ms.push_back(member(50, 2));  // a second member under interface ID 50
+  ASSERT_EQ(ms.size(), 101u);
+  for (Guid id = 1; id <= 100; ++id) {
+    const McMember* m = ms.find(id);
+    ASSERT_NE(m, nullptr) << id;
+    EXPECT_EQ(m->port_guid, id);
+  }
+  EXPECT_EQ(ms.find(50)->join_state, 1);
+  EXPECT_EQ(ms.find(101), nullptr);
+
+  EXPECT_EQ(ms.erase_if([](const McMember& m) { return m.port_guid % 3 == 0; }), 33u);
+  for (Guid id = 1; id <= 100; ++id) {
+    const McMember* m = ms.find(id);
+    if (id % 3 == 0) {
+      EXPECT_EQ(m, nullptr) << id;
+    } else {
+      ASSERT_NE(m, nullptr) << id;
+      EXPECT_EQ(m->port_guid, id);
+    }
+  }
+  EXPECT_EQ(ms.erase_if([](const McMember& m) { return m.port_guid == 50 && m.join_state == 1; }),
+            1u);
+  ASSERT_NE(ms.find(50), nullptr);
+  EXPECT_EQ(ms.find(50)->join_state, 2);
+  McMember& added = ms.push_back(member(300, 4));
+  EXPECT_EQ(ms.find(300), &added);
+  ms.clear();
+  EXPECT_TRUE(ms.empty());
+  EXPECT_EQ(ms.find(1), nullptr);
+}
 
 // ---- the pure rules ----
 

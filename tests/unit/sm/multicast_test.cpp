@@ -116,7 +116,7 @@ class Rig {
   void leave(unsigned n, fake::PortRef m) {
     auto* g = store().find(mgid(n));
     ASSERT_NE(g, nullptr);
-    std::erase_if(g->members, [&](const sa::McMember& x) { return x.port_guid == guid(m); });
+    g->members.erase_if([&](const sa::McMember& x) { return x.port_guid == guid(m); });
     store().mark_dirty(g->mlid);
   }
   std::uint64_t mft_sets() const {
