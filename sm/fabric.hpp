@@ -80,6 +80,12 @@ class Fabric {
 
   Node& node(NodeIndex i) { return nodes_[i]; }
   const Node& node(NodeIndex i) const { return nodes_[i]; }
+  // The node at `i` if it is still the one with GUID `guid`: for SMP callbacks, whose
+  // answer may arrive after a later sweep rebuilt this Fabric (an aborted sweep's
+  // SMPs are answered during the next one's).
+  Node* node_if(NodeIndex i, Guid guid) {
+    return i < nodes_.size() && nodes_[i].guid() == guid ? &nodes_[i] : nullptr;
+  }
   std::size_t size() const { return nodes_.size(); }
   const std::vector<Node>& nodes() const { return nodes_; }
 

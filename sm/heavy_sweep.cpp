@@ -278,8 +278,9 @@ void SubnetManager::program_switches(Fabric& f, SweepReport& report) {
             }
             programmed_top_[guid] = top;
             // The GetResp of a Set carries what the switch now holds (SA SwitchInfoRecord).
-            if (auto held = mad::decode<mad::SwitchInfo>(o.response->data()); held.ok())
-              f.node(idx).switch_info = *held;
+            Node* n = f.node_if(idx, guid);
+            if (auto held = mad::decode<mad::SwitchInfo>(o.response->data()); held.ok() && n)
+              n->switch_info = *held;
           });
     } else {
       programmed_top_[guid] = top;
@@ -302,18 +303,22 @@ void SubnetManager::program_switches(Fabric& f, SweepReport& report) {
                      held.begin() + static_cast<std::ptrdiff_t>(b * mad::LftBlock::kEntries)))
         continue;
       ++lft_blocks_sent_;
-      client_.submit(SmpRequest::set(path, block, static_cast<std::uint32_t>(b)),
-                     [this, &report, guid, b, block](const SmpOutcome& o) {
-                       if (!o.ok()) {
-                         report_failure(log_, report, kErrProgrammingFailed, o, "LFT block");
-                         mkey_hint(o);
-                         return;
-                       }
-                       auto& h = programmed_lft_[guid];
-                       std::copy(
-                           block.ports.begin(), block.ports.end(),
-                           h.begin() + static_cast<std::ptrdiff_t>(b * mad::LftBlock::kEntries));
-                     });
+      client_.submit(
+          SmpRequest::set(path, block, static_cast<std::uint32_t>(b)),
+          [this, &report, guid, b, block](const SmpOutcome& o) {
+            if (!o.ok()) {
+              report_failure(log_, report, kErrProgrammingFailed, o, "LFT block");
+              mkey_hint(o);
+              return;
+            }
+            // Forgotten meanwhile (the switch left or was reset): its
+            // table is unknown again and is sent whole next time.
+            auto h = programmed_lft_.find(guid);
+            if (h == programmed_lft_.end() || h->second.size() < (b + 1) * mad::LftBlock::kEntries)
+              return;
+            std::copy(block.ports.begin(), block.ports.end(),
+                      h->second.begin() + static_cast<std::ptrdiff_t>(b * mad::LftBlock::kEntries));
+          });
     }
   }
 }

@@ -234,7 +234,8 @@ void PartitionManager::read_tables(Fabric& f, mad::SmpClient& client, SweepRepor
       const auto block = static_cast<std::uint16_t>(b);
       const std::uint32_t mod = node.is_switch() ? mad::pkey_attr_mod(block, num) : block;
       client.submit(SmpRequest::get<mad::PKeyBlock>(path, mod),
-                    [this, &f, &report, idx = idx, num = num, block](const SmpOutcome& o) {
+                    [this, &f, &report, idx = idx, num = num, block,
+                     guid = node.guid()](const SmpOutcome& o) {
                       if (!o.ok()) {
                         std::string msg = "P_KeyTable: " + o.request.describe();
                         if (o.failure != nullptr) msg += ": " + o.failure->detail;
@@ -243,7 +244,9 @@ void PartitionManager::read_tables(Fabric& f, mad::SmpClient& client, SweepRepor
                         return;
                       }
                       const auto pb = mad::PKeyBlock::decode_payload(o.response->data());
-                      auto& t = f.node(idx).ports[num].pkeys;
+                      Node* n = f.node_if(idx, guid);
+                      if (n == nullptr || num >= n->ports.size()) return;  // rebuilt since
+                      auto& t = n->ports[num].pkeys;
                       for (std::size_t e = 0; e < mad::PKeyBlock::kEntries; ++e) {
                         const std::size_t at = block * mad::PKeyBlock::kEntries + e;
                         if (at < t.size()) t[at] = pb.pkeys[e];
@@ -298,22 +301,24 @@ void PartitionManager::program(Fabric& f, mad::SmpClient& client, SweepReport& r
       }
       const std::uint32_t mod = node.is_switch() ? mad::pkey_attr_mod(block, num) : block;
       ++sets;
-      client.submit(SmpRequest::set(path, pb, mod),
-                    [this, &f, &report, idx = idx, num = num, block](const SmpOutcome& o) {
-                      if (!o.ok()) {
-                        std::string msg = "P_KeyTable: " + o.request.describe();
-                        if (o.failure != nullptr) msg += ": " + o.failure->detail;
-                        log_->warn("{}: {}", format_error_id(kErrProgrammingFailed), msg);
-                        report.add(kErrProgrammingFailed, std::move(msg));
-                        return;
-                      }
-                      const auto got = mad::PKeyBlock::decode_payload(o.response->data());
-                      auto& t = f.node(idx).ports[num].pkeys;
-                      const std::size_t end = (block + 1u) * mad::PKeyBlock::kEntries;
-                      if (t.size() < end) t.resize(end, 0);
-                      for (std::size_t e = 0; e < mad::PKeyBlock::kEntries; ++e)
-                        t[block * mad::PKeyBlock::kEntries + e] = got.pkeys[e];
-                    });
+      client.submit(SmpRequest::set(path, pb, mod), [this, &f, &report, idx = idx, num = num, block,
+                                                     guid = node.guid()](const SmpOutcome& o) {
+        if (!o.ok()) {
+          std::string msg = "P_KeyTable: " + o.request.describe();
+          if (o.failure != nullptr) msg += ": " + o.failure->detail;
+          log_->warn("{}: {}", format_error_id(kErrProgrammingFailed), msg);
+          report.add(kErrProgrammingFailed, std::move(msg));
+          return;
+        }
+        const auto got = mad::PKeyBlock::decode_payload(o.response->data());
+        Node* n = f.node_if(idx, guid);
+        if (n == nullptr || num >= n->ports.size()) return;  // rebuilt since
+        auto& t = n->ports[num].pkeys;
+        const std::size_t end = (block + 1u) * mad::PKeyBlock::kEntries;
+        if (t.size() < end) t.resize(end, 0);
+        for (std::size_t e = 0; e < mad::PKeyBlock::kEntries; ++e)
+          t[block * mad::PKeyBlock::kEntries + e] = got.pkeys[e];
+      });
     }
   }
   if (sets > 0) log_->info("P_Key tables: {} blocks to set", sets);
