@@ -16,12 +16,6 @@ std::uint16_t be16(std::span<const std::uint8_t> b, std::size_t off) {
 std::uint32_t be24(std::span<const std::uint8_t> b, std::size_t off) {
   return (std::uint32_t{b[off]} << 16) | (std::uint32_t{b[off + 1]} << 8) | b[off + 2];
 }
-Guid guid_of(const Gid& g) {
-  Guid v = 0;
-  for (std::size_t i = 8; i < 16; ++i)
-    v = (v << 8) | g[i];
-  return v;
-}
 bool gid_is_zero(std::span<const std::uint8_t> g) {
   return std::all_of(g.begin(), g.begin() + 16, [](std::uint8_t b) { return b == 0; });
 }
@@ -164,8 +158,9 @@ bool InformStore::unsubscribe(const Subscription& probe) {
 }
 
 std::size_t InformStore::remove_subscriber(Guid port_guid) {
-  const std::size_t n = std::erase_if(
-      subs_, [&](const Subscription& s) { return guid_of(s.subscriber_gid) == port_guid; });
+  const std::size_t n = std::erase_if(subs_, [&](const Subscription& s) {
+    return gid_interface_id(s.subscriber_gid) == port_guid;
+  });
   if (n != 0) dirty_ = true;
   return n;
 }
@@ -190,7 +185,7 @@ std::size_t InformStore::deliver(const NoticeBytes& notice, const Snapshot& snap
   const Gid source_gid = about_sm_subject ? view.details_gid() : view.issuer_gid();
   const bool group_event =
       view.is_generic() && (number == trap::kMgidCreated || number == trap::kMgidDeleted);
-  const PortRef source = source_snap.find_port_guid(guid_of(source_gid));
+  const PortRef source = source_snap.find_port_guid(gid_interface_id(source_gid));
 
   std::size_t sent = 0;
   std::vector<std::size_t> revoke;

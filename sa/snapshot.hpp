@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -24,6 +25,15 @@ using mad::Guid;
 using mad::Lid;
 using mad::PortNum;
 using Gid = std::array<std::uint8_t, 16>;
+
+// The low 64 bits of a GID, its interface ID (IBA 4.1.1): the port GUID for the GIDs the
+// SM assigns, an alias GUID (GUIDInfo) otherwise. Big-endian on the wire.
+inline Guid gid_interface_id(std::span<const std::uint8_t, 16> g) {
+  Guid v = 0;
+  for (std::size_t i = 8; i < 16; ++i)
+    v = (v << 8) | g[i];
+  return v;
+}
 
 inline constexpr std::uint32_t kNone = UINT32_MAX;
 

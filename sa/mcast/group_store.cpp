@@ -4,17 +4,6 @@
 
 namespace ibsm::sa {
 
-namespace {
-
-Guid interface_id(const Gid& g) {
-  Guid v = 0;
-  for (std::size_t i = 8; i < 16; ++i)
-    v = (v << 8) | g[i];
-  return v;
-}
-
-}  // namespace
-
 McMember* McMembers::find(Guid id) {
   auto it = at_.find(id);
   return it == at_.end() ? nullptr : &list_[it->second];
@@ -26,7 +15,7 @@ const McMember* McMembers::find(Guid id) const {
 }
 
 McMember& McMembers::push_back(const McMember& m) {
-  at_.try_emplace(interface_id(m.port_gid), static_cast<std::uint32_t>(list_.size()));
+  at_.try_emplace(gid_interface_id(m.port_gid), static_cast<std::uint32_t>(list_.size()));
   list_.push_back(m);
   return list_.back();
 }
@@ -34,19 +23,13 @@ McMember& McMembers::push_back(const McMember& m) {
 void McMembers::reindex() {
   at_.clear();
   for (std::uint32_t i = 0; i < list_.size(); ++i)
-    at_.try_emplace(interface_id(list_[i].port_gid), i);
+    at_.try_emplace(gid_interface_id(list_[i].port_gid), i);
 }
 
 bool McGroupRec::has_full_member() const {
   return std::any_of(members.begin(), members.end(), [](const McMember& m) {
     return (m.join_state & (join::kFull | join::kSendOnlyFull)) != 0;
   });
-}
-
-const McMember* McGroupRec::member(const Gid& port_gid) const {
-  for (const McMember& m : members)
-    if (m.port_gid == port_gid) return &m;
-  return nullptr;
 }
 
 void McGroupStore::apply_configured(const std::vector<SnapGroup>& configured) {

@@ -89,7 +89,6 @@ struct McGroupRec {
 
   // Full or SendOnlyFull members keep a created group alive (IBA 15.2.5.17.2).
   bool has_full_member() const;
-  const McMember* member(const Gid& port_gid) const;
 };
 
 class McGroupStore {

@@ -31,10 +31,6 @@ std::uint16_t be16(std::span<const std::uint8_t> b, std::size_t off) {
   return static_cast<std::uint16_t>(get_be(b, off, 2));
 }
 
-Guid gid_guid(std::span<const std::uint8_t> gid) {
-  return get_be(gid, 8, 8);
-}
-
 bool is_security_trap(const InformInfoBytes& info) {
   const std::uint16_t t = be16(info, inform_field::kTrapNumber);
   return info[inform_field::kIsGeneric] != 0 && t >= trap::kBadMKey && t <= trap::kBadSwitchPKey;
@@ -53,9 +49,9 @@ Lid highest_lid(const Snapshot& s) {
 // LIDRangeBegin 0xFFFF asks for all sources and is not checked.
 bool may_subscribe(const RequestContext& ctx, const InformInfoBytes& info) {
   const Snapshot& s = ctx.snap;
-  const std::span<const std::uint8_t> gid(info.data() + inform_field::kGid, 16);
+  const std::span<const std::uint8_t, 16> gid(info.data() + inform_field::kGid, 16);
   if (std::any_of(gid.begin(), gid.end(), [](std::uint8_t b) { return b != 0; })) {
-    const PortRef source = s.find_port_guid(gid_guid(gid));
+    const PortRef source = s.find_port_guid(gid_interface_id(gid));
     return source.valid() && ports_share_pkey(s, source, ctx.requester);
   }
   const std::uint16_t begin = be16(info, inform_field::kLidBegin);
@@ -138,7 +134,7 @@ HandlerResult handle_inform_info_record(RequestContext& ctx) {
         !std::equal(s.subscriber_gid.begin(), s.subscriber_gid.end(), query.begin()))
       continue;
     if (ctx.has(kBitEnum) && be16(query, 16) != s.subscriber_enum) continue;
-    const PortRef subscriber = ctx.snap.find_port_guid(gid_guid(s.subscriber_gid));
+    const PortRef subscriber = ctx.snap.find_port_guid(gid_interface_id(s.subscriber_gid));
     if (!subscriber.valid()) continue;  // OpenSM ERR 430D: not listed
     if (!ports_share_pkey(ctx.snap, ctx.requester, subscriber)) continue;
     auto out = r.add();

@@ -35,9 +35,6 @@ constexpr std::uint64_t kDefaultPrefix = 0xfe80000000000000ull;  // IBA 4.1.1 li
 constexpr std::size_t kRecordBytes = 52;
 constexpr unsigned kMgidTries = 1000;  // OpenSM build_new_mgid's bound
 
-Guid gid_guid(const Gid& g) {
-  return get_be(g, 8, 8);
-}
 std::uint64_t gid_prefix(const Gid& g) {
   return get_be(g, 0, 8);
 }
@@ -56,10 +53,10 @@ bool normalize_port_gid(const RequestContext& ctx, McRequest& r) {
 // The end port (or switch port 0) a PortGID names, alias GUIDs included
 // (IBA 15.2.5.18: alias GUIDs are port GUIDs as far as the SA is concerned).
 PortRef port_of_gid(const RequestContext& ctx, const Gid& gid, Guid& base) {
-  base = gid_guid(gid);
+  base = gid_interface_id(gid);
   PortRef p = ctx.snap.find_port_guid(base);
   if (p.valid()) return p;
-  base = ctx.state.aliases.port_of(gid_guid(gid));
+  base = ctx.state.aliases.port_of(gid_interface_id(gid));
   if (base == 0) return {};
   return ctx.snap.find_port_guid(base);
 }
@@ -217,7 +214,8 @@ HandlerResult do_join(RequestContext& ctx) {
   // C15-0.1.x: a port joins only groups of partitions it is in.
   if (!port_holds(ctx.snap, port, g->pkey)) return HandlerResult::error(status::kReqInvalid);
   if (!create) {
-    if (const McMember* m = find_member(*g, gid_guid(r.port_gid)); m && !may_modify(ctx, *g, *m))
+    if (const McMember* m = find_member(*g, gid_interface_id(r.port_gid));
+        m && !may_modify(ctx, *g, *m))
       return HandlerResult::error(status::kReqInvalid);
   }
   if (create) {
@@ -226,7 +224,7 @@ HandlerResult do_join(RequestContext& ctx) {
   }
 
   const bool had_full = g->has_full_member();
-  McMember* m = find_member(*g, gid_guid(r.port_gid));
+  McMember* m = find_member(*g, gid_interface_id(r.port_gid));
   if (m == nullptr) {
     m = &g->members.push_back({r.port_gid, base, r.join_state, proxy});
     store.mark_dirty(g->mlid);
@@ -254,7 +252,7 @@ HandlerResult do_leave(RequestContext& ctx) {
   McGroupRec* g = store.find(r.mgid);
   if (g == nullptr) return HandlerResult::error(status::kReqInvalid);
   // o15-0.1.14: a member, bits it holds, from a port allowed to change it.
-  const Guid guid = gid_guid(r.port_gid);
+  const Guid guid = gid_interface_id(r.port_gid);
   McMember* m = find_member(*g, guid);
   if (m == nullptr || !mcast::leave_bits_valid(m->join_state, r.join_state) ||
       !may_modify(ctx, *g, *m))
@@ -269,7 +267,7 @@ HandlerResult do_leave(RequestContext& ctx) {
   if (left != 0)
     m->join_state = left;
   else
-    g->members.erase_if([&](const McMember& o) { return gid_guid(o.port_gid) == guid; });
+    g->members.erase_if([&](const McMember& o) { return gid_interface_id(o.port_gid) == guid; });
   store.mark_dirty(g->mlid);
   ctx.log->debug("SA: port 0x{:016x} left MLID 0x{:04x} with JoinState 0x{:x} (now 0x{:x})", base,
                  g->mlid, r.join_state, left);

@@ -101,13 +101,6 @@ bool gid_equal(std::span<const std::uint8_t> rec, std::size_t off, const Gid& g)
   return std::equal(g.begin(), g.end(), rec.begin() + static_cast<std::ptrdiff_t>(off));
 }
 
-Guid gid_guid(const Gid& g) {
-  Guid v = 0;
-  for (std::size_t i = 8; i < 16; ++i)
-    v = (v << 8) | g[i];
-  return v;
-}
-
 // The group's own scope/JoinState byte. OpenSM stores the creator's state with
 // the group; every group the SM creates (partitions.conf) is created as a full
 // member, and joins do not exist yet.
@@ -198,7 +191,7 @@ HandlerResult query(RequestContext& ctx) {
   const std::uint8_t want_state = q[kOffScopeState] & state_mask;
   Gid want_port{};
   std::copy_n(q.begin() + kOffPortGid, want_port.size(), want_port.begin());
-  const Guid want_guid = gid_guid(want_port);
+  const Guid want_guid = gid_interface_id(want_port);
 
   // OpenSM walks its groups in MGID order; the store keeps them in that order, and
   // holds the joins made since the last sweep (sa/mcast/group_store.hpp).
@@ -208,7 +201,7 @@ HandlerResult query(RequestContext& ctx) {
     if (ctx.has(kBitPortGid)) {
       // Ports are members by GUID (OpenSM keys members by the PortGID's interface ID).
       const auto m = std::find_if(g.members.begin(), g.members.end(), [&](const auto& mem) {
-        return gid_guid(mem.port_gid) == want_guid;
+        return gid_interface_id(mem.port_gid) == want_guid;
       });
       if (m == g.members.end()) continue;
       const auto state = static_cast<std::uint8_t>(scope | (m->join_state & 0xf));
