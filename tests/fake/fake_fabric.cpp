@@ -910,6 +910,7 @@ Status FakeFabric::send(const mad::OutgoingMad& out) {
   }
   ++stats_.requests;
   ++stats_.by_kind[{method, req.attr_id()}];
+  if (on_request_) on_request_(req);
   if (!mkey_leases_.empty()) expire_mkey_leases();
 
   for (auto it = link_events_.begin(); it != link_events_.end();) {

@@ -32,6 +32,7 @@
 #include <array>
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <random>
@@ -232,6 +233,9 @@ class FakeFabric : public mad::MadTransport {
   void set_loss_rate(double p) { loss_rate_ = p; }
   void lose_request(std::uint64_t n) { lose_nth_.push_back(n); }  // n-th request, 1-based
   void link_down_after(std::uint32_t node, PortNum port, std::uint64_t requests);
+  // Called with every Get/Set the SM sends, before it is answered: a test injects an
+  // event (inject()) at the moment a given request is on the wire.
+  void on_request(std::function<void(const mad::Smp&)> fn) { on_request_ = std::move(fn); }
   void clear_faults();
 
   // Runs another SM on `node`'s `port` (0 on a switch): IsSM in its CapabilityMask.
@@ -310,6 +314,7 @@ class FakeFabric : public mad::MadTransport {
 
   double loss_rate_ = 0;
   std::vector<std::uint64_t> lose_nth_;
+  std::function<void(const mad::Smp&)> on_request_;
   struct LinkEvent {
     std::uint32_t node;
     PortNum port;

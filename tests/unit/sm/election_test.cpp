@@ -466,6 +466,46 @@ TEST(Election, StandbyBecomesMasterOnHandover) {
   ASSERT_TRUE(rig.run_until([&] { return rig.subnet_up(); }));
 }
 
+// A healed split: another master hands the subnet over (HANDOVER while we are MASTER)
+// while our LFT Sets are on the wire. We forget what every switch holds at that moment,
+// so the late answers find no table of ours to update (they once copied into the
+// emptied table: a null memmove, a wild write for later blocks), and the sweep that
+// follows writes every LFT again and leaves every route working.
+TEST(Election, HandoverWhileLftSetsAreOnTheWireIsHarmless) {
+  Rig rig;
+  bring_up_alone(rig);
+  // A power-cycled fabric: the next heavy sweep writes every LFT in full, and the
+  // switches answer slowly enough for the HANDOVER to arrive first.
+  rig.fabric->reset_cold();
+  for (const char* sw : {"a", "b"})
+    rig.fabric->faults(rig.idx(sw)).latency = 20ms;
+  std::uint64_t lft_sets = 0;
+  std::uint64_t lft_sets_after_handover = 0;
+  rig.fabric->on_request([&](const mad::Smp& req) {
+    if (req.method() != Method::kSet || req.attr_id() != AttrId::kLinearForwardingTable) return;
+    if (++lft_sets > 1) {
+      ++lft_sets_after_handover;
+      return;
+    }
+    rig.fabric->inject(sminfo_set(SmState::kMaster, mad::SmControl::kHandover, rig.port_guid("hc")),
+                       5);
+  });
+  rig.sm->request_heavy_sweep(HeavyReason::kTrap);
+  ASSERT_TRUE(rig.run_until([&] { return lft_sets > 0; }));
+  const mad::Smp* answer = nullptr;
+  ASSERT_TRUE(
+      rig.run_until([&] { return (answer = last_sminfo_answer(*rig.fabric)) != nullptr; }, 1s));
+  EXPECT_EQ(answer->status(), 0);  // accepted: stay MASTER, re-program everything
+  ASSERT_TRUE(rig.run_until([&] {
+    // Both switches' tables went out again after the HANDOVER, not only the first one.
+    return rig.sm->state() == SmState::kMaster && rig.subnet_up() && lft_sets_after_handover >= 2 &&
+           rig.fabric->check_routes().empty();
+  }));
+  std::size_t routes = 0;
+  EXPECT_TRUE(rig.fabric->check_routes(&routes).empty());
+  EXPECT_GT(routes, 0u);
+}
+
 TEST(Election, RandomSmInfoSetsFromAnUnknownSenderChangeNothingForAMaster) {
   Rig rig;
   bring_up_alone(rig);
