@@ -29,6 +29,7 @@
 #include "routing/hop_matrix.hpp"
 #include "routing/lid_owners.hpp"
 #include "routing/port_balance.hpp"
+#include "routing/rebalance.hpp"
 #include "routing/topology_check.hpp"
 
 namespace ibsm::routing {
@@ -78,6 +79,7 @@ class Router {
       for (unsigned k = 0; k < (1U << t.lmc); ++k)
         route_lid(t, k, seq);
     }
+    rebalance();
     Routes routes = routes_from_lid_major(by_lid_, hops_.num_switches(), lft_size_);
     routes.warnings = std::move(plan_.warnings);
     routes.warnings.insert(routes.warnings.end(), weight_warnings_.begin(), weight_warnings_.end());
@@ -85,6 +87,21 @@ class Router {
   }
 
  private:
+  // The greedy order cannot foresee later destinations; a local search over the finished
+  // next hops lowers the busiest channel (routing/rebalance.hpp). Not with hop weights:
+  // there "minimal" means least weight, which the search does not know.
+  void rebalance() {
+    if (!weight_.empty()) return;
+    std::vector<RebalanceTarget> targets;
+    for (std::uint32_t seq = 0; seq < plan_.targets.size(); ++seq) {
+      const Target& t = plan_.targets[seq];
+      if (t.traffic != Traffic::kData) continue;
+      for (unsigned k = 0; k < (1U << t.lmc); ++k)
+        targets.push_back({static_cast<Lid>(t.base + k), t.sw, t.base, t.lmc, seq >= plan_.listed});
+    }
+    rebalance_routes(topo_, hops_, sources_, targets, by_lid_);
+  }
+
   // Switches that reach `dst`, farthest first (counting sort; stable in index order), each
   // with its minimal channels towards dst. Every LID delivered by dst shares this, so it
   // is computed once per destination switch rather than once per LID.

@@ -40,8 +40,10 @@
 #include <unordered_map>
 #include <utility>
 
+#include "routing/hop_matrix.hpp"
 #include "routing/lid_owners.hpp"
 #include "routing/port_balance.hpp"
+#include "routing/rebalance.hpp"
 #include "routing/throttled_links.hpp"
 #include "routing/topology_check.hpp"
 
@@ -63,7 +65,8 @@ struct Target {
   PortNum port = 0;
   Lid base = 0;
   std::uint8_t lmc = 0;
-  bool counts = true;  // false: port_prof_ignore_file, its routes load no channel
+  bool counts = true;   // false: port_prof_ignore_file, its routes load no channel
+  bool listed = false;  // guid_routing_order_file: routed first, never rebalanced
 };
 
 class SsspRouter {
@@ -111,6 +114,7 @@ class SsspRouter {
       for (unsigned k = 0; k < (1U << t.lmc); ++k)
         route_lid(t, static_cast<Lid>(t.base + k));
     }
+    rebalance(targets);
     Routes routes = transpose();
     routes.warnings = std::move(balance_.warnings);
     return routes;
@@ -143,10 +147,30 @@ class SsspRouter {
         rank.emplace(balance_.targets[r].base, r);
       const auto first = std::stable_partition(
           out.begin(), out.end(), [&](const Target& t) { return rank.contains(t.base); });
+      for (auto it = out.begin(); it != first; ++it)
+        it->listed = true;
       std::sort(out.begin(), first,
                 [&](const Target& a, const Target& b) { return rank[a.base] < rank[b.base]; });
     }
     return out;
+  }
+
+  // Each Dijkstra sees only the destinations routed before it; a local search over the
+  // finished next hops lowers the busiest channel (routing/rebalance.hpp). It keeps every
+  // path as long as it is: sssp's paths are shortest (the P^2 base weight), so the search
+  // only trades one shortest next hop for another.
+  void rebalance(const std::vector<Target>& targets) {
+    Result<HopMatrix> hops = HopMatrix::compute(topo_);
+    if (!hops) return;
+    // End ports only: the EFI grades traffic between end ports, and management traffic to
+    // switch LIDs should not steer the data paths (as for the sources above).
+    std::vector<RebalanceTarget> moving;
+    for (const Target& t : targets) {
+      if (!t.counts || t.port == 0) continue;
+      for (unsigned k = 0; k < (1U << t.lmc); ++k)
+        moving.push_back({static_cast<Lid>(t.base + k), t.sw, t.base, t.lmc, !t.listed});
+    }
+    rebalance_routes(topo_, *hops, sources_, moving, by_lid_);
   }
 
   // Dijkstra from `dst` over reversed channels: next_[s] is the channel switch s sends
