@@ -207,10 +207,29 @@ std::size_t MulticastManager::program_dirty(Fabric& f, sa::McGroupStore& store,
   return queued;
 }
 
+bool MulticastManager::block_differs(const SwitchTable& t, std::uint32_t b, std::uint32_t p) {
+  const std::size_t slot = std::size_t{b} * t.positions + p;
+  const bool known = slot < t.known.size() && t.known[slot] != 0;
+  const bool wanted = (std::size_t{b} + 1) * kBlockMlids * t.positions <= t.want.size();
+  // A block never written and outside the range in use stays as it is (OpenSM
+  // writes only up to the highest block in use).
+  if (!known && !wanted) return false;
+  const auto flying = t.sending.find(key(b, p));
+  if (!known && flying == t.sending.end()) return true;
+  for (std::uint32_t e = 0; e < kBlockMlids; ++e) {
+    const std::size_t at = (std::size_t{b} * kBlockMlids + e) * t.positions + p;
+    const std::uint16_t w = at < t.want.size() ? t.want[at] : 0;
+    const std::uint16_t h = flying != t.sending.end() ? flying->second[e]
+                            : at < t.held.size()      ? t.held[at]
+                                                      : 0;
+    if (w != h) return true;
+  }
+  return false;
+}
+
 std::size_t MulticastManager::program_blocks(Fabric& f, const std::set<std::uint32_t>* blocks,
                                              const conf::Options& options, mad::SmpClient& client,
                                              SweepReport* report) {
-  std::size_t queued = 0;
   std::size_t last = 0;
   for (const auto& [guid, t] : tables_) {
     if (t.positions == 0) continue;
@@ -225,47 +244,57 @@ std::size_t MulticastManager::program_blocks(Fabric& f, const std::set<std::uint
       order.push_back(b);
   }
   // Striped: block b, position p on every switch before the next one.
+  std::vector<BlockRef> todo;
   for (std::uint32_t b : order) {
     for (std::uint32_t p = 0; p <= mad::MftBlock::kMaxPosition; ++p) {
-      for (auto& [guid, t] : tables_) {
+      for (const auto& [guid, t] : tables_) {
         if (p >= t.positions || t.cap == 0) continue;
         if (std::size_t{b} * kBlockMlids >= t.cap) continue;  // beyond this switch's table
-        const std::size_t slot = std::size_t{b} * t.positions + p;
-        const bool known = slot < t.known.size() && t.known[slot] != 0;
-        const bool wanted = (std::size_t{b} + 1) * kBlockMlids * t.positions <= t.want.size();
-        // A block never written and outside the range in use stays as it is (OpenSM
-        // writes only up to the highest block in use).
-        if (!known && !wanted) continue;
-        // Compared with the Set in flight for this block if there is one (it will
-        // be what the switch holds), else with what the switch confirmed.
-        const auto flying = t.sending.find(key(b, p));
-        bool same = known || flying != t.sending.end();
-        for (std::uint32_t e = 0; same && e < kBlockMlids; ++e) {
-          const std::size_t at = (std::size_t{b} * kBlockMlids + e) * t.positions + p;
-          const std::uint16_t w = at < t.want.size() ? t.want[at] : 0;
-          const std::uint16_t h = flying != t.sending.end() ? flying->second[e]
-                                  : at < t.held.size()      ? t.held[at]
-                                                            : 0;
-          same = w == h;
-        }
-        if (same) continue;
-        send_block(f, guid, t, b, p, client, report);
-        ++queued;
+        if (block_differs(t, b, p)) todo.push_back({guid, b, p});
       }
     }
   }
-  if (options.use_mfttop) {
-    for (auto& [guid, t] : tables_)
-      queued += program_top(f, guid, t, client, report);
+  // What the client queues from a feed at once: below that, a feed saves nothing.
+  constexpr std::size_t kFeedAbove = 512;
+  if (todo.size() <= kFeedAbove) {
+    std::size_t queued = 0;
+    for (const BlockRef& r : todo)
+      queued += send_block(f, r.guid, tables_[r.guid], r.block, r.position, client, report) ? 1 : 0;
+    if (options.use_mfttop) {
+      for (auto& [guid, t] : tables_)
+        queued += program_top(f, guid, t, client, report);
+    }
+    return queued;
   }
-  return queued;
+  // The tops go last, as above: a switch's MulticastFDBTop covers blocks it already holds.
+  const std::size_t count = todo.size();
+  fed_ += count;
+  client.submit_feed([this, &f, report, todo = std::move(todo), next = std::size_t{0},
+                      tops = options.use_mfttop](mad::SmpClient& cl) mutable {
+    while (next < todo.size()) {
+      const BlockRef r = todo[next++];
+      --fed_;
+      auto it = tables_.find(r.guid);
+      // Forgotten meanwhile (gone, reset, a new master): the next pass decides.
+      if (it == tables_.end() || r.position >= it->second.positions) continue;
+      if (!block_differs(it->second, r.block, r.position)) continue;  // sent by a later pass
+      // The client drops a feed that returns true without submitting: only then.
+      if (send_block(f, r.guid, it->second, r.block, r.position, cl, report)) return true;
+    }
+    if (tops) {
+      for (auto& [guid, t] : tables_)
+        program_top(f, guid, t, cl, report);
+    }
+    return false;
+  });
+  return count;
 }
 
-void MulticastManager::send_block(Fabric& f, Guid guid, SwitchTable& t, std::uint32_t block,
+bool MulticastManager::send_block(Fabric& f, Guid guid, SwitchTable& t, std::uint32_t block,
                                   std::uint32_t position, mad::SmpClient& client,
                                   SweepReport* report) {
   const NodeIndex idx = f.find(guid);
-  if (idx == kNoNode) return;
+  if (idx == kNoNode) return false;
   mad::MftBlock blk;
   for (std::uint32_t e = 0; e < kBlockMlids; ++e) {
     const std::size_t at = (std::size_t{block} * kBlockMlids + e) * t.positions + position;
@@ -321,6 +350,7 @@ void MulticastManager::send_block(Fabric& f, Guid guid, SwitchTable& t, std::uin
                      format_error_id(kErrProgrammingFailed), guid, block, position);
         }
       });
+  return true;
 }
 
 std::size_t MulticastManager::program_top(Fabric& f, Guid guid, SwitchTable& t,
