@@ -40,6 +40,7 @@ namespace ibsm::routing {
 namespace {
 
 inline constexpr std::uint32_t kNone = UINT32_MAX;
+inline constexpr std::uint16_t kNoHop = UINT16_MAX;
 
 class Rebalancer {
  public:
@@ -78,8 +79,11 @@ class Rebalancer {
     compute_loads(false);
     stats.max_before = stats.max_after = max_load();
     stats.lower_bound = lower_bound();
-    // Flows are kept in 16 bits: there are at most 48K unicast LIDs, hence sources.
-    if (stats.max_before <= stats.lower_bound || total_sources > UINT16_MAX || ch_.size() == 0)
+    // Flows and next-hop channels are kept in 16 bits (4 bytes per movable entry, 75 MB for
+    // 11664 LIDs x 1620 switches): there are at most 48K unicast LIDs, hence sources, and a
+    // fabric with more than 32K inter-switch links is left as routed.
+    if (stats.max_before <= stats.lower_bound || total_sources > UINT16_MAX || ch_.size() == 0 ||
+        ch_.size() >= kNoHop)
       return stats;
     compute_loads(true);
     // About 4 path steps per (switch, LID) entry: measured 2026-11-26, the search takes
@@ -114,9 +118,10 @@ class Rebalancer {
   // Next-hop channel of every switch towards movable target t.
   // Switch-major, so that relieve() finds the targets a switch sends over a channel in one
   // contiguous scan; a path walk touches one entry per switch either way.
-  std::uint32_t& hop(std::uint32_t t, std::uint32_t s) {
+  std::uint16_t& hop_entry(std::uint32_t t, std::uint32_t s) {
     return next_hops_[std::size_t{s} * slots_ + slot_[t]];
   }
+  std::uint32_t hop(std::uint32_t t, std::uint32_t s) { return hop_entry(t, s); }
 
   std::uint64_t max_load() const {
     std::uint64_t m = 0;
@@ -161,7 +166,7 @@ class Rebalancer {
       for (const RebalanceTarget& t : targets_)
         slots_ += t.movable ? 1 : 0;
       flows_.assign(std::size_t{slots_} * n_, 0);
-      next_hops_.assign(flows_.size(), kNone);
+      next_hops_.assign(flows_.size(), kNoHop);
       slot_of_.clear();
     }
     std::vector<std::uint64_t> scratch(n_, 0);
@@ -191,7 +196,7 @@ class Rebalancer {
       slot_of_.push_back(t);
       for (std::uint32_t s : order_) {
         flow(t, s) = static_cast<std::uint16_t>(scratch[s]);
-        hop(t, s) = next(t, s);
+        hop_entry(t, s) = static_cast<std::uint16_t>(next(t, s));
       }
       flow(t, dst) = static_cast<std::uint16_t>(scratch[dst]);
     }
@@ -328,7 +333,7 @@ class Rebalancer {
         flow(m.target, ch_.to(new_path_[i])) += static_cast<std::uint16_t>(f);
       }
     }
-    hop(m.target, m.sw) = m.alt;
+    hop_entry(m.target, m.sw) = static_cast<std::uint16_t>(m.alt);
     by_lid_[std::size_t{targets_[m.target].lid} * n_ + m.sw] = ch_.port(m.alt);
     ++moves_;
   }
@@ -344,7 +349,7 @@ class Rebalancer {
     const std::uint64_t limit = load_[hot];
     const std::uint32_t u = ch_.from(hot);
     level_.clear();
-    const std::uint32_t* row = &next_hops_[std::size_t{u} * slots_];
+    const std::uint16_t* row = &next_hops_[std::size_t{u} * slots_];
     for (std::uint32_t i = 0; i < slot_of_.size(); ++i)
       if (row[i] == hot && flow(slot_of_[i], u) > 0) level_.push_back({slot_of_[i], u});
     budget_ -= std::min<std::uint64_t>(budget_, slot_of_.size() / 16);
@@ -416,7 +421,7 @@ class Rebalancer {
   std::vector<std::uint32_t> slot_of_;        // per slot: the target
   std::uint32_t slots_ = 0;                   // movable targets
   std::vector<std::uint16_t> flows_;          // [switch * slots_ + slot]
-  std::vector<std::uint32_t> next_hops_;      // [switch * slots_ + slot]: channel, kNone at dst
+  std::vector<std::uint16_t> next_hops_;      // [switch * slots_ + slot]: channel, kNoHop at dst
   struct Entry {                              // a switch whose entry for `target` may move
     std::uint32_t target, sw;
   };
