@@ -85,7 +85,7 @@
   X(kRouting, max_reverse_hops, std::uint16_t, 0, dec(), kRestart, kYes, cli_arg('H', "max_reverse_hops"), "ftree: reverse hops allowed for I/O nodes") \
   X(kRouting, ids_guid_file, std::string, "", text(), kRestart, kYes, cli_arg('m', "ids_guid_file"), "updn: GUID-to-id map used instead of GUIDs") \
   X(kRouting, guid_routing_order_file, std::string, "", text(), kRestart, kYes, cli_arg('X', "guid_routing_order_file"), "Order in which port GUIDs are routed (minhop, updn)") \
-  X(kRouting, do_mesh_analysis, bool, false, flag(), kHup, kNo, cli_set(0, "do_mesh_analysis"), "lash: analyse mesh topology first") \
+  X(kRouting, do_mesh_analysis, bool, false, flag(), kHup, kYes, cli_set(0, "do_mesh_analysis"), "lash: route a mesh or torus dimension by dimension (dimensions found from the links)") \
   X(kRouting, lash_start_vl, std::uint8_t, 0, dec(0, 15), kHup, kYes, cli_arg(0, "lash_start_vl"), "lash: the first SL (= VL) it hands out; its layers use SLs from here up to the VLs every port runs") \
   X(kRouting, nue_max_num_vls, std::uint8_t, 1, dec(), kHup, kYes, cli_arg(0, "nue_max_num_vls"), "nue: virtual layers (SLs = VLs) it may use, at most the VLs every port runs; 0 = all of those; 1 = no SLs needed") \
   X(kRouting, nue_include_switches, bool, false, flag(), kRestart, kYes, no_cli(), "nue: keep paths from and to switches free of credit loops too; ibsm always does (TRUE), FALSE changes nothing") \

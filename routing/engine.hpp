@@ -128,6 +128,8 @@ struct EngineConfig {
   unsigned max_vls = 8;
   // lash_start_vl: the first SL (= VL) lash hands out; lash uses SLs from here to max_vls - 1.
   unsigned lash_start_vl = 0;
+  // do_mesh_analysis: lash tries dimension-ordered paths on a mesh or torus first.
+  bool do_mesh_analysis = false;
   // nue_max_num_vls: the virtual layers nue may use, at most max_vls; 0 = max_vls.
   unsigned nue_max_vls = 1;
   // nue_include_switches: traffic that switches themselves send (port 0 as a source) is

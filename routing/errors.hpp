@@ -43,6 +43,7 @@ inline constexpr ErrorId kErrPortOrderIgnored{3037};
 inline constexpr ErrorId kErrThrottledLinksAvoided{3038};
 inline constexpr ErrorId kErrThrottledLinksKept{3039};
 inline constexpr ErrorId kErrLashVlsExhausted{3070};
+inline constexpr ErrorId kErrNotAMesh{3071};
 
 inline constexpr ErrorInfo kRoutingErrors[] = {
     {kErrTopologyInvalid, "Routing input is inconsistent",
@@ -95,6 +96,15 @@ inline constexpr ErrorInfo kRoutingErrors[] = {
      "Lower lash_start_vl, raise the VLs the ports run if the hardware has more, or use an "
      "engine that needs fewer VLs here (nue works with any number, down to 1; torus-2QoS on "
      "tori)."},
+    {kErrNotAMesh, "Mesh analysis found no mesh or torus",
+     "do_mesh_analysis TRUE asks lash to route a mesh or torus dimension by dimension, which "
+     "needs far fewer virtual layers than arbitrary shortest paths. The analysis finds the "
+     "dimensions from the links alone (two neighbours of a switch lie in different dimensions "
+     "exactly when they span a square); the switch named breaks that rule: a triangle, more "
+     "than two neighbours along one dimension (trees, dragonflies, random fabrics), or a "
+     "torus with a missing link or switch. lash then uses its usual shortest paths.",
+     "Nothing, if the fabric is not a mesh or torus. On a damaged torus, torus-2QoS (with "
+     "torus_config) routes around failures."},
     {kErrDfssspVlsExhausted, "Deadlock-free routing needs more virtual lanes than available",
      "dfsssp spreads its shortest paths over virtual layers, one VL each, so that no layer's "
      "channel dependency graph has a cycle (Domke et al., IPDPS 2011). The last layer the "

@@ -69,6 +69,7 @@ EngineSettings make_engine_settings(const conf::Options& options,
   routing::EngineConfig& c = out.config;
   c.max_vls = max_vls;
   c.lash_start_vl = options.lash_start_vl;
+  c.do_mesh_analysis = options.do_mesh_analysis;
   c.nue_max_vls =
       options.nue_max_num_vls == 0 ? max_vls : std::min<unsigned>(options.nue_max_num_vls, max_vls);
   c.nue_include_switches = options.nue_include_switches;

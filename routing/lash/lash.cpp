@@ -2,15 +2,20 @@
 #include "routing/lash/lash.hpp"
 
 #include <algorithm>
+#include <functional>
+#include <optional>
 #include <string>
 #include <utility>
 
 #include "routing/channel_index.hpp"
 #include "routing/errors.hpp"
 #include "routing/incremental_dag.hpp"
+#include "routing/lash/mesh_layers.hpp"
 #include "routing/lid_owners.hpp"
+#include "routing/mesh_analysis.hpp"
 #include "routing/minhop.hpp"
 #include "routing/sssp.hpp"
+#include "routing/torus/dor.hpp"
 
 namespace ibsm::routing {
 namespace {
@@ -110,21 +115,59 @@ class LashEngine final : public Engine {
                       " leaves no VL: the fabric's ports run " + std::to_string(vls) + " data VLs");
     // sssp's globally balanced shortest paths load the busiest channel least; their
     // variety can need more layers than min-hop's, which are tried when they do not fit
-    // (docs/routing.md, lash and nue).
-    EngineConfig paths = config_;
-    paths.avoid_throttled_links = false;  // a key of sssp, dfsssp and nue only, as OpenSM
-    Result<Routes> routes = route_sssp(topo, paths);
-    if (!routes) return routes;
-    Result<PathSls> sls =
-        assign_lash_layers(topo, *routes, config_.lash_start_vl, vls - config_.lash_start_vl);
-    if (!sls) {
-      routes = make_minhop_engine(config_)->route(topo);
+    // (docs/routing.md, lash and nue). On a mesh or torus dimension-ordered paths
+    // (routing/mesh_analysis.hpp) fit in the fewest layers: tried first with
+    // do_mesh_analysis, else last, where OpenSM's lash gives up.
+    const unsigned layers = vls - config_.lash_start_vl;
+    auto layered = [&](Result<Routes> routes) -> Result<Routes> {
       if (!routes) return routes;
-      sls = assign_lash_layers(topo, *routes, config_.lash_start_vl, vls - config_.lash_start_vl);
+      Result<PathSls> sls = assign_lash_layers(topo, *routes, config_.lash_start_vl, layers);
       if (!sls) return fail(sls.error());
+      routes->path_sl = std::move(*sls);
+      return routes;
+    };
+    auto mesh_paths = [&]() -> Result<Routes> {
+      auto shape = analyse_mesh(topo);
+      if (!shape) return fail(shape.error());
+      if (shape->has_coordinates()) {
+        auto routes = route_mesh_by_datelines(topo, *shape, config_.lash_start_vl, layers);
+        if (routes) return routes;
+      }
+      return layered(route_dor(topo, shape->port_order));
+    };
+    auto shortest_paths = [&]() -> Result<Routes> {
+      EngineConfig paths = config_;
+      paths.avoid_throttled_links = false;  // a key of sssp, dfsssp and nue only, as OpenSM
+      return layered(route_sssp(topo, paths));
+    };
+    auto min_hop_paths = [&]() { return layered(make_minhop_engine(config_)->route(topo)); };
+    struct Source {
+      std::function<Result<Routes>()> routes;
+      bool mesh = false;
+    };
+    std::vector<Source> sources = {{shortest_paths}, {min_hop_paths}};
+    if (config_.do_mesh_analysis)
+      sources.insert(sources.begin(), {mesh_paths, true});
+    else
+      sources.push_back({mesh_paths, true});
+    std::vector<Error> notes;
+    std::optional<Error> refused;  // min-hop's: the error reported when nothing fits
+    for (const Source& source : sources) {
+      Result<Routes> routes = source.routes();
+      if (routes) {
+        routes->warnings.insert(routes->warnings.begin(), notes.begin(), notes.end());
+        return routes;
+      }
+      if (source.mesh) {
+        // No mesh: noted where the analysis was asked for; lash goes on without it.
+        if (config_.do_mesh_analysis && routes.error().id == kErrNotAMesh)
+          notes.push_back(routes.error());
+        continue;
+      }
+      if (routes.error().id != kErrLashVlsExhausted) return routes;
+      refused = routes.error();
     }
-    routes->path_sl = std::move(*sls);
-    return routes;
+    return fail(refused ? *refused : Error{kErrLashVlsExhausted, "lash: no paths to layer"});
   }
 
  private:

@@ -11,7 +11,9 @@
 //
 // Better than OpenSM's: the shortest paths are sssp's globally balanced tables
 // (routing/sssp.hpp, weights updated per routed destination), or min-hop's where those
-// need more layers than the VLs allow, rather than the first shortest path found, every LID is
+// need more layers than the VLs allow, or dimension-ordered paths on a mesh or torus
+// (do_mesh_analysis: first; otherwise when nothing else fits, where OpenSM's lash refuses
+// a 6x6x6 torus), rather than the first shortest path found, every LID is
 // routed (LMC > 0 included), layers are filled with an incremental topological order
 // (routing/incremental_dag.hpp) instead of a cycle search per insertion, and the spare
 // VLs are used by splitting the fullest layers, which any subset of an acyclic layer

@@ -38,17 +38,28 @@ Delivery delivery_of(const Topology& topo, const LidOwner& o) {
 
 Result<Routes> DorEngine::route(const Topology& topo) {
   if (Status st = validate_topology(topo); !st) return fail(st.error());
-  Routes routes;
-  std::vector<std::vector<PortNum>> orders;
-  {
-    std::vector<torus::PortOrderLine> lines;
-    if (order_file_.configured()) {
-      auto parsed = torus::parse_port_order(order_file_);
-      if (!parsed.ok()) return fail(parsed.error());
-      lines = std::move(parsed).value();
-    }
-    orders = torus::port_orders(topo, lines, order_file_.path, routes.warnings);
+  std::vector<Error> warnings;
+  std::vector<torus::PortOrderLine> lines;
+  if (order_file_.configured()) {
+    auto parsed = torus::parse_port_order(order_file_);
+    if (!parsed.ok()) return fail(parsed.error());
+    lines = std::move(parsed).value();
   }
+  const auto orders = torus::port_orders(topo, lines, order_file_.path, warnings);
+  auto routes = route_dor(topo, orders);
+  if (routes.ok())
+    routes->warnings.insert(routes->warnings.begin(), warnings.begin(), warnings.end());
+  return routes;
+}
+
+}  // namespace
+
+Result<Routes> route_dor(const Topology& topo, const std::vector<std::vector<PortNum>>& orders) {
+  if (Status st = validate_topology(topo); !st) return fail(st.error());
+  if (orders.size() != topo.switches.size())
+    return fail(kErrTopologyInvalid, "dor: a port search order for each of the " +
+                                         std::to_string(topo.switches.size()) + " switches needed");
+  Routes routes;
   auto hm = HopMatrix::compute(topo);
   if (!hm.ok()) return fail(hm.error());
   const HopMatrix& hops = *hm;
@@ -96,8 +107,6 @@ Result<Routes> DorEngine::route(const Topology& topo) {
   }
   return routes;
 }
-
-}  // namespace
 
 std::unique_ptr<Engine> make_dor_engine(const EngineConfig& config) {
   return std::make_unique<DorEngine>(config);

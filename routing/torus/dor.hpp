@@ -12,11 +12,16 @@
 #pragma once
 
 #include <memory>
+#include <vector>
 
 #include "routing/engine.hpp"
 
 namespace ibsm::routing {
 
 std::unique_ptr<Engine> make_dor_engine(const EngineConfig& config);
+
+// dor's routes under given search orders: orders[s] lists switch s's ports 1..num_ports
+// (port_search_ordering_file's, or a mesh analysis's, routing/mesh_analysis.hpp).
+Result<Routes> route_dor(const Topology& topo, const std::vector<std::vector<PortNum>>& orders);
 
 }  // namespace ibsm::routing

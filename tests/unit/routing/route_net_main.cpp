@@ -105,7 +105,8 @@ int main(int argc, char** argv) {
   }
   if (argc < 2) {
     std::cerr << "usage: routing_route_net <file.net> [engine] [--lmc N] [--root GUID]... "
-                 "[--max-vls N] [--nue-vls N] [--lash-start-vl N] [--dump FILE] [--load-lfts FILE "
+                 "[--max-vls N] [--nue-vls N] [--lash-start-vl N] [--mesh-analysis] [--dump FILE] "
+                 "[--load-lfts FILE "
                  "[--guid2lid FILE]] "
                  "[--patterns R] [--seed S] [--shifts K] [--torus-config FILE]\n       "
                  "routing_route_net --list-engines\n";
@@ -131,6 +132,8 @@ int main(int argc, char** argv) {
       config.nue_max_vls = static_cast<unsigned>(std::atoi(argv[++i]));
     } else if (a == "--lash-start-vl" && has_value) {
       config.lash_start_vl = static_cast<unsigned>(std::atoi(argv[++i]));
+    } else if (a == "--mesh-analysis") {
+      config.do_mesh_analysis = true;
     } else if (a == "--dump" && has_value) {
       dump = argv[++i];
     } else if (a == "--load-lfts" && has_value) {

@@ -278,6 +278,20 @@ TEST(LayeredEnginesSm, LashOnARing) {
   }
 }
 
+// -R lash with do_mesh_analysis on a 5x5 torus: dimension-ordered paths, one layer per
+// combination of datelines crossed (4), programmed and handed out as with any lash.
+TEST(LayeredEnginesSm, LashWithMeshAnalysisOnATorus) {
+  Rig rig(testsupport::torus({5, 5, 1}, 1, {true, true, false}), 5, "lash",
+          [](conf::Options& o) { o.do_mesh_analysis = true; });
+  ASSERT_TRUE(rig.sweep().subnet_up);
+  EXPECT_NE(rig.report().find("lash"), std::string::npos) << rig.report();
+  const routing::PathSls* sls = rig.sm->path_sls();
+  ASSERT_NE(sls, nullptr);
+  EXPECT_EQ(sls->layers, 4u);
+  expect_identity_programmed(rig);
+  EXPECT_EQ(expect_path_sls(rig), 3u);
+}
+
 // -R nue with the default nue_max_num_vls 1: the ring is routed free of credit loops on
 // one VL (with detours), so no SLs and no SL2VL programming are needed at all.
 TEST(LayeredEnginesSm, NueOnOneVlNeedsNoSls) {
