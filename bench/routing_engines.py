@@ -20,7 +20,7 @@ and the 1-VL channel-dependency check.  One table per fabric with ours/OpenSM ra
                            [--route-net PATH] [--workdir DIR] [--json FILE] [--patterns R]
 
 Rows named in VARIANTS run an engine with settings (nue8: nue on 8 VLs, OpenSM with -Q and
-nue_max_num_vls 8). OpenSM's dump carries no SLs, so its SL-layered rows (dfsssp, lash, nue8,
+nue_max_num_vls 8; lash-mesh: lash with do_mesh_analysis TRUE). OpenSM's dump carries no SLs, so its SL-layered rows (dfsssp, lash, nue8,
 torus-2QoS) get no CDG verdict; ibsm's are checked per VL with the engine's SLs.
 
 Results of each (fabric, engine, SM) are cached as JSON under --workdir so an interrupted
@@ -50,15 +50,16 @@ GEN = ROOT / "fabrics" / "gen_fabric.py"
 
 TREE_ENGINES = ["minhop", "updn", "dfsssp", "ftree"]
 LAYERED = ["lash", "nue", "nue8"]
-TORUS_ENGINES = ["minhop", "updn", "dfsssp", "dor", "torus-2QoS", *LAYERED]
+TORUS_ENGINES = ["minhop", "updn", "dfsssp", "dor", "torus-2QoS", *LAYERED, "lash-mesh"]
 IRREGULAR_ENGINES = ["minhop", "updn", "dfsssp", *LAYERED]
 # A table row that runs an engine with settings: row name -> (engine, routing_route_net
 # arguments for ibsm, opensm.conf lines and flags for OpenSM). Both SMs' nue default to
 # one VL (nue_max_num_vls 1); "nue8" lets both use 8 (OpenSM needs -Q for the SL2VL).
 # Engines whose deadlock freedom rests on SLs (virtual layers or datelines).
-SL_ENGINES = {"dfsssp", "lash", "nue8", "torus-2QoS"}
+SL_ENGINES = {"dfsssp", "lash", "lash-mesh", "nue8", "torus-2QoS"}
 VARIANTS = {
     "nue8": ("nue", ["--nue-vls", "8"], "nue_max_num_vls 8\n", ["-Q"]),
+    "lash-mesh": ("lash", ["--mesh-analysis"], "do_mesh_analysis TRUE\n", []),
 }
 # name: (net file in TOPOS, or gen_fabric.py arguments), engines
 FABRICS = {
