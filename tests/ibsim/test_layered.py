@@ -6,7 +6,9 @@ finds such loops), so both engines must do something:
 
 * lash puts switch pairs on 2 SLs, which the switches must map to distinct VLs;
 * nue with one VL takes detours instead: no SLs at all, the LFTs alone are loop free;
-* nue with 4 layers hands out an SL per destination.
+* nue with 4 layers hands out an SL per destination;
+* lash with do_mesh_analysis on a 5x5 torus: dimension-ordered paths on the SLs of the
+  datelines they cross.
 OpenSM runs with -Q where the engine needs SL2VL tables (its SL2VL programming needs QoS).
 """
 
@@ -25,6 +27,7 @@ from test_torus import dependencies, describe, find_cycle, path_sls, read_routes
 UP_TIMEOUT = float(os.environ.get("IBSIM_UP_TIMEOUT", "60"))
 
 FABRICS.setdefault("ring-5", (lambda: gen_fabric.torus([5], wrap=True, hosts=2), None, None))
+FABRICS.setdefault("torus-5x5", (lambda: gen_fabric.torus([5, 5], wrap=True, hosts=1), None, None))
 
 # engine id -> (SM arguments, OpenSM's extra arguments, whether paths carry SLs)
 ENGINES = {
@@ -37,7 +40,16 @@ ENGINES = {
 @pytest.mark.parametrize("fabric", ["ring-5"], indirect=True)
 @pytest.mark.parametrize("engine", sorted(ENGINES))
 def test_layered_engine_is_credit_loop_free(engine, fabric, sm, sims, sm_procs, workdir):
-    args, opensm_extra, with_sls = ENGINES[engine]
+    check_layered(*ENGINES[engine], fabric, sm, sims, sm_procs, workdir)
+
+
+@pytest.mark.parametrize("fabric", ["torus-5x5"], indirect=True)
+def test_lash_with_mesh_analysis_on_a_torus(fabric, sm, sims, sm_procs, workdir):
+    check_layered(["-R", "lash", "--do_mesh_analysis"], ["-Q"], True, fabric, sm, sims, sm_procs,
+                  workdir)
+
+
+def check_layered(args, opensm_extra, with_sls, fabric, sm, sims, sm_procs, workdir):
     sim = sims(fabric)
     extra = args + (opensm_extra if sm.name == "opensm" else [])
     proc = SMProcess(sm, sim, fabric.sm_node, workdir / "sm", once=False, extra=extra)
