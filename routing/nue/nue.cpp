@@ -2,9 +2,9 @@
 #include "routing/nue/nue.hpp"
 
 #include <algorithm>
+#include <functional>
 #include <limits>
 #include <numeric>
-#include <queue>
 #include <utility>
 
 #include "routing/channel_index.hpp"
@@ -137,7 +137,8 @@ class NueEngine final : public Engine {
   EngineConfig config_;
 };
 
-// Per-destination routing state shared across destinations.
+// Per-destination routing state shared across destinations; the per-destination
+// buffers are kept too (a 5832-host tree routes 6804 destinations).
 class Router {
  public:
   Router(const Topology& topo, const SwitchGraph& g) : g_(g) {
@@ -147,12 +148,19 @@ class Router {
     std::uint64_t p = std::max<std::uint64_t>(1, topo.end_ports.size());
     base_ = p * p;  // as sssp: paths stay shortest until loads say otherwise
     load_.assign(g.ch.size(), 0);
+    for (std::uint32_t u = 0; u < g.size(); ++u) {
+      in_first_.push_back(static_cast<std::uint32_t>(in_.size()));
+      for (std::uint32_t c : g.in[u])
+        in_.push_back({c, g.ch.from(c)});
+    }
+    in_first_.push_back(static_cast<std::uint32_t>(in_.size()));
     component_.assign(g.size(), UINT32_MAX);
+    component_size_.assign(g.size(), 0);
     for (std::uint32_t s = 0; s < g.size(); ++s) {
       if (component_[s] != UINT32_MAX) continue;
       const auto dist = g.bfs(s);
       for (std::uint32_t v = 0; v < g.size(); ++v)
-        if (dist[v] != UINT32_MAX) component_[v] = s;
+        if (dist[v] != UINT32_MAX) component_[v] = s, ++component_size_[s];
     }
   }
 
@@ -160,61 +168,67 @@ class Router {
   // inside `dag`; false on an impasse (the dag is then as before).
   bool dijkstra(std::uint32_t d, IncrementalDag& dag, std::vector<std::uint32_t>& out) {
     const std::uint32_t n = g_.size();
-    std::vector<std::uint64_t> dist(n, kInf);
-    std::vector<bool> settled(n, false);
-    std::vector<std::uint32_t> cand(n, kNone);
+    dist_.assign(n, kInf);
+    settled_.assign(n, 0);
+    cand_.assign(n, kNone);
+    heap_pos_.assign(n, 0);
     out.assign(n, kNone);
     added_.clear();
-    using Item = std::pair<std::uint64_t, std::uint32_t>;
-    std::priority_queue<Item, std::vector<Item>, std::greater<>> heap;
-    dist[d] = 0;
-    heap.emplace(0, d);
+    heap_.clear();
+    dist_[d] = 0;
+    heap_push(d);
     std::uint32_t reached = 0;
-    while (!heap.empty()) {
-      const auto [du, u] = heap.top();
-      heap.pop();
-      if (settled[u] || du != dist[u]) continue;
-      if (u != d && !take_turn(cand[u], out, dag)) {
+    while (!heap_.empty()) {
+      const std::uint32_t u = heap_pop();
+      if (u != d && !take_turn(cand_[u], out, dag)) {
         // The turn chosen when u was reached closes a cycle now: the cheapest settled
         // neighbour whose turn still fits, or wait for another neighbour to settle.
         std::uint64_t best = kInf;
         std::uint32_t best_c = kNone;
         for (std::uint32_t c : g_.ch.out(u)) {
           const std::uint32_t w = g_.ch.to(c);
-          if (!settled[w] || dist[w] + weight(c) >= best) continue;
+          if (!settled_[w] || dist_[w] + weight(c) >= best) continue;
           if (w == d || dag.can_add(c, out[w])) {
-            best = dist[w] + weight(c);
+            best = dist_[w] + weight(c);
             best_c = c;
           }
         }
         if (best_c == kNone || !take_turn(best_c, out, dag)) {
-          dist[u] = kInf;
+          dist_[u] = kInf;
           continue;
         }
-        dist[u] = best;
-        cand[u] = best_c;
+        dist_[u] = best;
+        cand_[u] = best_c;
       }
-      settled[u] = true;
+      settled_[u] = 1;
       ++reached;
-      if (u != d) out[u] = cand[u];
-      for (std::uint32_t c : g_.in[u]) {  // c: v -> u
-        const std::uint32_t v = g_.ch.from(c);
+      if (u != d) out[u] = cand_[u];
+      const std::uint64_t dist_u = dist_[u];
+      const std::uint32_t out_u = out[u];
+      // Raw pointers: the calls into the dag below would make the compiler reload every
+      // vector's data for every channel (no vector here changes size meanwhile).
+      const std::uint8_t* settled = settled_.data();
+      std::uint64_t* dist = dist_.data();
+      const std::uint64_t* load = load_.data();
+      for (std::uint32_t i = in_first_[u], e = in_first_[u + 1]; i < e; ++i) {
+        const std::uint32_t c = in_[i].channel, v = in_[i].from;  // c: v -> u
         if (settled[v]) continue;
-        const std::uint64_t nd = dist[u] + weight(c);
+        const std::uint64_t nd = dist_u + base_ + load[c];
         if (nd >= dist[v]) continue;
         // A candidate only: a turn against the layer's current order gets a short look
         // (most of those searches would be repeated for every neighbour), and the
         // turn is checked for real when v settles.
-        if (u != d && !dag.can_add(c, out[u], kCandidateSearch)) continue;
+        if (u != d && !dag.can_add(c, out_u, kCandidateSearch)) continue;
+        const bool queued = dist[v] != kInf;
         dist[v] = nd;
-        cand[v] = c;
-        heap.emplace(nd, v);
+        cand_[v] = c;
+        if (queued)
+          heap_up(heap_pos_[v]);
+        else
+          heap_push(v);
       }
     }
-    std::uint32_t component = 0;
-    for (std::uint32_t v = 0; v < n; ++v)
-      component += component_[v] == component_[d];
-    if (reached == component) return true;
+    if (reached == component_size_[component_[d]]) return true;
     for (const auto& [a, b] : added_)  // impasse: take this destination's turns back
       dag.remove(a, b);
     return false;
@@ -223,25 +237,78 @@ class Router {
   // Channels gain the end ports whose route to d now crosses them.
   void add_load(std::uint32_t d, const std::vector<std::uint32_t>& out) {
     const std::uint32_t n = g_.size();
-    std::vector<std::vector<std::uint32_t>> children(n);
+    // The tree as child lists (first_child_/next_child_), walked breadth first from d;
+    // children before their parents in reverse.
+    first_child_.assign(n, kNone);
+    next_child_.assign(n, kNone);
     for (std::uint32_t v = 0; v < n; ++v)
-      if (out[v] != kNone) children[g_.ch.to(out[v])].push_back(v);
-    std::vector<std::uint32_t> order{d};
-    for (std::size_t i = 0; i < order.size(); ++i)
-      for (std::uint32_t c : children[order[i]])
-        order.push_back(c);
-    std::vector<std::uint64_t> below(n, 0);
-    for (auto it = order.rbegin(); it != order.rend(); ++it) {
+      if (out[v] != kNone) {
+        const std::uint32_t p = g_.ch.to(out[v]);
+        next_child_[v] = first_child_[p];
+        first_child_[p] = v;
+      }
+    order_.assign(1, d);
+    for (std::size_t i = 0; i < order_.size(); ++i)
+      for (std::uint32_t c = first_child_[order_[i]]; c != kNone; c = next_child_[c])
+        order_.push_back(c);
+    below_.assign(n, 0);
+    for (auto it = order_.rbegin(); it != order_.rend(); ++it) {
       const std::uint32_t v = *it;
-      below[v] += hosts_[v];
+      below_[v] += hosts_[v];
       if (out[v] == kNone) continue;
-      load_[out[v]] += below[v];
-      below[g_.ch.to(out[v])] += below[v];
+      load_[out[v]] += below_[v];
+      below_[g_.ch.to(out[v])] += below_[v];
     }
   }
 
  private:
   std::uint64_t weight(std::uint32_t c) const { return base_ + load_[c]; }
+
+  // The switches reached but not settled, least (distance, switch) first: the order in
+  // which a std::priority_queue of (distance, switch) pairs with stale entries skipped
+  // would settle them, at a fraction of the cost (one entry per switch, moved up when
+  // its distance drops). A switch is queued iff its distance is finite and it is not
+  // settled: one whose turn turned out impossible gets kInf when taken out.
+  bool heap_less(std::uint32_t a, std::uint32_t b) const {
+    return dist_[a] < dist_[b] || (dist_[a] == dist_[b] && a < b);
+  }
+  void heap_place(std::size_t i, std::uint32_t v) {
+    heap_[i] = v;
+    heap_pos_[v] = static_cast<std::uint32_t>(i);
+  }
+  void heap_up(std::size_t i) {
+    const std::uint32_t v = heap_[i];
+    while (i > 0) {
+      const std::size_t parent = (i - 1) / 2;
+      if (!heap_less(v, heap_[parent])) break;
+      heap_place(i, heap_[parent]);
+      i = parent;
+    }
+    heap_place(i, v);
+  }
+  void heap_push(std::uint32_t v) {
+    heap_.push_back(v);
+    heap_up(heap_.size() - 1);
+  }
+  std::uint32_t heap_pop() {
+    const std::uint32_t top = heap_[0];
+    const std::uint32_t v = heap_.back();
+    heap_.pop_back();
+    const std::size_t size = heap_.size();
+    if (size > 0) {
+      std::size_t i = 0;
+      for (;;) {
+        std::size_t child = 2 * i + 1;
+        if (child >= size) break;
+        if (child + 1 < size && heap_less(heap_[child + 1], heap_[child])) ++child;
+        if (!heap_less(heap_[child], v)) break;
+        heap_place(i, heap_[child]);
+        i = child;
+      }
+      heap_place(i, v);
+    }
+    return top;
+  }
 
   // A switch leaves by channel c: its turn into the next switch's channel joins the CDG.
   bool take_turn(std::uint32_t c, const std::vector<std::uint32_t>& out, IncrementalDag& dag) {
@@ -255,9 +322,24 @@ class Router {
   const SwitchGraph& g_;
   std::vector<unsigned> hosts_;
   std::vector<std::uint64_t> load_;
-  std::vector<std::uint32_t> component_;
+  // g.in flattened, each channel beside the switch it comes from: the Dijkstra's inner
+  // loop.
+  struct InChannel {
+    std::uint32_t channel, from;
+  };
+  std::vector<InChannel> in_;
+  std::vector<std::uint32_t> in_first_;        // in_[in_first_[u] .. in_first_[u + 1]) enter u
+  std::vector<std::uint32_t> component_;       // a representative switch of each one's part
+  std::vector<std::uint32_t> component_size_;  // switches in the part, by representative
   std::uint64_t base_ = 1;
   std::vector<std::pair<std::uint32_t, std::uint32_t>> added_;
+  // dijkstra()'s and add_load()'s buffers.
+  std::vector<std::uint64_t> dist_;
+  std::vector<std::uint8_t> settled_;
+  std::vector<std::uint32_t> cand_;
+  std::vector<std::uint32_t> heap_, heap_pos_;
+  std::vector<std::uint32_t> first_child_, next_child_, order_;
+  std::vector<std::uint64_t> below_;
 };
 
 Result<Routes> NueEngine::route_all(const Topology& topo) {

@@ -80,5 +80,42 @@ TEST(IncrementalDag, AgreesWithAFullSearchOnRandomStreams) {
   }
 }
 
+// Budgeted questions (nue's candidates) may answer "no" when unsure, never "yes" to an
+// edge that closes a cycle, and add() stays exact; with many nodes and edges coming and
+// going, so the edge tables grow, shift entries back on removal and start new refused
+// generations.
+TEST(IncrementalDag, BudgetedAnswersNeverAcceptACycle) {
+  for (std::uint32_t seed = 1; seed <= 10; ++seed) {
+    std::mt19937 rng(seed);
+    const unsigned n = 40 + seed * 7;
+    IncrementalDag g(n);
+    std::set<std::pair<unsigned, unsigned>> edges;
+    for (int step = 0; step < 3000; ++step) {
+      const unsigned u = rng() % n, v = rng() % n;
+      if (!edges.empty() && rng() % 5 == 0) {
+        auto it = edges.begin();
+        std::advance(it, static_cast<long>(rng() % edges.size()));
+        const auto [a, b] = *it;
+        g.remove(a, b);
+        edges.erase(it);
+        ASSERT_FALSE(g.has(a, b));
+        continue;
+      }
+      if (edges.contains({u, v})) continue;
+      const bool cycle = u == v || reaches(edges, v, u, n);
+      const std::uint32_t budget = 1 + rng() % 8;
+      if (g.can_add(u, v, budget)) {
+        ASSERT_FALSE(cycle) << "seed " << seed << " step " << step;
+      }
+      if (rng() % 2 == 0) continue;  // leave some refused ones asked again later
+      ASSERT_EQ(g.add(u, v), !cycle) << "seed " << seed << " step " << step;
+      if (!cycle) edges.insert({u, v});
+      ASSERT_EQ(g.edges(), edges.size());
+      for (const auto& [a, b] : edges)
+        ASSERT_TRUE(g.has(a, b));
+    }
+  }
+}
+
 }  // namespace
 }  // namespace ibsm::routing
