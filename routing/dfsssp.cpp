@@ -1,8 +1,12 @@
 // dfsssp = sssp's forwarding tables + virtual layers for their paths (see dfsssp.hpp).
 #include "routing/dfsssp.hpp"
 
+#include <string>
 #include <utility>
 
+#include "routing/errors.hpp"
+#include "routing/mesh_analysis.hpp"
+#include "routing/mesh_layers.hpp"
 #include "routing/sssp.hpp"
 #include "routing/virtual_layers.hpp"
 
@@ -22,7 +26,24 @@ class DfssspEngine final : public Engine {
     Result<Routes> routes = route_sssp(topo, config_);  // with the routing order / ignore
     if (!routes) return routes;
     Result<PathSls> sls = assign_virtual_layers(topo, *routes, config_.max_vls);
-    if (!sls) return fail(sls.error());
+    if (!sls) {
+      // A torus tangles sssp's paths into more layers than the VLs allow; its
+      // dimension-ordered paths need at most one per combination of datelines.
+      if (sls.error().id == kErrDfssspVlsExhausted) {
+        if (auto shape = analyse_mesh(topo); shape && shape->has_coordinates()) {
+          auto mesh = route_mesh_by_datelines(topo, *shape, 0, config_.max_vls);
+          if (mesh) {
+            mesh->warnings.push_back(
+                {kErrDfssspTorusLayers, "dfsssp: " + sls.error().message + "; routed the " +
+                                            std::to_string(shape->dimensions) +
+                                            "-dimensional mesh/torus dimension by dimension on " +
+                                            std::to_string(mesh->path_sl.sls) + " SLs instead"});
+            return mesh;
+          }
+        }
+      }
+      return fail(sls.error());
+    }
     routes->path_sl = std::move(*sls);
     return routes;
   }

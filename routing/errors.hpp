@@ -44,6 +44,7 @@ inline constexpr ErrorId kErrThrottledLinksAvoided{3038};
 inline constexpr ErrorId kErrThrottledLinksKept{3039};
 inline constexpr ErrorId kErrLashVlsExhausted{3070};
 inline constexpr ErrorId kErrNotAMesh{3071};
+inline constexpr ErrorId kErrDfssspTorusLayers{3072};
 
 inline constexpr ErrorInfo kRoutingErrors[] = {
     {kErrTopologyInvalid, "Routing input is inconsistent",
@@ -92,7 +93,8 @@ inline constexpr ErrorInfo kRoutingErrors[] = {
      "acyclic. The pair named fits into none of the layers the fabric's VLs allow (max_vls, "
      "the ports' OperVLs, minus lash_start_vl), or lash_start_vl leaves no VL at all. The "
      "routes are discarded and the next engine of the chain is tried. Meshes of a few dozen "
-     "switches need 2-4 layers; a 6x6x6 torus needs 9.",
+     "switches need 2-4 layers; balanced shortest paths on a 6x6x6 torus need 9, which is "
+     "why lash tries dimension-ordered paths there (do_mesh_analysis), which fit 8.",
      "Lower lash_start_vl, raise the VLs the ports run if the hardware has more, or use an "
      "engine that needs fewer VLs here (nue works with any number, down to 1; torus-2QoS on "
      "tori)."},
@@ -105,12 +107,23 @@ inline constexpr ErrorInfo kRoutingErrors[] = {
      "torus with a missing link or switch. lash then uses its usual shortest paths.",
      "Nothing, if the fabric is not a mesh or torus. On a damaged torus, torus-2QoS (with "
      "torus_config) routes around failures."},
+    {kErrDfssspTorusLayers, "dfsssp routed a torus dimension by dimension",
+     "sssp's balanced shortest paths on this mesh or torus needed more virtual layers than "
+     "the VLs allow (IBSM-3009), so dfsssp routed it with dimension-ordered shortest paths "
+     "instead, one layer per combination of ring datelines the paths cross (at most 8 on a "
+     "3D torus), found by the mesh analysis (routing/mesh_analysis). The routes are free of "
+     "credit loops and minimal, but not balanced by sssp's weights. OpenSM's dfsssp falls "
+     "back to minhop here, whose routes have credit loops.",
+     "Nothing. More VLs on the switch links let sssp's paths be layered instead; on tori, "
+     "torus-2QoS is the engine designed for them."},
     {kErrDfssspVlsExhausted, "Deadlock-free routing needs more virtual lanes than available",
      "dfsssp spreads its shortest paths over virtual layers, one VL each, so that no layer's "
      "channel dependency graph has a cycle (Domke et al., IPDPS 2011). The last layer the "
      "fabric's VLs allow (max_vls, the ports' OperVLs) still has a cycle, so the routes are "
      "not deadlock free and are discarded; the next engine of the chain is tried. Fat trees "
-     "need 1 layer, small irregular fabrics 2-6, but tori need many (6x6x6: about 30).",
+     "need 1 layer, small irregular fabrics 2-6, but tori need many (6x6x6: about 30); on a "
+     "mesh or torus dfsssp then routes dimension by dimension instead (IBSM-3072) if that "
+     "fits, and this error stands only when it does not either.",
      "Use an engine that needs fewer VLs for this topology (updn, or lash/torus-2QoS where "
      "available), raise the VLs the ports run (OperVLs) if the hardware has more, or add "
      "links that shorten the cycles."},

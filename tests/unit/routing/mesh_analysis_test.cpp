@@ -2,7 +2,8 @@
 // shuffled, so nothing can come from port numbering: every switch's search order must
 // group its neighbours by the coordinate they differ in, the same dimension numbers on
 // every switch; lash on those paths fits a 6x6x6 torus into 8 layers that the
-// independent CDG check finds acyclic. Trees, dragonflies and damaged tori are refused.
+// independent CDG check finds acyclic, and dfsssp falls back to them where sssp's paths do
+// not fit. Trees and damaged tori are refused.
 #include "routing/mesh_analysis.hpp"
 
 #include <gtest/gtest.h>
@@ -229,6 +230,26 @@ TEST(MeshAnalysis, LashOnAMeshNeedsOneLayer) {
   EXPECT_EQ(r.routes->path_sl.layers, 1u);
   EXPECT_TRUE(check_channel_dependencies(r.topo, *r.routes).acyclic());
   EXPECT_EQ(path_stats(r.topo, *r.routes).non_minimal, 0u);
+}
+
+// dfsssp on a torus whose sssp paths need more than 8 layers: the dimension-ordered
+// paths instead, with the warning that says so; still minimal and acyclic per SL.
+TEST(MeshAnalysis, DfssspRoutesATorusItsBalancedPathsCannotLayer) {
+  const Topology topo = to_routing(testsupport::torus({6, 6, 6}, 1)).topo;
+  EngineConfig config;
+  config.max_vls = 8;
+  auto routes = make_engine("dfsssp", config)->route(topo);
+  ASSERT_TRUE(routes.ok()) << routes.error().message;
+  ASSERT_EQ(routes->warnings.size(), 1u);
+  EXPECT_EQ(routes->warnings[0].id, kErrDfssspTorusLayers);
+  EXPECT_LE(routes->path_sl.sls, 8u);
+  EXPECT_TRUE(check_channel_dependencies(topo, *routes, test::sl_as_vl(topo, *routes)).acyclic());
+  EXPECT_EQ(path_stats(topo, *routes).non_minimal, 0u);
+  // With 4 VLs the datelines' 8 combinations do not fit either: sssp's error stands.
+  config.max_vls = 4;
+  auto few = make_engine("dfsssp", config)->route(topo);
+  ASSERT_FALSE(few.ok());
+  EXPECT_EQ(few.error().id, kErrDfssspVlsExhausted);
 }
 
 // Not a mesh: the analysis is noted and lash routes as it does without it.

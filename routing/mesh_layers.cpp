@@ -1,4 +1,4 @@
-#include "routing/lash/mesh_layers.hpp"
+#include "routing/mesh_layers.hpp"
 
 #include <algorithm>
 #include <string>

@@ -1,6 +1,7 @@
-// lash on a mesh or torus whose coordinates the mesh analysis found
+// Deadlock-free routes on a mesh or torus whose coordinates the mesh analysis found
 // (routing/mesh_analysis.hpp): dimension-ordered shortest paths, and layers by the
-// datelines the paths cross rather than by a search.
+// datelines the paths cross rather than by a search. lash uses them (do_mesh_analysis,
+// or when its other paths need too many layers), dfsssp when sssp's paths do.
 //
 // Why it is deadlock free with at most 2^dimensions layers: a dimension-ordered path
 // turns only from a lower dimension into a higher one, so a cycle of channel
