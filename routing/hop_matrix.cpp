@@ -1,5 +1,6 @@
 #include "routing/hop_matrix.hpp"
 
+#include <array>
 #include <string>
 
 #include "routing/errors.hpp"
@@ -49,6 +50,23 @@ Result<HopMatrix> HopMatrix::compute(const Topology& topo) {
     }
   }
   return m;
+}
+
+void HopMatrix::farthest_first(std::uint32_t dst, std::vector<std::uint32_t>& out) const {
+  const std::uint8_t* r = row(dst);
+  std::array<std::uint32_t, kUnreachable + 1> start{};
+  for (std::uint32_t s = 0; s < n_; ++s)
+    ++start[r[s]];
+  // Bucket starts for distances from high to low, skipping unreachable and dst itself.
+  std::uint32_t pos = 0;
+  for (int d = kUnreachable - 1; d >= 1; --d) {
+    const std::uint32_t count = start[d];
+    start[d] = pos;
+    pos += count;
+  }
+  out.assign(pos, 0);
+  for (std::uint32_t s = 0; s < n_; ++s)
+    if (r[s] != 0 && r[s] != kUnreachable) out[start[r[s]]++] = s;
 }
 
 }  // namespace ibsm::routing

@@ -29,6 +29,10 @@ class HopMatrix {
   // Distances from `from` to every switch. Links are bidirectional, so this is also the
   // distance of every switch *to* `from`: one contiguous row serves a whole destination.
   const std::uint8_t* row(std::uint32_t from) const { return &cells_[std::size_t{from} * n_]; }
+  // The switches that reach `dst` (itself excluded), farthest first and by index within a
+  // distance (a counting sort): the order in which destination-based engines decide next
+  // hops, so each switch's next switch is decided before it. Reuses `out`'s storage.
+  void farthest_first(std::uint32_t dst, std::vector<std::uint32_t>& out) const;
 
  private:
   std::uint32_t n_ = 0;

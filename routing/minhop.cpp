@@ -110,20 +110,7 @@ class Router {
     order_for_ = dst;
     if (!weight_.empty()) return order_by_weight(dst);
     const std::uint8_t* row = hops_.row(dst);
-    const std::uint32_t n = hops_.num_switches();
-    std::vector<std::uint32_t> count(HopMatrix::kUnreachable + 1, 0);
-    for (std::uint32_t s = 0; s < n; ++s)
-      ++count[row[s]];
-    // Bucket starts for distances from high to low, skipping unreachable and dst itself.
-    std::vector<std::uint32_t> start(HopMatrix::kUnreachable + 1, 0);
-    std::uint32_t pos = 0;
-    for (int d = HopMatrix::kUnreachable - 1; d >= 1; --d) {
-      start[d] = pos;
-      pos += count[d];
-    }
-    order_.assign(pos, 0);
-    for (std::uint32_t s = 0; s < n; ++s)
-      if (row[s] != 0 && row[s] != HopMatrix::kUnreachable) order_[start[row[s]]++] = s;
+    hops_.farthest_first(dst, order_);
     cand_.clear();
     cand_first_.assign(order_.size() + 1, 0);
     for (std::size_t i = 0; i < order_.size(); ++i) {

@@ -131,21 +131,7 @@ class Rebalancer {
   }
 
   // Farthest-first order of the switches that reach `dst` (counting sort by distance).
-  void order_towards(std::uint32_t dst) {
-    const std::uint8_t* row = hops_.row(dst);
-    std::vector<std::uint32_t> count(HopMatrix::kUnreachable + 1, 0);
-    for (std::uint32_t s = 0; s < n_; ++s)
-      ++count[row[s]];
-    std::vector<std::uint32_t> start(HopMatrix::kUnreachable + 1, 0);
-    std::uint32_t pos = 0;
-    for (int d = HopMatrix::kUnreachable - 1; d >= 1; --d) {
-      start[d] = pos;
-      pos += count[d];
-    }
-    order_.assign(pos, 0);
-    for (std::uint32_t s = 0; s < n_; ++s)
-      if (row[s] != 0 && row[s] != HopMatrix::kUnreachable) order_[start[row[s]]++] = s;
-  }
+  void order_towards(std::uint32_t dst) { hops_.farthest_first(dst, order_); }
 
   // True when every switch that reaches t's switch forwards on a minimal channel.
   bool minimal(std::uint32_t t) const {

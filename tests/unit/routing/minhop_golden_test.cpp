@@ -87,35 +87,7 @@ Hca 1 "h21"
 //          1|         |2
 //          2|         |1
 //    h3 -[ r3 ]1---2[ r2 ]- h2          (host on port 3 of each switch)
-constexpr std::string_view kRing = R"(Switch 3 "r0"
-[1] "r3"[2]
-[2] "r1"[1]
-[3] "h0"[1]
-
-Switch 3 "r1"
-[1] "r0"[2]
-[2] "r2"[1]
-[3] "h1"[1]
-
-Switch 3 "r2"
-[1] "r1"[2]
-[2] "r3"[1]
-[3] "h2"[1]
-
-Switch 3 "r3"
-[1] "r2"[2]
-[2] "r0"[1]
-[3] "h3"[1]
-
-Hca 1 "h0"
-[1] "r0"[3]
-Hca 1 "h1"
-[1] "r1"[3]
-Hca 1 "h2"
-[1] "r2"[3]
-Hca 1 "h3"
-[1] "r3"[3]
-)";
+constexpr std::string_view kRing = test::kRingOfFour;
 
 // Odd corners: two hosts cabled back to back (no switch: no routes, and their LIDs
 // appear nowhere), and a switch island the rest cannot reach (kNoPath both ways).

@@ -95,35 +95,7 @@ void expect_sound(const Topology& topo, const Routes& routes) {
 // so r0 -> r3 carries r0's routes to h3 and h2 and r1's to h3: 3. The bound is 2: each
 // switch's host sends 3 routes over 2 channels.
 TEST(Rebalance, RingOfFourReachesTheBound) {
-  Tables t = lowest_port_tables(test::parse_or_fail(R"(Switch 3 "r0"
-[1] "r3"[2]
-[2] "r1"[1]
-[3] "h0"[1]
-
-Switch 3 "r1"
-[1] "r0"[2]
-[2] "r2"[1]
-[3] "h1"[1]
-
-Switch 3 "r2"
-[1] "r1"[2]
-[2] "r3"[1]
-[3] "h2"[1]
-
-Switch 3 "r3"
-[1] "r2"[2]
-[2] "r0"[1]
-[3] "h3"[1]
-
-Hca 1 "h0"
-[1] "r0"[3]
-Hca 1 "h1"
-[1] "r1"[3]
-Hca 1 "h2"
-[1] "r2"[3]
-Hca 1 "h3"
-[1] "r3"[3]
-)"));
+  Tables t = lowest_port_tables(test::parse_or_fail(test::kRingOfFour));
   EXPECT_EQ(channel_loads(t.topo, t.routes()).max, 3U);
   const RebalanceStats stats = rebalance_routes(t.topo, t.hops, t.sources, t.targets, t.by_lid);
   EXPECT_EQ(stats.max_before, 3U);

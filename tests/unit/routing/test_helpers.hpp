@@ -15,6 +15,42 @@
 
 namespace ibsm::routing::test {
 
+// A ring of four switches, a host on port 3 of each:
+//
+//    h0 -[ r0 ]2---1[ r1 ]- h1
+//          1|         |2
+//          2|         |1
+//    h3 -[ r3 ]1---2[ r2 ]- h2
+inline constexpr std::string_view kRingOfFour = R"(Switch 3 "r0"
+[1] "r3"[2]
+[2] "r1"[1]
+[3] "h0"[1]
+
+Switch 3 "r1"
+[1] "r0"[2]
+[2] "r2"[1]
+[3] "h1"[1]
+
+Switch 3 "r2"
+[1] "r1"[2]
+[2] "r3"[1]
+[3] "h2"[1]
+
+Switch 3 "r3"
+[1] "r2"[2]
+[2] "r0"[1]
+[3] "h3"[1]
+
+Hca 1 "h0"
+[1] "r0"[3]
+Hca 1 "h1"
+[1] "r1"[3]
+Hca 1 "h2"
+[1] "r2"[3]
+Hca 1 "h3"
+[1] "r3"[3]
+)";
+
 // ibsim-utils' net.2sw2path4hca: two switches joined by two parallel links, a host
 // on each of ports 1 and 2 of each switch. Shared by the golden and dump tests.
 inline constexpr std::string_view kTwoSwitchesParallelLinks = R"(Switch 8 "Switch1"
