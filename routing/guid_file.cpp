@@ -2,12 +2,21 @@
 
 #include <cctype>
 #include <charconv>
+#include <cinttypes>
+#include <cstdio>
 #include <string>
 
 #include "common/text.hpp"
 #include "routing/errors.hpp"
 
 namespace ibsm::routing {
+
+std::string hex_guid(std::uint64_t guid) {
+  char buf[24];
+  std::snprintf(buf, sizeof buf, "0x%016" PRIx64, guid);
+  return buf;
+}
+
 namespace {
 
 // "0x" followed by 1..16 hex digits.

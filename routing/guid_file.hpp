@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
@@ -13,6 +14,9 @@
 #include "common/error.hpp"
 
 namespace ibsm::routing {
+
+// "0x0002c90000000001": how every routing message and dump writes a GUID.
+std::string hex_guid(std::uint64_t guid);
 
 struct GuidFile {
   std::vector<std::uint64_t> guids;                          // in file order, duplicates kept

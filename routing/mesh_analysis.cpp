@@ -4,17 +4,10 @@
 #include <numeric>
 
 #include "routing/errors.hpp"
+#include "routing/guid_file.hpp"
 
 namespace ibsm::routing {
 namespace {
-
-std::string guid_text(std::uint64_t g) {
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::string s = "0x";
-  for (int i = 60; i >= 0; i -= 4)
-    s += kHex[(g >> i) & 0xF];
-  return s;
-}
 
 // Disjoint sets over the undirected switch-to-switch edges.
 class EdgeClasses {
@@ -194,7 +187,7 @@ Result<MeshShape> analyse_mesh(const Topology& topo) {
   EdgeClasses classes(g.edges);
   EdgeOrientation orient(g.edges);
   auto refuse = [&](std::uint32_t s, const std::string& why) -> Result<MeshShape> {
-    return fail(kErrNotAMesh, "mesh analysis: switch " + guid_text(topo.switches[s].guid) + " " +
+    return fail(kErrNotAMesh, "mesh analysis: switch " + hex_guid(topo.switches[s].guid) + " " +
                                   why + ": not a mesh or torus");
   };
   std::vector<std::uint32_t> common;

@@ -7,15 +7,10 @@
 #include <unordered_set>
 
 #include "routing/errors.hpp"
+#include "routing/guid_file.hpp"
 
 namespace ibsm::routing {
 namespace {
-
-std::string hex_guid(std::uint64_t guid) {
-  char buf[24];
-  std::snprintf(buf, sizeof buf, "0x%016llx", static_cast<unsigned long long>(guid));
-  return buf;
-}
 
 // One warning for all GUIDs of a file that name nothing in the fabric (stale files are
 // common after hardware swaps; one line per sweep is enough).

@@ -7,15 +7,10 @@
 #include <unordered_map>
 
 #include "routing/errors.hpp"
+#include "routing/guid_file.hpp"
 
 namespace ibsm::routing {
 namespace {
-
-std::string hex_guid(std::uint64_t guid) {
-  char buf[24];
-  std::snprintf(buf, sizeof buf, "0x%016llx", static_cast<unsigned long long>(guid));
-  return buf;
-}
 
 std::string name_of(const Switch& sw) {
   return hex_guid(sw.guid) + (sw.description.empty() ? "" : " (" + sw.description + ")");

@@ -1,8 +1,5 @@
 #include "routing/file/dump_text.hpp"
 
-#include <cinttypes>
-#include <cstdio>
-
 namespace ibsm::routing::dump_text {
 
 bool eat_number(std::string_view& s, unsigned base, std::uint64_t max, std::uint64_t& out) {
@@ -50,12 +47,6 @@ std::string excerpt(std::string_view line) {
     s += (c >= 0x20 && c < 0x7f) ? c : '?';
   if (trim(line).size() > 40) s += "...";
   return "'" + s + "'";
-}
-
-std::string hex_guid(std::uint64_t guid) {
-  char buf[24];
-  std::snprintf(buf, sizeof buf, "0x%016" PRIx64, guid);
-  return buf;
 }
 
 }  // namespace ibsm::routing::dump_text

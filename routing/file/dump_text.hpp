@@ -10,6 +10,7 @@
 
 #include "common/error.hpp"
 #include "common/text.hpp"
+#include "routing/guid_file.hpp"
 
 namespace ibsm::routing::dump_text {
 
@@ -58,7 +59,6 @@ std::string at(std::string_view path, std::size_t line, std::string_view what);
 // The start of an offending line for messages, printable and at most 40 characters.
 std::string excerpt(std::string_view line);
 
-// "0x0002c90000000001"
-std::string hex_guid(std::uint64_t guid);
+using routing::hex_guid;  // routing/guid_file.hpp
 
 }  // namespace ibsm::routing::dump_text

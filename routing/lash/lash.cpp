@@ -9,6 +9,7 @@
 
 #include "routing/channel_index.hpp"
 #include "routing/errors.hpp"
+#include "routing/guid_file.hpp"
 #include "routing/incremental_dag.hpp"
 #include "routing/lid_owners.hpp"
 #include "routing/mesh_analysis.hpp"
@@ -21,14 +22,6 @@ namespace ibsm::routing {
 namespace {
 
 inline constexpr unsigned kMaxSls = 15;  // VL0-14 carry data (IBA 3.5.7)
-
-std::string guid_text(std::uint64_t g) {
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::string s = "0x0000000000000000";
-  for (int i = 17; i >= 2; --i, g >>= 4)
-    s[static_cast<std::size_t>(i)] = kHex[g & 0xf];
-  return s;
-}
 
 // The LIDs that leave the fabric at each switch: its own (port 0) and those of the
 // end ports hanging off it.
@@ -194,8 +187,8 @@ Result<PathSls> assign_lash_layers(const Topology& topo, const Routes& routes, u
       const unsigned l = layering.place(deps, max_layers);
       if (l == max_layers)
         return fail(kErrLashVlsExhausted,
-                    "lash: the paths between switches " + guid_text(topo.switches[a].guid) +
-                        " and " + guid_text(topo.switches[b].guid) + " fit in none of the " +
+                    "lash: the paths between switches " + hex_guid(topo.switches[a].guid) +
+                        " and " + hex_guid(topo.switches[b].guid) + " fit in none of the " +
                         std::to_string(max_layers) + " layers the VLs allow (SL " +
                         std::to_string(first_sl) + "-" + std::to_string(first_sl + max_layers - 1) +
                         ")");
