@@ -33,6 +33,8 @@ class DfssspEngine final : public Engine {
         if (auto shape = analyse_mesh(topo); shape && shape->has_coordinates()) {
           auto mesh = route_mesh_by_datelines(topo, *shape, 0, config_.max_vls);
           if (mesh) {
+            // sssp's own warnings (ignored GUIDs, ...) still hold for the inputs.
+            mesh->warnings = std::move(routes->warnings);
             mesh->warnings.push_back(
                 {kErrDfssspTorusLayers, "dfsssp: " + sls.error().message + "; routed the " +
                                             std::to_string(shape->dimensions) +

@@ -123,7 +123,8 @@ void place_switches(const SimpleGraph& g, EdgeClasses& classes, EdgeOrientation&
                     const std::vector<std::uint32_t>& rank, MeshShape& shape) {
   const auto n = static_cast<std::uint32_t>(g.nbr.size());
   const unsigned dims = shape.dimensions;
-  if (n == 0 || dims == 0) return;
+  // Beyond 15 dimensions the dateline layers could never fit the VLs (mesh_layers.hpp).
+  if (n == 0 || dims == 0 || dims > 15) return;
   auto dim_of = [&](std::uint32_t s, std::size_t i) { return rank[classes.find(g.edge[s][i])]; };
   auto plus_neighbour = [&](std::uint32_t s, unsigned d) -> std::uint32_t {
     for (std::size_t i = 0; i < g.nbr[s].size(); ++i)
@@ -175,6 +176,18 @@ void place_switches(const SimpleGraph& g, EdgeClasses& classes, EdgeOrientation&
     for (std::uint32_t s = 0; s < n; ++s)
       pos[std::size_t{s} * dims + d] -= low;
   }
+  // Links alone do not rule out two switches on one spot (a ring wound twice round a
+  // shorter one): every switch must have coordinates of its own.
+  std::vector<std::uint32_t> by_pos(n);
+  std::iota(by_pos.begin(), by_pos.end(), std::uint32_t{0});
+  auto at = [&](std::uint32_t s) {
+    return pos.begin() + static_cast<std::ptrdiff_t>(std::size_t{s} * dims);
+  };
+  std::sort(by_pos.begin(), by_pos.end(), [&](std::uint32_t a, std::uint32_t b) {
+    return std::lexicographical_compare(at(a), at(a) + dims, at(b), at(b) + dims);
+  });
+  for (std::uint32_t i = 1; i < n; ++i)
+    if (std::equal(at(by_pos[i - 1]), at(by_pos[i - 1]) + dims, at(by_pos[i]))) return;
   shape.ring = std::move(ring);
   shape.coord.assign(pos.begin(), pos.end());
 }

@@ -33,8 +33,8 @@ struct MeshShape {
   std::vector<std::vector<PortNum>> port_order;
   // Coordinates, where the links also orient consistently (the + direction of every
   // dimension agreed across all squares: every mesh, and every torus whose rings are
-  // longer than 4): coord[s * dimensions + d], from 0; ring[d] is the length of the
-  // dimension's rings, 0 where it has no wraparound. Empty otherwise.
+  // longer than 4), one spot per switch: coord[s * dimensions + d], from 0; ring[d] is
+  // the length of the dimension's rings, 0 where it has no wraparound. Empty otherwise.
   std::vector<std::uint32_t> coord;
   std::vector<std::uint32_t> ring;
   bool has_coordinates() const { return !coord.empty(); }

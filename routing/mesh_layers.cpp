@@ -4,6 +4,7 @@
 #include <string>
 
 #include "routing/errors.hpp"
+#include "routing/guid_file.hpp"
 #include "routing/lid_owners.hpp"
 #include "routing/topology_check.hpp"
 
@@ -109,12 +110,16 @@ Result<Routes> route_mesh_by_datelines(const Topology& topo, const MeshShape& sh
         continue;
       }
       unsigned d = 0;
-      while (shape.at(s, d) == shape.at(t, d))
+      while (d < dims && shape.at(s, d) == shape.at(t, d))
         ++d;
+      if (d == dims)  // the analysis gives every switch a spot of its own
+        return fail(kErrNotAMesh, "mesh analysis: switches " + hex_guid(topo.switches[s].guid) +
+                                      " and " + hex_guid(topo.switches[t].guid) +
+                                      " share coordinates");
       const Step st = direction(shape.ring[d], shape.at(s, d), shape.at(t, d));
       const auto& choice = ports[(std::size_t{s} * dims + d) * 2 + (st.plus ? 1 : 0)];
       if (choice.empty())
-        return fail(kErrNotAMesh, "mesh analysis: switch " + std::to_string(s) +
+        return fail(kErrNotAMesh, "mesh analysis: switch " + hex_guid(topo.switches[s].guid) +
                                       " has no link along dimension " + std::to_string(d));
       // Parallel cables to the neighbour share its routes, least used first.
       PortNum best = choice.front();
