@@ -54,14 +54,6 @@ std::string loss_note(const mad::SmpCounters& sweep, double loss) {
                      sweep.loss_retries);
 }
 
-void report_failure(const Logger& log, SweepReport& report, ErrorId id, const SmpOutcome& o,
-                    const std::string& what) {
-  std::string msg = what + ": " + o.request.describe();
-  if (o.failure != nullptr) msg += ": " + o.failure->detail;
-  log->warn("{}: {}", format_error_id(id), msg);
-  report.add(id, std::move(msg));
-}
-
 }  // namespace
 
 bool SubnetManager::assign_lids(Fabric& f, SweepReport& report) {
@@ -272,7 +264,7 @@ void SubnetManager::program_switches(Fabric& f, SweepReport& report) {
       client_.submit(
           SmpRequest::set(path, si), [this, &f, &report, idx, guid, top](const SmpOutcome& o) {
             if (!o.ok()) {
-              report_failure(log_, report, kErrProgrammingFailed, o, "SwitchInfo LinearFDBTop");
+              report_failure(log_, &report, kErrProgrammingFailed, o, "SwitchInfo LinearFDBTop");
               mkey_hint(o);
               return;
             }
@@ -307,7 +299,7 @@ void SubnetManager::program_switches(Fabric& f, SweepReport& report) {
           SmpRequest::set(path, block, static_cast<std::uint32_t>(b)),
           [this, &report, guid, b, block](const SmpOutcome& o) {
             if (!o.ok()) {
-              report_failure(log_, report, kErrProgrammingFailed, o, "LFT block");
+              report_failure(log_, &report, kErrProgrammingFailed, o, "LFT block");
               mkey_hint(o);
               return;
             }
@@ -377,7 +369,7 @@ void SubnetManager::program_sl2vl(Fabric& f, SweepReport& report) {
                     o.failure->status);
           return;
         }
-        report_failure(log_, report, kErrProgrammingFailed, o, "SLtoVLMappingTable");
+        report_failure(log_, &report, kErrProgrammingFailed, o, "SLtoVLMappingTable");
         mkey_hint(o);
       });
     };
@@ -477,7 +469,7 @@ void SubnetManager::program(Fabric& f, SweepReport& report, mad::PortState targe
             return;
           }
           if (o.failure->kind != mad::SmpFailure::Kind::kStatus) {
-            report_failure(log_, report, kErrProgrammingFailed, o, "PortInfo");
+            report_failure(log_, &report, kErrProgrammingFailed, o, "PortInfo");
             mkey_hint(o);
             return;
           }
@@ -492,7 +484,7 @@ void SubnetManager::program(Fabric& f, SweepReport& report, mad::PortState targe
               f.node(i).ports[num].info = *pi;
               return;
             }
-            report_failure(log_, report, kErrProgrammingFailed, g, "PortInfo Set rejected");
+            report_failure(log_, &report, kErrProgrammingFailed, g, "PortInfo Set rejected");
           });
         });
       };
@@ -507,12 +499,13 @@ void SubnetManager::program(Fabric& f, SweepReport& report, mad::PortState targe
       link_first.port_state = mad::PortState::kNoChange;
       link_first.phys_state = mad::PhysState::kNoChange;
       link_first.client_reregister = false;
-      client_.submit(SmpRequest::set(path, link_first, mod), [this, &report,
-                                                              send](const SmpOutcome& o) {
-        if (!o.ok())
-          report_failure(log_, report, kErrProgrammingFailed, o, "PortInfo Set (link speed/width)");
-        send();  // the LID and state go out whatever became of the speeds
-      });
+      client_.submit(SmpRequest::set(path, link_first, mod),
+                     [this, &report, send](const SmpOutcome& o) {
+                       if (!o.ok())
+                         report_failure(log_, &report, kErrProgrammingFailed, o,
+                                        "PortInfo Set (link speed/width)");
+                       send();  // the LID and state go out whatever became of the speeds
+                     });
     }
   }
 }

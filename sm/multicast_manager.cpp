@@ -322,12 +322,9 @@ bool MulticastManager::send_block(Fabric& f, Guid guid, SwitchTable& t, std::uin
         if (!got.ok()) {
           ++counters_.failed;
           if (slot < tt.known.size()) tt.known[slot] = 0;
-          const std::string what =
-              fmt::format("MFT block {} position {} of switch 0x{:016x}", block, position, guid);
-          std::string msg = what + ": " + o.request.describe();
-          if (o.failure != nullptr) msg += ": " + o.failure->detail;
-          log_->warn("{}: {}", format_error_id(kErrProgrammingFailed), msg);
-          if (report != nullptr) report->add(kErrProgrammingFailed, std::move(msg));
+          report_failure(
+              log_, report, kErrProgrammingFailed, o,
+              fmt::format("MFT block {} position {} of switch 0x{:016x}", block, position, guid));
           return;
         }
         // The GetResp of a Set carries what the switch now holds (IBA 14.2.5.12).
@@ -386,10 +383,7 @@ std::size_t MulticastManager::program_top(Fabric& f, Guid guid, SwitchTable& t,
         auto held = o.ok() ? mad::decode<mad::SwitchInfo>(o.response->data())
                            : Result<mad::SwitchInfo>(fail(kErrProgrammingFailed, "no answer"));
         if (!held.ok()) {
-          std::string msg = "SwitchInfo MulticastFDBTop: " + o.request.describe();
-          if (o.failure != nullptr) msg += ": " + o.failure->detail;
-          log_->warn("{}: {}", format_error_id(kErrProgrammingFailed), msg);
-          if (report != nullptr) report->add(kErrProgrammingFailed, std::move(msg));
+          report_failure(log_, report, kErrProgrammingFailed, o, "SwitchInfo MulticastFDBTop");
           return;
         }
         if (const NodeIndex i = f.find(guid); i != kNoNode) f.node(i).switch_info = *held;

@@ -236,13 +236,8 @@ void PartitionManager::read_tables(Fabric& f, mad::SmpClient& client, SweepRepor
       client.submit(SmpRequest::get<mad::PKeyBlock>(path, mod),
                     [this, &f, &report, idx = idx, num = num, block,
                      guid = node.guid()](const SmpOutcome& o) {
-                      if (!o.ok()) {
-                        std::string msg = "P_KeyTable: " + o.request.describe();
-                        if (o.failure != nullptr) msg += ": " + o.failure->detail;
-                        log_->warn("{}: {}", format_error_id(kErrNodeUnreachable), msg);
-                        report.add(kErrNodeUnreachable, std::move(msg));
-                        return;
-                      }
+                      if (!o.ok())
+                        return report_failure(log_, &report, kErrNodeUnreachable, o, "P_KeyTable");
                       const auto pb = mad::PKeyBlock::decode_payload(o.response->data());
                       Node* n = f.node_if(idx, guid);
                       if (n == nullptr || num >= n->ports.size()) return;  // rebuilt since
@@ -303,13 +298,7 @@ void PartitionManager::program(Fabric& f, mad::SmpClient& client, SweepReport& r
       ++sets;
       client.submit(SmpRequest::set(path, pb, mod), [this, &f, &report, idx = idx, num = num, block,
                                                      guid = node.guid()](const SmpOutcome& o) {
-        if (!o.ok()) {
-          std::string msg = "P_KeyTable: " + o.request.describe();
-          if (o.failure != nullptr) msg += ": " + o.failure->detail;
-          log_->warn("{}: {}", format_error_id(kErrProgrammingFailed), msg);
-          report.add(kErrProgrammingFailed, std::move(msg));
-          return;
-        }
+        if (!o.ok()) return report_failure(log_, &report, kErrProgrammingFailed, o, "P_KeyTable");
         const auto got = mad::PKeyBlock::decode_payload(o.response->data());
         Node* n = f.node_if(idx, guid);
         if (n == nullptr || num >= n->ports.size()) return;  // rebuilt since

@@ -64,10 +64,7 @@ void SubnetManager::program_vlarb(Fabric& f, SweepReport& report) {
         return;
       }
       // Lost: a failure the next heavy sweep retries.
-      std::string msg = "VLArbitrationTable: " + o.request.describe();
-      if (o.failure != nullptr) msg += ": " + o.failure->detail;
-      log_->warn("{}: {}", format_error_id(kErrProgrammingFailed), msg);
-      report.add(kErrProgrammingFailed, std::move(msg));
+      report_failure(log_, &report, kErrProgrammingFailed, o, "VLArbitrationTable");
       mkey_hint(o);
     });
   }

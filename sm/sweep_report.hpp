@@ -6,6 +6,8 @@
 #include <vector>
 
 #include "common/error.hpp"
+#include "common/log.hpp"
+#include "mad/smp_client.hpp"
 #include "sm/errors.hpp"
 
 namespace ibsm::sm {
@@ -15,5 +17,10 @@ struct SweepReport {
   void add(ErrorId id, std::string message) { problems.push_back(Error{id, std::move(message)}); }
   bool clean() const { return problems.empty(); }
 };
+
+// An SMP that failed: "<what>: <request>: <why>" logged as a warning with `id`, and
+// added to `report` unless it is null (work between sweeps has none).
+void report_failure(const Logger& log, SweepReport* report, ErrorId id, const mad::SmpOutcome& o,
+                    const std::string& what);
 
 }  // namespace ibsm::sm
