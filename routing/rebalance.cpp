@@ -23,18 +23,15 @@
 // channel below M) spreads the load and makes room for further reliefs. The busiest
 // channel therefore never gets busier than the engine left it.
 //
-// Skipped when M already equals the per-switch lower bound: a switch's sources must send
-// sources * (reachable destinations elsewhere) routes over its out-channels, and a switch's
-// destinations receive as many over its in-channels, so the busiest channel carries at
-// least that divided by the channel count. On complete fat trees the greedy engines reach
-// it (docs/routing.md: 5166 on ft3-5184, 5814 on kary-18-3-5832), so the pass costs one
-// load computation there.
+// Skipped when M already equals the lower bound (routing/efi_bound.hpp), which the greedy
+// engines reach on complete fat trees, so the pass costs one load computation there.
 #include "routing/rebalance.hpp"
 
 #include <algorithm>
 #include <limits>
 
 #include "routing/channel_index.hpp"
+#include "routing/efi_bound.hpp"
 
 namespace ibsm::routing {
 namespace {
@@ -203,30 +200,11 @@ class Rebalancer {
     }
   }
 
-  // max over switches of (routes its sources send elsewhere) / out-channels and (routes its
-  // destinations receive from elsewhere) / in-channels, rounded up.
   std::uint64_t lower_bound() const {
-    std::vector<std::uint64_t> lids_at(n_, 0);
+    std::vector<std::uint32_t> lids_at(n_, 0);
     for (const RebalanceTarget& t : targets_)
       if (t.sw < n_) ++lids_at[t.sw];
-    std::vector<std::uint32_t> with_lids;
-    for (std::uint32_t s = 0; s < n_; ++s)
-      if (lids_at[s] > 0 || sources_[s] > 0) with_lids.push_back(s);
-    std::uint64_t bound = 0;
-    for (std::uint32_t s = 0; s < n_; ++s) {
-      const std::uint64_t out = ch_.out(s).size();
-      const std::uint64_t in = in_first_[s + 1] - in_first_[s];
-      if (out == 0 || in == 0) continue;
-      std::uint64_t lids_elsewhere = 0, sources_elsewhere = 0;
-      for (std::uint32_t o : with_lids)
-        if (o != s && hops_.hops(s, o) != HopMatrix::kUnreachable) {
-          lids_elsewhere += lids_at[o];
-          sources_elsewhere += sources_[o];
-        }
-      bound = std::max(bound, (sources_[s] * lids_elsewhere + out - 1) / out);
-      bound = std::max(bound, (lids_at[s] * sources_elsewhere + in - 1) / in);
-    }
-    return bound;
+    return efi_lower_bound(ch_, sources_, lids_at);
   }
 
   // LMC: how many other LIDs of t's port leave switch s towards switch `peer`.
