@@ -364,8 +364,10 @@ void IncrementalDag::remove(std::uint32_t u, std::uint32_t v) {
   if (c == nullptr) return;
   if (--*c > 0) return;
   count_.erase(key(u, v));
-  refused_.clear();  // what closed a cycle may not any more
-  changed();
+  if (!keep_refusals_) {
+    refused_.clear();  // what closed a cycle may not any more
+    changed();
+  }
   drop(out_[u], v);
   drop(in_[v], u);
 }

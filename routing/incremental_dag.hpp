@@ -35,6 +35,11 @@ class IncrementalDag {
   bool can_add(std::uint32_t u, std::uint32_t v, std::uint32_t budget = UINT32_MAX);
   // Drops one count of u -> v (which must be present).
   void remove(std::uint32_t u, std::uint32_t v);
+  // While set, remove() keeps what can_add() remembered: it may then refuse an edge that
+  // the removals made acceptable. For callers that use can_add() only to pick candidates
+  // and add() to decide (nue's reroutes), which lose options, never correctness, and
+  // save the searches that every removal would otherwise make them repeat.
+  void keep_refusals(bool keep) { keep_refusals_ = keep; }
   bool has(std::uint32_t u, std::uint32_t v) const { return count_.find(key(u, v)) != nullptr; }
   std::size_t edges() const { return count_.size(); }
 
@@ -140,6 +145,7 @@ class IncrementalDag {
   std::vector<Overflow> overflow_;
   std::uint32_t version_ = 1;
   std::uint32_t epoch_ = 0;
+  bool keep_refusals_ = false;
   std::vector<std::uint32_t> seen_f_, seen_b_, stack_, back_;
   std::vector<std::uint64_t> sort_;  // reorder(): position << 32 | node
   std::vector<std::uint32_t> slots_;

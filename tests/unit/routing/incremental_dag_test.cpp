@@ -56,6 +56,20 @@ bool reaches(const std::set<std::pair<unsigned, unsigned>>& edges, unsigned from
   return false;
 }
 
+TEST(IncrementalDag, KeptRefusalsStayButAddStillDecides) {
+  for (bool keep : {false, true}) {
+    IncrementalDag g(3);
+    g.keep_refusals(keep);
+    EXPECT_TRUE(g.add(0, 1));
+    EXPECT_TRUE(g.add(1, 2));
+    EXPECT_FALSE(g.can_add(2, 0));
+    g.remove(0, 1);  // 2 -> 0 fits now
+    EXPECT_EQ(g.can_add(2, 0), !keep) << "keep " << keep;
+    EXPECT_TRUE(g.add(2, 0)) << "keep " << keep;
+    EXPECT_FALSE(g.add(0, 1)) << "the exact check, whatever was kept";
+  }
+}
+
 TEST(IncrementalDag, AgreesWithAFullSearchOnRandomStreams) {
   for (std::uint32_t seed = 1; seed <= 20; ++seed) {
     std::mt19937 rng(seed);
