@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "routing/channel_index.hpp"
+#include "routing/efi_bound.hpp"
 #include "routing/errors.hpp"
 #include "routing/incremental_dag.hpp"
 #include "routing/lid_owners.hpp"
@@ -148,6 +149,8 @@ class Router {
     std::uint64_t p = std::max<std::uint64_t>(1, topo.end_ports.size());
     base_ = p * p;  // as sssp: paths stay shortest until loads say otherwise
     load_.assign(g.ch.size(), 0);
+    efi_load_.assign(g.ch.size(), 0);
+    avoid_.assign(g.ch.size(), 0);
     for (std::uint32_t u = 0; u < g.size(); ++u) {
       in_first_.push_back(static_cast<std::uint32_t>(in_.size()));
       for (std::uint32_t c : g.in[u])
@@ -210,10 +213,11 @@ class Router {
       const std::uint8_t* settled = settled_.data();
       std::uint64_t* dist = dist_.data();
       const std::uint64_t* load = load_.data();
+      const std::uint64_t* avoid = avoid_.data();
       for (std::uint32_t i = in_first_[u], e = in_first_[u + 1]; i < e; ++i) {
         const std::uint32_t c = in_[i].channel, v = in_[i].from;  // c: v -> u
         if (settled[v]) continue;
-        const std::uint64_t nd = dist_u + base_ + load[c];
+        const std::uint64_t nd = dist_u + base_ + load[c] + avoid[c];
         if (nd >= dist[v]) continue;
         // A candidate only: a turn against the layer's current order gets a short look
         // (most of those searches would be repeated for every neighbour), and the
@@ -234,8 +238,11 @@ class Router {
     return false;
   }
 
-  // Channels gain the end ports whose route to d now crosses them.
-  void add_load(std::uint32_t d, const std::vector<std::uint32_t>& out) {
+  // Channels gain (or, with `sign` -1, lose) the end ports whose route to d crosses
+  // them; `end_port` says whether d is an end port's LID, whose routes the edge
+  // forwarding index counts (efi_load_).
+  void add_load(std::uint32_t d, const std::vector<std::uint32_t>& out, bool end_port,
+                int sign = 1) {
     const std::uint32_t n = g_.size();
     // The tree as child lists (first_child_/next_child_), walked breadth first from d;
     // children before their parents in reverse.
@@ -256,13 +263,32 @@ class Router {
       const std::uint32_t v = *it;
       below_[v] += hosts_[v];
       if (out[v] == kNone) continue;
-      load_[out[v]] += below_[v];
+      const std::uint64_t change = sign > 0 ? below_[v] : 0 - below_[v];  // wraps: subtracts
+      load_[out[v]] += change;
+      if (end_port) efi_load_[out[v]] += change;
       below_[g_.ch.to(out[v])] += below_[v];
     }
   }
 
+  // The busiest channel's end-port-to-end-port load, and whether any channel of the
+  // tree `out` carries more than `limit` of it.
+  std::uint64_t max_efi_load() const {
+    return efi_load_.empty() ? 0 : *std::max_element(efi_load_.begin(), efi_load_.end());
+  }
+  std::uint64_t efi_load(std::uint32_t c) const { return efi_load_[c]; }
+  // Makes channels at `level` or above (end-port load) as costly as a detour across the
+  // fabric, so that a Dijkstra goes round them where the layer's CDG lets it; 0: none.
+  void avoid_at(std::uint64_t level) {
+    for (std::size_t c = 0; c < avoid_.size(); ++c)
+      avoid_[c] = level != 0 && efi_load_[c] >= level ? base_ * g_.size() : 0;
+  }
+  bool exceeds(const std::vector<std::uint32_t>& out, std::uint64_t limit) const {
+    return std::any_of(out.begin(), out.end(),
+                       [&](std::uint32_t c) { return c != kNone && efi_load_[c] > limit; });
+  }
+
  private:
-  std::uint64_t weight(std::uint32_t c) const { return base_ + load_[c]; }
+  std::uint64_t weight(std::uint32_t c) const { return base_ + load_[c] + avoid_[c]; }
 
   // The switches reached but not settled, least (distance, switch) first: the order in
   // which a std::priority_queue of (distance, switch) pairs with stale entries skipped
@@ -322,6 +348,8 @@ class Router {
   const SwitchGraph& g_;
   std::vector<unsigned> hosts_;
   std::vector<std::uint64_t> load_;
+  std::vector<std::uint64_t> efi_load_;  // load_ of end-port destinations only
+  std::vector<std::uint64_t> avoid_;     // extra weight of the channels being relieved
   // g.in flattened, each channel beside the switch it comes from: the Dijkstra's inner
   // loop.
   struct InChannel {
@@ -342,6 +370,22 @@ class Router {
   std::vector<std::uint64_t> below_;
 };
 
+// Adds (or removes) the turns of the tree `out` (next channel per switch) in `dag`;
+// false if a turn to add would close a cycle (those before it stay added).
+bool change_turns(const SwitchGraph& g, const std::vector<std::uint32_t>& out, IncrementalDag& dag,
+                  bool add) {
+  for (std::uint32_t c : out) {
+    if (c == kNone) continue;
+    const std::uint32_t next = out[g.ch.to(c)];
+    if (next == kNone) continue;
+    if (!add)
+      dag.remove(c, next);
+    else if (!dag.add(c, next))
+      return false;
+  }
+  return true;
+}
+
 Result<Routes> NueEngine::route_all(const Topology& topo) {
   const SwitchGraph g(topo);
   const std::uint32_t n = g.size();
@@ -352,7 +396,7 @@ Result<Routes> NueEngine::route_all(const Topology& topo) {
   if (n == 0) return routes;
 
   // Destinations: every LID a switch delivers.
-  std::vector<unsigned> hosts(n, 0);
+  std::vector<std::uint32_t> hosts(n, 0);
   for (const EndPort& e : topo.end_ports)
     if (e.sw < n) ++hosts[e.sw];
   std::vector<std::vector<Destination>> at(n);
@@ -440,14 +484,88 @@ Result<Routes> NueEngine::route_all(const Topology& topo) {
     return a.hosts > b.hosts;
   });
   Router router(topo, g);
-  std::vector<std::uint32_t> out;
-  for (const Destination& t : dests) {
-    if (!router.dijkstra(t.sw, dags[layer_of_lid[t.lid]], out)) escape.route_to(t.sw, out);
-    router.add_load(t.sw, out);
+  std::vector<std::uint32_t> out, old;
+  std::vector<std::uint8_t> in_dag(dests.size(), 0);  // its turns are in its layer's CDG
+  const auto write = [&](const Destination& t, const std::vector<std::uint32_t>& tree) {
     routes.lfts[t.sw][t.lid] = t.port;
     for (std::uint32_t v = 0; v < n; ++v)
-      if (out[v] != kNone) routes.lfts[v][t.lid] = g.ch.port(out[v]);
+      if (v != t.sw) routes.lfts[v][t.lid] = tree[v] == kNone ? kNoPath : g.ch.port(tree[v]);
+  };
+  for (std::size_t i = 0; i < dests.size(); ++i) {
+    const Destination& t = dests[i];
+    in_dag[i] = router.dijkstra(t.sw, dags[layer_of_lid[t.lid]], out) ? 1 : 0;
+    if (!in_dag[i]) escape.route_to(t.sw, out);
+    router.add_load(t.sw, out, t.port != 0);
+    write(t, out);
   }
+  // Relief (see nue.hpp). reroute(i, m, h): end-port destination i routed again with
+  // everything else in place; kept only if every channel of its new tree stays below m
+  // and h carries less than before, else its old tree is restored (whose turns still
+  // fit: the CDG without them is part of one that held them).
+  const auto reroute = [&](std::size_t i, std::uint64_t m, std::uint32_t h) {
+    const Destination& t = dests[i];
+    IncrementalDag& dag = dags[layer_of_lid[t.lid]];
+    old.assign(n, kNone);
+    for (std::uint32_t v = 0; v < n; ++v)
+      if (v != t.sw && routes.lfts[v][t.lid] != kNoPath) old[v] = g.ch.at(v, routes.lfts[v][t.lid]);
+    const std::uint64_t before = router.efi_load(h);
+    router.add_load(t.sw, old, true, -1);
+    if (in_dag[i]) change_turns(g, old, dag, false);
+    if (router.dijkstra(t.sw, dag, out)) {
+      router.add_load(t.sw, out, true);
+      if (!router.exceeds(out, m - 1) && router.efi_load(h) < before) {
+        in_dag[i] = 1;
+        write(t, out);
+        return true;
+      }
+      router.add_load(t.sw, out, true, -1);
+      change_turns(g, out, dag, false);
+    }
+    if (in_dag[i] && !change_turns(g, old, dag, true)) {
+      // Cannot happen (see above); should it, the escape tree is always in the CDG.
+      in_dag[i] = 0;
+      escape.route_to(t.sw, old);
+      write(t, old);
+    }
+    router.add_load(t.sw, old, true);
+    return false;
+  };
+  std::vector<std::uint32_t> lids_at(n, 0);
+  for (const Destination& t : dests)
+    if (t.port != 0) ++lids_at[t.sw];
+  const std::uint64_t bound = efi_lower_bound(g.ch, hosts, lids_at);
+  std::uint64_t budget = dests.size() / 4;  // reroutes tried: about half the first pass's work
+  std::vector<std::uint32_t> hot;
+  // (channel, load) at which each destination's reroute was last refused.
+  std::vector<std::pair<std::uint32_t, std::uint64_t>> refused(dests.size(), {kNone, 0});
+  for (IncrementalDag& dag : dags)  // can_add() only picks candidates; add() decides
+    dag.keep_refusals(true);
+  for (bool progress = true; progress && budget > 0;) {
+    progress = false;
+    const std::uint64_t m = router.max_efi_load();
+    if (m <= bound) break;
+    hot.clear();
+    for (std::uint32_t c = 0; c < g.ch.size(); ++c)
+      if (router.efi_load(c) == m) hot.push_back(c);
+    router.avoid_at(m);
+    for (std::uint32_t h : hot) {
+      const std::uint32_t u = g.ch.from(h);
+      for (std::size_t i = 0; i < dests.size() && budget > 0 && router.efi_load(h) == m; ++i) {
+        if (dests[i].port == 0 || routes.lfts[u][dests[i].lid] != g.ch.port(h)) continue;
+        // Refused for this channel at this load already: only other channels were
+        // relieved since, so it would be again.
+        if (refused[i] == std::pair{h, m}) continue;
+        --budget;
+        if (reroute(i, m, h))
+          progress = true;
+        else
+          refused[i] = {h, m};
+      }
+    }
+    router.avoid_at(0);
+  }
+  for (IncrementalDag& dag : dags)
+    dag.keep_refusals(false);
   if (groups.size() > 1) {
     PathSls& sls = routes.path_sl;
     sls.lids = width;

@@ -145,6 +145,28 @@ TEST_P(NueRandom, IrregularFabricIsCompleteAndAcyclicOnOneVlAndFour) {
   expect_sound(f, 4);
 }
 
+// The relief (nue.hpp) on three of those fabrics: the busiest channel after it (golden,
+// 2026-11-26) and, in the comment, where the Dijkstra pass alone left it. Not an upper
+// bound the engine promises, but a change that loses the relief shows here.
+TEST(Nue, ReliefLowersTheBusiestChannelOfIrregularFabrics) {
+  struct Case {
+    std::uint32_t seed;
+    unsigned vls;
+    std::uint64_t efi;
+  };
+  for (const Case& c : {Case{9, 1, 56},      // 66 without the relief
+                        Case{13, 4, 74},     // 94
+                        Case{22, 1, 46},     // 72
+                        Case{22, 4, 41}}) {  // 48
+    const unsigned n = 6 + c.seed % 25;
+    const Fabric f = test::switch_graph(n, test::random_edges(n, n, 6, c.seed), 1 + c.seed % 2);
+    const Routed r = expect_sound(f, c.vls);
+    ASSERT_TRUE(r.routes.ok());
+    EXPECT_LE(channel_loads(r.topo, *r.routes).max, c.efi)
+        << "seed " << c.seed << ", " << c.vls << " VLs";
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Seeds, NueRandom, ::testing::Range<std::uint32_t>(1, 31));
 
 }  // namespace
