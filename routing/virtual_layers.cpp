@@ -14,11 +14,11 @@
 // stay finished, and the DFS stack is cut back to its first dependency that vanished.
 // Paths are not stored: a path is walked from the LFTs when it moves. To move the paths
 // through u -> v -> w, the candidate destinations are those for which u's and v's LFTs
-// name those ports; per candidate, "does this source's path pass u" is memoised over the
-// forwarding tree, O(switches). Step 4 does not check again: any subset of an acyclic
-// path set is acyclic. Step 4 hands out SLs round-robin within a layer, where OpenSM
-// draws a random one of the layer's VLs per PathRecord query; ours is deterministic so
-// that the route report can verify exactly the SLs the SA will hand out.
+// name those ports; per candidate, the sources whose paths pass u are u's branch of the
+// destination's forwarding tree, walked up from u. Step 4 does not check again: any subset of an
+// acyclic path set is acyclic. Step 4 hands out SLs round-robin within a layer, where OpenSM draws
+// a random one of the layer's VLs per PathRecord query; ours is deterministic so that the route
+// report can verify exactly the SLs the SA will hand out.
 #include "routing/virtual_layers.hpp"
 
 #include <algorithm>
@@ -59,6 +59,15 @@ class Channels {
     dep_first_.assign(all_.size() + 1, 0);
     for (std::size_t c = 0; c < all_.size(); ++c)
       dep_first_[c + 1] = dep_first_[c] + out_degree(all_[c].peer);
+    in_first_.assign(n + 1, 0);
+    for (const CdgChannel& c : all_)
+      ++in_first_[c.peer + 1];
+    for (std::size_t s = 0; s < n; ++s)
+      in_first_[s + 1] += in_first_[s];
+    in_.resize(all_.size());
+    std::vector<std::uint32_t> fill(in_first_.begin(), in_first_.end() - 1);
+    for (std::uint32_t c = 0; c < all_.size(); ++c)
+      in_[fill[all_[c].peer]++] = c;
   }
 
   std::uint32_t size() const { return static_cast<std::uint32_t>(all_.size()); }
@@ -66,6 +75,9 @@ class Channels {
   std::uint32_t out_first(std::uint32_t s) const { return out_first_[s]; }
   std::uint32_t out_degree(std::uint32_t s) const { return out_first_[s + 1] - out_first_[s]; }
   std::size_t dep_slots() const { return dep_first_.back(); }
+  // Channels entering switch s.
+  const std::uint32_t* in_begin(std::uint32_t s) const { return in_.data() + in_first_[s]; }
+  const std::uint32_t* in_end(std::uint32_t s) const { return in_.data() + in_first_[s + 1]; }
   std::size_t dep_first(std::uint32_t c) const { return dep_first_[c]; }
   std::size_t dep(std::uint32_t c1, std::uint32_t c2) const {
     return dep_first_[c1] + (c2 - out_first_[all_[c1].peer]);
@@ -103,6 +115,7 @@ class Channels {
   std::vector<std::uint32_t> port_first_;
   std::vector<std::uint32_t> by_port_;  // [port_first_[s] + port] -> channel
   std::vector<std::size_t> dep_first_;
+  std::vector<std::uint32_t> in_first_, in_;  // channels entering each switch
 };
 
 class Layering {
@@ -123,7 +136,6 @@ class Layering {
     count_.resize(max_layers_);
     paths_.assign(max_layers_, 0);
     stamp_.assign(n, 0);
-    passes_.assign(n, 0);
   }
 
   Result<PathSls> run() {
@@ -226,7 +238,10 @@ class Layering {
     return {};
   }
 
-  // Moves every path of `layer` that uses channel c2 right after c1 to layer + 1.
+  // Moves every path of `layer` that uses channel c2 right after c1 to layer + 1: for
+  // each destination that u forwards on c1 and v on c2, the paths of the sources in u's
+  // branch of its forwarding tree (u and the switches whose paths reach u), found by
+  // walking the tree up from u: O(branch), not O(sources).
   void move_paths(unsigned layer, std::uint32_t c1, std::uint32_t c2) {
     const std::uint32_t u = ch_[c1].sw;
     const std::uint32_t v = ch_[c2].sw;
@@ -237,10 +252,21 @@ class Layering {
     if (to.empty()) to.assign(ch_.dep_slots(), 0);
     for (Lid dlid : dests_) {
       if (ch_.port(u, dlid) != p1 || ch_.port(v, dlid) != p2) continue;
-      ++gen_;
-      for (std::uint32_t s : sources_) {
+      ++gen_;  // a switch is visited once per destination, even on a forwarding loop
+      branch_.assign(1, u);
+      stamp_[u] = gen_;
+      while (!branch_.empty()) {
+        const std::uint32_t s = branch_.back();
+        branch_.pop_back();
+        for (const std::uint32_t* c = ch_.in_begin(s); c != ch_.in_end(s); ++c) {
+          const std::uint32_t y = ch_[*c].sw;
+          if (stamp_[y] != gen_ && ch_.next(y, dlid) == *c) {
+            stamp_[y] = gen_;
+            branch_.push_back(y);
+          }
+        }
         std::uint8_t& l = layer_of(s, dlid);
-        if (l != layer || !passes(s, u, dlid)) continue;
+        if (weight_[s] == 0 || l != layer) continue;
         const std::uint32_t w = weight_[s];
         ch_.for_each_dep(s, dlid, [&](std::size_t d) {
           from[d] -= w;
@@ -251,32 +277,6 @@ class Layering {
         paths_[layer + 1] += w;
       }
     }
-  }
-
-  // Whether the path from s to dlid passes switch u; memoised per destination (gen_)
-  // over the forwarding tree, so all sources together cost O(switches).
-  bool passes(std::uint32_t s, std::uint32_t u, Lid dlid) {
-    walk_.clear();
-    bool result = false;
-    for (std::uint32_t cur = s, steps = 0;; ++steps) {
-      if (cur == u) {
-        result = true;
-        break;
-      }
-      if (stamp_[cur] == gen_) {
-        result = passes_[cur] != 0;
-        break;
-      }
-      walk_.push_back(cur);
-      const std::uint32_t c = ch_.next(cur, dlid);
-      if (c == kNone || steps > ch_.size()) break;
-      cur = ch_[c].peer;
-    }
-    for (std::uint32_t x : walk_) {
-      stamp_[x] = gen_;
-      passes_[x] = result ? 1 : 0;
-    }
-    return result;
   }
 
   // Step 4: the spare VLs go to the layers with the most paths per VL; a layer split k
@@ -312,9 +312,8 @@ class Layering {
   std::vector<Lid> dests_;                         // every LID of the fabric
   std::vector<std::vector<std::uint32_t>> count_;  // [layer][dependency slot] -> pairs
   std::vector<std::uint64_t> paths_;               // [layer] -> pairs
-  std::vector<std::uint32_t> stamp_;
-  std::vector<std::uint8_t> passes_;
-  std::vector<std::uint32_t> walk_;
+  std::vector<std::uint32_t> stamp_;               // move_paths(): visited in generation gen_
+  std::vector<std::uint32_t> branch_;              // move_paths(): switches to visit
   std::uint32_t gen_ = 0;
   PathSls out_;
 };
