@@ -12,6 +12,8 @@
 
 #include "routing/analysis.hpp"
 #include "routing/cdg.hpp"
+#include "routing/channel_index.hpp"
+#include "routing/efi_bound.hpp"
 #include "routing/hop_matrix.hpp"
 #include "routing/port_balance.hpp"
 #include "tests/support/builders.hpp"
@@ -108,6 +110,24 @@ TEST(Rebalance, RingOfFourReachesTheBound) {
   const std::string table = test::per_switch_table(
       t.topo, [&](std::uint32_t s, Lid lid) { return unsigned{r.lfts[s][lid]}; });
   EXPECT_EQ(table, "3221\n1321\n2132\n2113\n");
+}
+
+// efi_lower_bound counts only the destinations a switch's sources can reach: two rings
+// of four, one host each, give 2 as one ring does (3 routes over 2 channels), not the 4
+// of 7 destinations over 2 channels. Three hosts on one switch: 9 routes leave it and 9
+// arrive over 2 channels each, 5.
+TEST(EfiBound, CountsOnlyTheSwitchesOfItsPart) {
+  std::vector<test::Edge> edges = test::ring_edges(4);
+  for (const test::Edge& e : test::ring_edges(4))
+    edges.emplace_back(e.first + 4, e.second + 4);
+  const Topology topo = to_routing(test::switch_graph(8, edges, 1)).topo;
+  const ChannelIndex ch(topo);
+  std::vector<std::uint32_t> ones(8, 1);
+  EXPECT_EQ(efi_lower_bound(ch, ones, ones), 2U);
+  std::vector<std::uint32_t> three = ones;
+  three[5] = 3;
+  EXPECT_EQ(efi_lower_bound(ch, three, three), 5U);
+  EXPECT_EQ(efi_lower_bound(ch, ones, std::vector<std::uint32_t>(8, 0)), 0U) << "no destinations";
 }
 
 // Seeded random irregular fabrics: the pass never raises the busiest channel, its own
