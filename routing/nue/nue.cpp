@@ -386,6 +386,115 @@ bool change_turns(const SwitchGraph& g, const std::vector<std::uint32_t>& out, I
   return true;
 }
 
+// Writes destination t's tree (next channel per switch, kNone where none) into the LFTs.
+void write_tree(const SwitchGraph& g, const Destination& t, const std::vector<std::uint32_t>& tree,
+                Routes& routes) {
+  routes.lfts[t.sw][t.lid] = t.port;
+  for (std::uint32_t v = 0; v < g.size(); ++v)
+    if (v != t.sw) routes.lfts[v][t.lid] = tree[v] == kNone ? kNoPath : g.ch.port(tree[v]);
+}
+
+// The relief after the Dijkstra pass (see nue.hpp): end-port destinations routed over a
+// channel at the busiest load M are routed again around the channels at M.
+class Relief {
+ public:
+  // `in_dag[i]`: destination i's turns are in its layer's CDG (else it follows the escape
+  // tree); `routes` holds every destination's tree.
+  Relief(const SwitchGraph& g, const std::vector<Destination>& dests,
+         std::vector<IncrementalDag>& dags, const std::vector<std::uint8_t>& layer_of_lid,
+         Router& router, EscapeTree& escape, std::vector<std::uint8_t>& in_dag, Routes& routes)
+      : g_(g),
+        dests_(dests),
+        dags_(dags),
+        layer_of_lid_(layer_of_lid),
+        router_(router),
+        escape_(escape),
+        in_dag_(in_dag),
+        routes_(routes) {}
+
+  // Until M is at `bound` or nothing at M can be relieved, at most a quarter of the
+  // destinations' reroutes (about half the Dijkstra pass's time).
+  void run(std::uint64_t bound) {
+    std::uint64_t budget = dests_.size() / 4;
+    std::vector<std::uint32_t> hot;
+    // (channel, load) at which each destination's reroute was last refused.
+    std::vector<std::pair<std::uint32_t, std::uint64_t>> refused(dests_.size(), {kNone, 0});
+    for (IncrementalDag& dag : dags_)  // can_add() only picks candidates; add() decides
+      dag.keep_refusals(true);
+    for (bool progress = true; progress && budget > 0;) {
+      progress = false;
+      const std::uint64_t m = router_.max_efi_load();
+      if (m <= bound) break;
+      hot.clear();
+      for (std::uint32_t c = 0; c < g_.ch.size(); ++c)
+        if (router_.efi_load(c) == m) hot.push_back(c);
+      router_.avoid_at(m);
+      for (std::uint32_t h : hot) {
+        const std::uint32_t u = g_.ch.from(h);
+        for (std::size_t i = 0; i < dests_.size() && budget > 0 && router_.efi_load(h) == m; ++i) {
+          const Destination& t = dests_[i];
+          if (t.port == 0 || routes_.lfts[u][t.lid] != g_.ch.port(h)) continue;
+          // Refused for this channel at this load already: only the loads of other
+          // channels went down since, so it would most likely be refused again.
+          if (refused[i] == std::pair{h, m}) continue;
+          --budget;
+          if (reroute(i, m, h))
+            progress = true;
+          else
+            refused[i] = {h, m};
+        }
+      }
+      router_.avoid_at(0);
+    }
+    for (IncrementalDag& dag : dags_)
+      dag.keep_refusals(false);
+  }
+
+ private:
+  // Destination i routed again with everything else in place; kept only if every channel
+  // of its new tree stays below m and h carries less than before, else its old tree is
+  // restored (whose turns still fit: the CDG without them is part of one that held them).
+  bool reroute(std::size_t i, std::uint64_t m, std::uint32_t h) {
+    const Destination& t = dests_[i];
+    IncrementalDag& dag = dags_[layer_of_lid_[t.lid]];
+    old_.assign(g_.size(), kNone);
+    for (std::uint32_t v = 0; v < g_.size(); ++v)
+      if (v != t.sw && routes_.lfts[v][t.lid] != kNoPath)
+        old_[v] = g_.ch.at(v, routes_.lfts[v][t.lid]);
+    const std::uint64_t before = router_.efi_load(h);
+    router_.add_load(t.sw, old_, true, -1);
+    if (in_dag_[i]) change_turns(g_, old_, dag, false);
+    if (router_.dijkstra(t.sw, dag, out_)) {
+      router_.add_load(t.sw, out_, true);
+      if (!router_.exceeds(out_, m - 1) && router_.efi_load(h) < before) {
+        in_dag_[i] = 1;
+        write_tree(g_, t, out_, routes_);
+        return true;
+      }
+      router_.add_load(t.sw, out_, true, -1);
+      change_turns(g_, out_, dag, false);
+    }
+    if (in_dag_[i] && !change_turns(g_, old_, dag, true)) {
+      // Cannot happen (see above); should it, the escape tree is always in the CDG.
+      in_dag_[i] = 0;
+      escape_.route_to(t.sw, old_);
+      write_tree(g_, t, old_, routes_);
+    }
+    router_.add_load(t.sw, old_, true);
+    return false;
+  }
+
+  const SwitchGraph& g_;
+  const std::vector<Destination>& dests_;
+  std::vector<IncrementalDag>& dags_;
+  const std::vector<std::uint8_t>& layer_of_lid_;
+  Router& router_;
+  EscapeTree& escape_;
+  std::vector<std::uint8_t>& in_dag_;
+  Routes& routes_;
+  std::vector<std::uint32_t> old_, out_;  // reroute()'s trees
+};
+
 Result<Routes> NueEngine::route_all(const Topology& topo) {
   const SwitchGraph g(topo);
   const std::uint32_t n = g.size();
@@ -484,88 +593,20 @@ Result<Routes> NueEngine::route_all(const Topology& topo) {
     return a.hosts > b.hosts;
   });
   Router router(topo, g);
-  std::vector<std::uint32_t> out, old;
+  std::vector<std::uint32_t> out;
   std::vector<std::uint8_t> in_dag(dests.size(), 0);  // its turns are in its layer's CDG
-  const auto write = [&](const Destination& t, const std::vector<std::uint32_t>& tree) {
-    routes.lfts[t.sw][t.lid] = t.port;
-    for (std::uint32_t v = 0; v < n; ++v)
-      if (v != t.sw) routes.lfts[v][t.lid] = tree[v] == kNone ? kNoPath : g.ch.port(tree[v]);
-  };
   for (std::size_t i = 0; i < dests.size(); ++i) {
     const Destination& t = dests[i];
     in_dag[i] = router.dijkstra(t.sw, dags[layer_of_lid[t.lid]], out) ? 1 : 0;
     if (!in_dag[i]) escape.route_to(t.sw, out);
     router.add_load(t.sw, out, t.port != 0);
-    write(t, out);
+    write_tree(g, t, out, routes);
   }
-  // Relief (see nue.hpp). reroute(i, m, h): end-port destination i routed again with
-  // everything else in place; kept only if every channel of its new tree stays below m
-  // and h carries less than before, else its old tree is restored (whose turns still
-  // fit: the CDG without them is part of one that held them).
-  const auto reroute = [&](std::size_t i, std::uint64_t m, std::uint32_t h) {
-    const Destination& t = dests[i];
-    IncrementalDag& dag = dags[layer_of_lid[t.lid]];
-    old.assign(n, kNone);
-    for (std::uint32_t v = 0; v < n; ++v)
-      if (v != t.sw && routes.lfts[v][t.lid] != kNoPath) old[v] = g.ch.at(v, routes.lfts[v][t.lid]);
-    const std::uint64_t before = router.efi_load(h);
-    router.add_load(t.sw, old, true, -1);
-    if (in_dag[i]) change_turns(g, old, dag, false);
-    if (router.dijkstra(t.sw, dag, out)) {
-      router.add_load(t.sw, out, true);
-      if (!router.exceeds(out, m - 1) && router.efi_load(h) < before) {
-        in_dag[i] = 1;
-        write(t, out);
-        return true;
-      }
-      router.add_load(t.sw, out, true, -1);
-      change_turns(g, out, dag, false);
-    }
-    if (in_dag[i] && !change_turns(g, old, dag, true)) {
-      // Cannot happen (see above); should it, the escape tree is always in the CDG.
-      in_dag[i] = 0;
-      escape.route_to(t.sw, old);
-      write(t, old);
-    }
-    router.add_load(t.sw, old, true);
-    return false;
-  };
   std::vector<std::uint32_t> lids_at(n, 0);
   for (const Destination& t : dests)
     if (t.port != 0) ++lids_at[t.sw];
-  const std::uint64_t bound = efi_lower_bound(g.ch, hosts, lids_at);
-  std::uint64_t budget = dests.size() / 4;  // reroutes tried: about half the first pass's work
-  std::vector<std::uint32_t> hot;
-  // (channel, load) at which each destination's reroute was last refused.
-  std::vector<std::pair<std::uint32_t, std::uint64_t>> refused(dests.size(), {kNone, 0});
-  for (IncrementalDag& dag : dags)  // can_add() only picks candidates; add() decides
-    dag.keep_refusals(true);
-  for (bool progress = true; progress && budget > 0;) {
-    progress = false;
-    const std::uint64_t m = router.max_efi_load();
-    if (m <= bound) break;
-    hot.clear();
-    for (std::uint32_t c = 0; c < g.ch.size(); ++c)
-      if (router.efi_load(c) == m) hot.push_back(c);
-    router.avoid_at(m);
-    for (std::uint32_t h : hot) {
-      const std::uint32_t u = g.ch.from(h);
-      for (std::size_t i = 0; i < dests.size() && budget > 0 && router.efi_load(h) == m; ++i) {
-        if (dests[i].port == 0 || routes.lfts[u][dests[i].lid] != g.ch.port(h)) continue;
-        // Refused for this channel at this load already: only other channels were
-        // relieved since, so it would be again.
-        if (refused[i] == std::pair{h, m}) continue;
-        --budget;
-        if (reroute(i, m, h))
-          progress = true;
-        else
-          refused[i] = {h, m};
-      }
-    }
-    router.avoid_at(0);
-  }
-  for (IncrementalDag& dag : dags)
-    dag.keep_refusals(false);
+  Relief(g, dests, dags, layer_of_lid, router, escape, in_dag, routes)
+      .run(efi_lower_bound(g.ch, hosts, lids_at));
   if (groups.size() > 1) {
     PathSls& sls = routes.path_sl;
     sls.lids = width;

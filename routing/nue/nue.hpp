@@ -23,7 +23,7 @@
 // every channel at M priced as a detour across the fabric; the new tree is kept only if
 // it takes load off that channel and brings no channel to M, else the old one comes
 // back. The Dijkstra pass routes each destination knowing only those before it; the
-// relief revisits them knowing all (2026-11-26: the busiest channel 4-45 % lower on a
+// relief revisits them knowing all (2026-11-26: the busiest channel 2-40 % lower on a
 // dragonfly, a jellyfish, a random fabric and a torus). Its reroutes are budgeted at a
 // quarter of the destinations, about half the first pass's time.
 // Every path to a destination of layer i travels on SL i (SL2VL identity), so a path's
