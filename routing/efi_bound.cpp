@@ -25,7 +25,7 @@ std::uint64_t efi_lower_bound(const ChannelIndex& ch, const std::vector<std::uin
     for (std::size_t i = 0; i < queue.size(); ++i) {
       const std::uint32_t s = queue[i];
       part_sources[id] += sources[s];
-      part_lids[id] += s < lids_at.size() ? lids_at[s] : 0;
+      part_lids[id] += lids_at[s];
       for (std::uint32_t c : ch.out(s))
         if (part[ch.to(c)] == UINT32_MAX) {
           part[ch.to(c)] = id;
@@ -37,7 +37,7 @@ std::uint64_t efi_lower_bound(const ChannelIndex& ch, const std::vector<std::uin
   for (std::uint32_t s = 0; s < n; ++s) {
     const std::uint64_t out = ch.out(s).size();
     if (out == 0 || in[s] == 0) continue;
-    const std::uint64_t lids_here = s < lids_at.size() ? lids_at[s] : 0;
+    const std::uint64_t lids_here = lids_at[s];
     const std::uint64_t lids_elsewhere = part_lids[part[s]] - lids_here;
     const std::uint64_t sources_elsewhere = part_sources[part[s]] - sources[s];
     bound = std::max(bound, (sources[s] * lids_elsewhere + out - 1) / out);

@@ -15,7 +15,8 @@ namespace ibsm::routing {
 // fabric) routes over its out-channels, and its destinations receive as many over its
 // in-channels, so the busiest channel carries at least that over the channel count:
 // the maximum over switches and both directions, rounded up. `sources[s]` and
-// `lids_at[s]`: the end ports that send and the LIDs that receive at switch s.
+// `lids_at[s]` (both one entry per switch): the end ports that send and the LIDs that
+// receive at switch s.
 std::uint64_t efi_lower_bound(const ChannelIndex& ch, const std::vector<std::uint32_t>& sources,
                               const std::vector<std::uint32_t>& lids_at);
 
