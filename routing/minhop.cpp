@@ -27,6 +27,7 @@
 
 #include "routing/errors.hpp"
 #include "routing/hop_matrix.hpp"
+#include "routing/in_channels.hpp"
 #include "routing/lid_owners.hpp"
 #include "routing/port_balance.hpp"
 #include "routing/rebalance.hpp"
@@ -169,18 +170,9 @@ class Router {
     const std::uint32_t n = hops_.num_switches();
     constexpr std::uint32_t kFar = UINT32_MAX;
     dist_.assign(n, kFar);
-    if (in_first_.empty()) {  // channels entering each switch, built once
-      in_first_.assign(n + 1, 0);
-      for (const Channel& ch : channels_)
-        ++in_first_[ch.peer + 1];
-      for (std::uint32_t s = 0; s < n; ++s)
-        in_first_[s + 1] += in_first_[s];
-      in_.assign(channels_.size(), 0);
-      std::vector<std::uint32_t> fill(in_first_.begin(), in_first_.end() - 1);
-      for (std::uint32_t s = 0; s < n; ++s)
-        for (std::uint32_t c = first_[s]; c < first_[s + 1]; ++c)
-          in_[fill[channels_[c].peer]++] = c;
-    }
+    if (in_.empty())  // built once
+      in_ = InChannels(n, static_cast<std::uint32_t>(channels_.size()),
+                       [this](std::uint32_t c) { return channels_[c].peer; });
     using Item = std::pair<std::uint32_t, std::uint32_t>;  // (distance, switch)
     std::vector<Item> heap{{0, dst}};
     dist_[dst] = 0;
@@ -189,8 +181,7 @@ class Router {
       const auto [d, x] = heap.back();
       heap.pop_back();
       if (d != dist_[x]) continue;
-      for (std::uint32_t i = in_first_[x]; i < in_first_[x + 1]; ++i) {
-        const std::uint32_t c = in_[i];
+      for (const std::uint32_t c : in_.of(x)) {
         const std::uint32_t y = owner_[c];
         if (d + weight_[c] < dist_[y]) {
           dist_[y] = d + weight_[c];
@@ -356,10 +347,10 @@ class Router {
   BalancePlan plan_;
   bool shifting_ = false;
   std::uint32_t seed_ = 0;
-  std::vector<std::uint8_t> weight_;          // per channel; empty when every port weighs 1
-  std::vector<std::uint32_t> dist_;           // weighted distance to order_for_ (scratch)
-  std::vector<std::uint32_t> in_first_, in_;  // channels entering each switch (weights only)
-  std::vector<std::uint32_t> owner_;          // per channel: the sending switch
+  std::vector<std::uint8_t> weight_;  // per channel; empty when every port weighs 1
+  std::vector<std::uint32_t> dist_;   // weighted distance to order_for_ (scratch)
+  InChannels in_;                     // channels entering each switch (weights only)
+  std::vector<std::uint32_t> owner_;  // per channel: the sending switch
   std::vector<Error> weight_warnings_;
   std::vector<std::uint32_t> first_;    // channels_ of switch s: [first_[s], first_[s + 1])
   std::vector<Channel> channels_;       // inter-switch channels, per switch in port order

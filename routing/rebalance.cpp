@@ -32,6 +32,7 @@
 
 #include "routing/channel_index.hpp"
 #include "routing/efi_bound.hpp"
+#include "routing/in_channels.hpp"
 
 namespace ibsm::routing {
 namespace {
@@ -49,15 +50,7 @@ class Rebalancer {
         by_lid_(by_lid),
         n_(hops.num_switches()),
         ch_(topo) {
-    in_first_.assign(n_ + 1, 0);
-    for (std::uint32_t c = 0; c < ch_.size(); ++c)
-      ++in_first_[ch_.to(c) + 1];
-    for (std::uint32_t s = 0; s < n_; ++s)
-      in_first_[s + 1] += in_first_[s];
-    in_.assign(ch_.size(), 0);
-    std::vector<std::uint32_t> fill(in_first_.begin(), in_first_.end() - 1);
-    for (std::uint32_t c = 0; c < ch_.size(); ++c)
-      in_[fill[ch_.to(c)]++] = c;
+    in_ = InChannels(n_, ch_.size(), [this](std::uint32_t c) { return ch_.to(c); });
     load_.assign(ch_.size(), 0);
     // Targets grouped by destination switch: one distance order serves a whole group.
     by_switch_.resize(targets_.size());
@@ -324,9 +317,8 @@ class Rebalancer {
       if (found.target != kNone) break;
       upper_.clear();  // the next level: switches that forward into this one's
       for (const Entry& e : level_) {
-        budget_ -= std::min<std::uint64_t>(budget_, in_first_[e.sw + 1] - in_first_[e.sw]);
-        for (std::uint32_t j = in_first_[e.sw]; j < in_first_[e.sw + 1]; ++j) {
-          const std::uint32_t c = in_[j];
+        budget_ -= std::min<std::uint64_t>(budget_, in_.of(e.sw).size());
+        for (const std::uint32_t c : in_.of(e.sw)) {
           const std::uint32_t y = ch_.from(c);
           if (hop(e.target, y) == c && flow(e.target, y) > 0) upper_.push_back({e.target, y});
         }
@@ -378,15 +370,15 @@ class Rebalancer {
   std::vector<PortNum>& by_lid_;
   std::uint32_t n_;
   ChannelIndex ch_;
-  std::vector<std::uint32_t> in_first_, in_;  // channels entering each switch
-  std::vector<std::uint32_t> by_switch_;      // target indexes grouped by destination switch
-  std::vector<std::uint64_t> load_;           // per channel
-  std::vector<std::uint32_t> slot_;           // per target: row of flows_, kNone = frozen
-  std::vector<std::uint32_t> slot_of_;        // per slot: the target
-  std::uint32_t slots_ = 0;                   // movable targets
-  std::vector<std::uint16_t> flows_;          // [switch * slots_ + slot]
-  std::vector<std::uint16_t> next_hops_;      // [switch * slots_ + slot]: channel, kNoHop at dst
-  struct Entry {                              // a switch whose entry for `target` may move
+  InChannels in_;                         // channels entering each switch
+  std::vector<std::uint32_t> by_switch_;  // target indexes grouped by destination switch
+  std::vector<std::uint64_t> load_;       // per channel
+  std::vector<std::uint32_t> slot_;       // per target: row of flows_, kNone = frozen
+  std::vector<std::uint32_t> slot_of_;    // per slot: the target
+  std::uint32_t slots_ = 0;               // movable targets
+  std::vector<std::uint16_t> flows_;      // [switch * slots_ + slot]
+  std::vector<std::uint16_t> next_hops_;  // [switch * slots_ + slot]: channel, kNoHop at dst
+  struct Entry {                          // a switch whose entry for `target` may move
     std::uint32_t target, sw;
   };
   std::vector<Entry> level_, upper_;  // relieve(): candidates at one upstream distance

@@ -41,6 +41,7 @@
 #include <utility>
 
 #include "routing/hop_matrix.hpp"
+#include "routing/in_channels.hpp"
 #include "routing/lid_owners.hpp"
 #include "routing/port_balance.hpp"
 #include "routing/rebalance.hpp"
@@ -84,15 +85,8 @@ class SsspRouter {
       out_first_[s + 1] = static_cast<std::uint32_t>(channels_.size());
     }
     // Channels entering each switch, for Dijkstra from the destination backwards.
-    in_first_.assign(n_ + 1, 0);
-    for (const Channel& c : channels_)
-      ++in_first_[c.to + 1];
-    for (std::size_t s = 0; s < n_; ++s)
-      in_first_[s + 1] += in_first_[s];
-    in_.assign(channels_.size(), 0);
-    std::vector<std::uint32_t> fill(in_first_.begin(), in_first_.end() - 1);
-    for (std::uint32_t c = 0; c < channels_.size(); ++c)
-      in_[fill[channels_[c].to]++] = c;
+    in_ = InChannels(static_cast<std::uint32_t>(n_), static_cast<std::uint32_t>(channels_.size()),
+                     [this](std::uint32_t c) { return channels_[c].to; });
 
     sources_ = balance_.sources;  // routable end ports per switch, less the ignored ones
     std::uint64_t ports = 0;
@@ -192,8 +186,7 @@ class SsspRouter {
       if (settled_[x] == gen_ || d != dist_[x]) continue;
       settled_[x] = gen_;
       order_.push_back(x);
-      for (std::uint32_t i = in_first_[x]; i < in_first_[x + 1]; ++i) {
-        const std::uint32_t c = in_[i];
+      for (const std::uint32_t c : in_.of(x)) {
         const std::uint32_t y = channels_[c].from;
         if (settled_[y] == gen_) continue;
         const std::uint64_t nd = d + base_weight_ + load_[c];
@@ -249,8 +242,7 @@ class SsspRouter {
   BalancePlan balance_;
   std::vector<Channel> channels_;         // per switch in port order
   std::vector<std::uint32_t> out_first_;  // channels_ of switch s: [out_first_[s], [s + 1])
-  std::vector<std::uint32_t> in_first_;   // in_ of switch s: [in_first_[s], in_first_[s + 1])
-  std::vector<std::uint32_t> in_;         // channel ids entering each switch
+  InChannels in_;                         // channels entering each switch
   std::vector<std::uint32_t> sources_;    // routable end ports per switch
   std::uint64_t base_weight_ = 1;
   std::vector<std::uint64_t> load_;  // per channel: all-to-all routes so far

@@ -15,10 +15,10 @@
 // Paths are not stored: a path is walked from the LFTs when it moves. To move the paths
 // through u -> v -> w, the candidate destinations are those for which u's and v's LFTs
 // name those ports; per candidate, the sources whose paths pass u are u's branch of the
-// destination's forwarding tree, walked up from u. Step 4 does not check again: any subset of an
-// acyclic path set is acyclic. Step 4 hands out SLs round-robin within a layer, where OpenSM draws
-// a random one of the layer's VLs per PathRecord query; ours is deterministic so that the route
-// report can verify exactly the SLs the SA will hand out.
+// destination's forwarding tree, walked up from u. Step 4 does not check again: any
+// subset of an acyclic path set is acyclic. Step 4 hands out SLs round-robin within a
+// layer, where OpenSM draws a random one of the layer's VLs per PathRecord query; ours is
+// deterministic so that the route report can verify exactly the SLs the SA will hand out.
 #include "routing/virtual_layers.hpp"
 
 #include <algorithm>
@@ -26,6 +26,7 @@
 
 #include "routing/cdg.hpp"
 #include "routing/errors.hpp"
+#include "routing/in_channels.hpp"
 #include "routing/lid_owners.hpp"
 
 namespace ibsm::routing {
@@ -59,15 +60,8 @@ class Channels {
     dep_first_.assign(all_.size() + 1, 0);
     for (std::size_t c = 0; c < all_.size(); ++c)
       dep_first_[c + 1] = dep_first_[c] + out_degree(all_[c].peer);
-    in_first_.assign(n + 1, 0);
-    for (const CdgChannel& c : all_)
-      ++in_first_[c.peer + 1];
-    for (std::size_t s = 0; s < n; ++s)
-      in_first_[s + 1] += in_first_[s];
-    in_.resize(all_.size());
-    std::vector<std::uint32_t> fill(in_first_.begin(), in_first_.end() - 1);
-    for (std::uint32_t c = 0; c < all_.size(); ++c)
-      in_[fill[all_[c].peer]++] = c;
+    in_ = InChannels(static_cast<std::uint32_t>(n), size(),
+                     [this](std::uint32_t c) { return all_[c].peer; });
   }
 
   std::uint32_t size() const { return static_cast<std::uint32_t>(all_.size()); }
@@ -75,9 +69,7 @@ class Channels {
   std::uint32_t out_first(std::uint32_t s) const { return out_first_[s]; }
   std::uint32_t out_degree(std::uint32_t s) const { return out_first_[s + 1] - out_first_[s]; }
   std::size_t dep_slots() const { return dep_first_.back(); }
-  // Channels entering switch s.
-  const std::uint32_t* in_begin(std::uint32_t s) const { return in_.data() + in_first_[s]; }
-  const std::uint32_t* in_end(std::uint32_t s) const { return in_.data() + in_first_[s + 1]; }
+  std::span<const std::uint32_t> in(std::uint32_t s) const { return in_.of(s); }
   std::size_t dep_first(std::uint32_t c) const { return dep_first_[c]; }
   std::size_t dep(std::uint32_t c1, std::uint32_t c2) const {
     return dep_first_[c1] + (c2 - out_first_[all_[c1].peer]);
@@ -115,7 +107,7 @@ class Channels {
   std::vector<std::uint32_t> port_first_;
   std::vector<std::uint32_t> by_port_;  // [port_first_[s] + port] -> channel
   std::vector<std::size_t> dep_first_;
-  std::vector<std::uint32_t> in_first_, in_;  // channels entering each switch
+  InChannels in_;
 };
 
 class Layering {
@@ -258,9 +250,9 @@ class Layering {
       while (!branch_.empty()) {
         const std::uint32_t s = branch_.back();
         branch_.pop_back();
-        for (const std::uint32_t* c = ch_.in_begin(s); c != ch_.in_end(s); ++c) {
-          const std::uint32_t y = ch_[*c].sw;
-          if (stamp_[y] != gen_ && ch_.next(y, dlid) == *c) {
+        for (const std::uint32_t c : ch_.in(s)) {
+          const std::uint32_t y = ch_[c].sw;
+          if (stamp_[y] != gen_ && ch_.next(y, dlid) == c) {
             stamp_[y] = gen_;
             branch_.push_back(y);
           }
