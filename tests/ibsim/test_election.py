@@ -247,10 +247,10 @@ def test_split_brain_merges_into_one_master(fabric, sims, sm_procs, workdir, fir
     # leaf0 (A's leaf) loses every uplink: A keeps leaf0's hosts, B the rest.
     uplinks = sorted(p for p, (peer, _) in fabric.model.nodes["leaf0"].peers.items()
                      if peer.startswith("spine"))
-    # One cut at a time, and A's re-sweep around each before the next: a link cut under
-    # an SMP in flight loses it without an answer, umad2sim reports no timeout for it,
-    # and an OpenSM master then waits for it for good (its sweep never ends; seen
-    # 2026-11-26, 1 run in 40 under load). Only the last cut splits the fabric.
+    # One cut at a time, each after A's re-sweep around the one before: cuts landing in
+    # the middle of an OpenSM master's sweep left one of its SMPs without an answer or a
+    # timeout under umad2sim, and that sweep never ended (its log: the request evicted
+    # only at exit; 3 runs in about 60 under load). Only the last cut splits the fabric.
     for p in uplinks[:-1]:
         ups = a.count_up()
         sim.command(f'Unlink "leaf0"[{p}]')
