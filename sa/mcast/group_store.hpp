@@ -120,6 +120,7 @@ class McGroupStore {
 
   // MLIDs whose member set changed since the SM last took them.
   void mark_dirty(Lid mlid) { dirty_.insert(mlid); }
+  bool has_dirty() const { return !dirty_.empty(); }
   std::set<Lid> take_dirty();
   std::size_t mlids_in_use() const { return mlid_users_.size(); }
 

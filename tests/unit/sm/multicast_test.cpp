@@ -221,6 +221,28 @@ TEST(Multicast, RecomputingBeforeTheAnswersComeBackSendsNoBlockTwice) {
   rig.expect_tree(a, {rig.port("h1"), rig.port("h2"), rig.port("hx", 1)});
 }
 
+// The loop waits for MADs between passes; a join that lands after a pass must not
+// wait for that (the last joins of a storm: nothing else arrives to end the wait).
+TEST(Multicast, AJoinAfterAPassGoesOutWhenThePassIsDueNotAfterTheIdleWait) {
+  Rig rig;
+  const Lid a = rig.create(1, {rig.port("h1"), rig.port("h2")});
+  ASSERT_TRUE(rig.sweep().subnet_up);
+  ControlFlags control;
+  for (int i = 0; i < 5; ++i)  // any due sweep and pass, then idle turns
+    ASSERT_FALSE(rig.sm->step(control).has_value());
+  rig.join(1, rig.port("hx", 1));
+  rig.fabric->reset_stats();
+  const auto joined = rig.clock.now();
+  for (int i = 0; i < 10 && rig.mft_sets() == 0; ++i)
+    ASSERT_FALSE(rig.sm->step(control).has_value());
+  ASSERT_GT(rig.mft_sets(), 0u);
+  // The pass interval (20 ms) plus the fake's answer latency, not the 100 ms idle wait.
+  EXPECT_LT(rig.clock.now() - joined, std::chrono::milliseconds(40));
+  for (int i = 0; i < 5; ++i)
+    ASSERT_FALSE(rig.sm->step(control).has_value());
+  rig.expect_tree(a, {rig.port("h1"), rig.port("h2"), rig.port("hx", 1)});
+}
+
 TEST(Multicast, APowerCycledSwitchGetsItsBlocksAgain) {
   Rig rig;
   const std::vector<fake::PortRef> m{rig.port("h1"), rig.port("h2"), rig.port("hx", 1)};
