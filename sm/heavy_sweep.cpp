@@ -425,7 +425,7 @@ void SubnetManager::program(Fabric& f, SweepReport& report, mad::PortState targe
   policy.vl_stall_count = options_.vl_stall_count;
   policy.leaf_vl_stall_count = options_.leaf_vl_stall_count;
   policy.link = link_settings(options_);
-  policy.untaken = &untaken_links_;
+  policy.untaken = &untaken_ports_;
   policy.client_reregister =
       !first_master_sweep_done_ && !options_.no_clients_rereg && target == mad::PortState::kArmed;
   policy.qos = &qos_;
@@ -461,9 +461,8 @@ void SubnetManager::program(Fabric& f, SweepReport& report, mad::PortState targe
             // The GetResp of a Set carries the port's new PortInfo.
             if (auto pi = mad::decode<mad::PortInfo>(o.response->data()); pi.ok()) {
               f.node(i).ports[num].info = *pi;
-              if (num != 0 &&
-                  untaken_links_.note(f.node(i).guid(), num, untaken_link_fields(wanted, *pi)))
-                log_->debug("{} port {} ignored link fields of its PortInfo Set; not sent again",
+              if (untaken_ports_.note(f.node(i).guid(), num, untaken_port_fields(wanted, *pi)))
+                log_->debug("{} port {} ignored fields of its PortInfo Set; not sent again for them",
                             f.node(i).description, num);
             }
             return;

@@ -24,8 +24,8 @@ LinkSettings link_settings(const conf::Options& o, const Logger* log) {
   return s;
 }
 
-UntakenLinkFields untaken_link_fields(const mad::PortInfo& sent, const mad::PortInfo& answer) {
-  UntakenLinkFields u;
+UntakenPortFields untaken_port_fields(const mad::PortInfo& sent, const mad::PortInfo& answer) {
+  UntakenPortFields u;
   u.thresholds = answer.local_phy_errors != sent.local_phy_errors ||
                  answer.overrun_errors != sent.overrun_errors;
   u.width_as_supported = sent.link_width_enabled == kWidthAsSupported &&
@@ -35,27 +35,28 @@ UntakenLinkFields untaken_link_fields(const mad::PortInfo& sent, const mad::Port
   u.speed_ext_as_supported = sent.link_speed_ext_enabled == kSpeedExtAsSupported &&
                              answer.link_speed_ext_enabled != answer.link_speed_ext_supported;
   u.vl_high_limit = answer.vl_high_limit != sent.vl_high_limit;
+  u.subnet_timeout = answer.subnet_timeout != sent.subnet_timeout;
+  u.lease_period = answer.m_key_lease_period != sent.m_key_lease_period;
   return u;
 }
 
-const UntakenLinkFields* UntakenLinks::find(mad::Guid node, mad::PortNum port) const {
+const UntakenPortFields* UntakenPorts::find(mad::Guid node, mad::PortNum port) const {
   auto it = ports_.find(Key{node, port});
   return it == ports_.end() ? nullptr : &it->second;
 }
 
-bool UntakenLinks::note(mad::Guid node, mad::PortNum port, const UntakenLinkFields& fields) {
+bool UntakenPorts::note(mad::Guid node, mad::PortNum port, const UntakenPortFields& fields) {
   if (!fields.any()) return false;
-  UntakenLinkFields& held = ports_[Key{node, port}];
-  const UntakenLinkFields before = held;
+  UntakenPortFields& held = ports_[Key{node, port}];
+  const UntakenPortFields before = held;
   held.thresholds |= fields.thresholds;
   held.width_as_supported |= fields.width_as_supported;
   held.speed_as_supported |= fields.speed_as_supported;
   held.speed_ext_as_supported |= fields.speed_ext_as_supported;
   held.vl_high_limit |= fields.vl_high_limit;
-  return held.vl_high_limit != before.vl_high_limit || held.thresholds != before.thresholds ||
-         held.width_as_supported != before.width_as_supported ||
-         held.speed_as_supported != before.speed_as_supported ||
-         held.speed_ext_as_supported != before.speed_ext_as_supported;
+  held.subnet_timeout |= fields.subnet_timeout;
+  held.lease_period |= fields.lease_period;
+  return held != before;
 }
 
 }  // namespace ibsm::sm

@@ -26,32 +26,37 @@ struct LinkSettings {
 // default, as OpenSM does; each such replacement is logged when `log` is given.
 LinkSettings link_settings(const conf::Options& o, const Logger* log = nullptr);
 
-// Link fields a port was sent and did not keep. Real ports keep them; ibsim keeps
+// PortInfo fields a port was sent and did not keep. Real ports keep them; ibsim keeps
 // neither the error thresholds, VLHighLimit nor the "as supported" codes (it answers
-// with the old values), and OpenSM then re-sends them to every port on every heavy sweep. The SM
-// remembers such ports and stops offering them what they ignore. Named values
-// (force_link_width 1, say) are always sent again: the port may take them later.
-struct UntakenLinkFields {
+// with the old values), nor SubnetTimeout and M_KeyLeasePeriod (every port, switch port
+// 0 included), and OpenSM then re-sends them to every port on every heavy sweep. The SM
+// remembers such ports and stops sending a Set for what they ignore alone (a Set sent
+// for another reason still carries the wanted values). Named values (force_link_width
+// 1, say) are always sent again: the port may take them later.
+struct UntakenPortFields {
   bool thresholds = false;              // LocalPhyErrors / OverrunErrors
   bool width_as_supported = false;      // LinkWidthEnabled 255
   bool speed_as_supported = false;      // LinkSpeedEnabled 15
   bool speed_ext_as_supported = false;  // LinkSpeedExtEnabled 31
   bool vl_high_limit = false;           // VLHighLimit (QoS)
+  bool subnet_timeout = false;          // SubnetTimeout (end ports, switch port 0)
+  bool lease_period = false;            // M_KeyLeasePeriod (end ports, switch port 0)
   bool any() const {
     return thresholds || width_as_supported || speed_as_supported || speed_ext_as_supported ||
-           vl_high_limit;
+           vl_high_limit || subnet_timeout || lease_period;
   }
+  bool operator==(const UntakenPortFields&) const = default;
 };
 
 // What the answer to a PortInfo Set shows the port ignored of what `sent` asked.
-UntakenLinkFields untaken_link_fields(const mad::PortInfo& sent, const mad::PortInfo& answer);
+UntakenPortFields untaken_port_fields(const mad::PortInfo& sent, const mad::PortInfo& answer);
 
-// Per physical port (node GUID, port number): what it ignored so far.
-class UntakenLinks {
+// Per port (node GUID, port number): what it ignored so far.
+class UntakenPorts {
  public:
-  const UntakenLinkFields* find(mad::Guid node, mad::PortNum port) const;
+  const UntakenPortFields* find(mad::Guid node, mad::PortNum port) const;
   // Adds what this answer shows; true when the port ignored something new.
-  bool note(mad::Guid node, mad::PortNum port, const UntakenLinkFields& fields);
+  bool note(mad::Guid node, mad::PortNum port, const UntakenPortFields& fields);
   std::size_t size() const { return ports_.size(); }
 
  private:
@@ -65,7 +70,7 @@ class UntakenLinks {
       return std::hash<std::uint64_t>{}(k.node * 0x9E3779B97F4A7C15ull ^ k.port);
     }
   };
-  std::unordered_map<Key, UntakenLinkFields, KeyHash> ports_;
+  std::unordered_map<Key, UntakenPortFields, KeyHash> ports_;
 };
 
 }  // namespace ibsm::sm

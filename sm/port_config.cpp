@@ -22,10 +22,10 @@ bool extended_speeds(const Fabric& fabric, NodeIndex node, PortNum port) {
 
 // force_link_* and the error thresholds (IBA 14.2.5.6) into `want` for a physical
 // port; returns whether the port holds something else.
-// What the port is known to ignore of the link fields (nothing, unless it did before).
-const UntakenLinkFields& untaken_by(const PortPolicy& policy, const Node& node, PortNum port) {
-  static constexpr UntakenLinkFields kTakesAll{};
-  const UntakenLinkFields* found =
+// What the port is known to ignore (nothing, unless it did before).
+const UntakenPortFields& untaken_by(const PortPolicy& policy, const Node& node, PortNum port) {
+  static constexpr UntakenPortFields kTakesAll{};
+  const UntakenPortFields* found =
       policy.untaken != nullptr ? policy.untaken->find(node.guid(), port) : nullptr;
   return found != nullptr ? *found : kTakesAll;
 }
@@ -36,7 +36,7 @@ bool apply_link_settings(const Fabric& fabric, NodeIndex node_idx, PortNum port,
   const Node& node = fabric.node(node_idx);
   const Port& p = node.ports[port];
   const mad::PortInfo& cur = p.info;
-  const UntakenLinkFields& untaken = untaken_by(policy, node, port);
+  const UntakenPortFields& untaken = untaken_by(policy, node, port);
   bool differs = false;
   // LocalPhyErrors / OverrunErrors: how many errors make the port send Trap 129 / 130.
   if (!untaken.thresholds) {
@@ -111,7 +111,13 @@ std::optional<mad::PortInfo> desired_port_info(const Fabric& fabric, NodeIndex n
     apply(want.lmc, p.lmc);
     apply(want.master_sm_lid, policy.sm_lid);
     apply(want.gid_prefix, policy.subnet_prefix);
-    apply(want.subnet_timeout, policy.subnet_timeout);
+    // What the port ignored before is written along but sends no Set of its own.
+    const UntakenPortFields& untaken = untaken_by(policy, node, port);
+    auto offer = [&](bool ignored, auto& field, auto value) {
+      if (field != value && !ignored) differs = true;
+      field = value;
+    };
+    offer(untaken.subnet_timeout, want.subnet_timeout, policy.subnet_timeout);
     apply(want.master_sm_sl, policy.master_sm_sl);
     // IBA C14-22: M_Key, ProtectBits and LeasePeriod go in the same Set as the LID
     // and MasterSMLID, so a port is never addressed but unprotected (OpenSM does so).
@@ -121,7 +127,7 @@ std::optional<mad::PortInfo> desired_port_info(const Fabric& fabric, NodeIndex n
     const PortMkey mkey = policy.mkey.value_or(PortMkey{});
     apply(want.m_key, mkey.key);
     apply(want.m_key_protect_bits, mkey.protect_bits);
-    apply(want.m_key_lease_period, mkey.lease_period);
+    offer(untaken.lease_period, want.m_key_lease_period, mkey.lease_period);
     if (!policy.no_clients_rereg &&
         wants_client_reregister(policy.client_reregister, cur, p.lid, policy.sm_lid) &&
         !node.is_switch() && (cur.capability_mask & mad::kCapIsClientReregSupported)) {

@@ -34,7 +34,7 @@ struct PortPolicy {
   bool no_clients_rereg = false;          // opensm.conf no_clients_rereg: never ask
   bool force = false;                     // send even when nothing differs
   LinkSettings link;                      // link enables and error thresholds of physical ports
-  const UntakenLinks* untaken = nullptr;  // ports known to ignore some of them
+  const UntakenPorts* untaken = nullptr;  // ports known to ignore some of them
   // Set only when m_key is configured (non-zero): otherwise ports keep what they hold.
   std::optional<PortMkey> mkey;
   // QoS (opensm.conf qos): physical ports get their class's VLHighLimit and at most its

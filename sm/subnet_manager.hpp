@@ -255,7 +255,7 @@ class SubnetManager {
   bool guid2lid_dirty_ = false;
   mkey::MkeyManager mkeys_{log_};
   // Ports that ignored link fields they were sent (ibsim: thresholds, "as supported").
-  UntakenLinks untaken_links_;
+  UntakenPorts untaken_ports_;
   const Fabric* building_ = nullptr;  // the heavy sweep's fabric while it is discovered
   mkey::LidIndex lid_index_;          // LIDs of fabric_, for LID-routed SMPs' keys
   Lid sm_lid_ = 0;

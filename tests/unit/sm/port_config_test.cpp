@@ -563,11 +563,11 @@ TEST_F(PortConfigTest, LinkFieldsAPortIgnoredAreNotOfferedAgain) {
   applied(s, 2, *want, PortState::kArmed);
   port.info.local_phy_errors = port.info.overrun_errors = 0;
   port.info.link_width_enabled = 3;
-  const UntakenLinkFields u = untaken_link_fields(*want, port.info);
+  const UntakenPortFields u = untaken_port_fields(*want, port.info);
   EXPECT_TRUE(u.thresholds);
   EXPECT_TRUE(u.width_as_supported);
   EXPECT_FALSE(u.speed_as_supported);  // not sent
-  UntakenLinks untaken;
+  UntakenPorts untaken;
   EXPECT_TRUE(untaken.note(fabric.node(s).guid(), 2, u));
   EXPECT_FALSE(untaken.note(fabric.node(s).guid(), 2, u));  // nothing new
   policy.untaken = &untaken;
@@ -582,7 +582,37 @@ TEST_F(PortConfigTest, LinkFieldsAPortIgnoredAreNotOfferedAgain) {
   EXPECT_EQ(want->local_phy_errors, 0);  // what the port holds
   // A port that keeps what it is sent teaches nothing.
   mad::PortInfo kept = *want;
-  EXPECT_FALSE(untaken_link_fields(*want, kept).any());
+  EXPECT_FALSE(untaken_port_fields(*want, kept).any());
+}
+
+// ibsim's switch port 0 keeps neither SubnetTimeout nor M_KeyLeasePeriod: without the
+// memo every later pass and heavy sweep sent it a Set for them alone.
+TEST_F(PortConfigTest, ManagementFieldsAPortIgnoredSendNoSetOfTheirOwn) {
+  fabric.node(s).ports[0].lid = 7;
+  auto want = desired_port_info(fabric, s, 0, policy, PortState::kArmed);
+  ASSERT_TRUE(want.has_value());
+  applied(s, 0, *want, PortState::kActive);
+  Port& port0 = fabric.node(s).ports[0];
+  port0.info.subnet_timeout = 31;        // what ibsim answers, whatever was sent
+  port0.info.m_key_lease_period = 4089;
+  EXPECT_TRUE(desired_port_info(fabric, s, 0, policy, PortState::kActive).has_value())
+      << "without the memo the port differs for ever";
+  const UntakenPortFields u = untaken_port_fields(*want, port0.info);
+  EXPECT_TRUE(u.subnet_timeout);
+  EXPECT_TRUE(u.lease_period);
+  EXPECT_FALSE(u.thresholds);
+  EXPECT_FALSE(u.width_as_supported);
+  UntakenPorts untaken;
+  EXPECT_TRUE(untaken.note(fabric.node(s).guid(), 0, u));
+  policy.untaken = &untaken;
+  EXPECT_FALSE(desired_port_info(fabric, s, 0, policy, PortState::kActive).has_value());
+  // A Set sent for another reason (a new LID) still carries the wanted values.
+  port0.lid = 9;
+  want = desired_port_info(fabric, s, 0, policy, PortState::kActive);
+  ASSERT_TRUE(want.has_value());
+  EXPECT_EQ(want->lid, 9);
+  EXPECT_EQ(want->subnet_timeout, policy.subnet_timeout);
+  EXPECT_EQ(want->m_key_lease_period, 0);
 }
 
 TEST_F(PortConfigTest, RoutingInputMarksThrottledSwitchLinks) {
