@@ -462,8 +462,9 @@ void SubnetManager::program(Fabric& f, SweepReport& report, mad::PortState targe
             if (auto pi = mad::decode<mad::PortInfo>(o.response->data()); pi.ok()) {
               f.node(i).ports[num].info = *pi;
               if (untaken_ports_.note(f.node(i).guid(), num, untaken_port_fields(wanted, *pi)))
-                log_->debug("{} port {} ignored fields of its PortInfo Set; not sent again for them",
-                            f.node(i).description, num);
+                log_->debug(
+                    "{} port {} ignored fields of its PortInfo Set; not sent again for them",
+                    f.node(i).description, num);
             }
             return;
           }
