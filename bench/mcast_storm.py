@@ -10,11 +10,15 @@ after 1 s without an answer.
 
 For each fabric, each SM runs as a daemon (-s 0: no periodic sweeps, so every SMP after
 SUBNET UP is the storm's) on its own ibsim of the net file, SM on the first Hca.  Once it
-logged SUBNET UP the storm starts; meanwhile `ibroute -M <switch> 0xc000 0xc000` polls the
-edge switches of --sample random hosts (--all-edges: of every host) until each one's
-MFT entry holds its sampled hosts' ports and at least one other port (uplink).  Reported:
+logged SUBNET UP the storm starts; meanwhile bench/mft_watch (one process, LID-routed
+SubnGet(MulticastForwardingTable) only) polls the edge switches of --sample random hosts
+(--all-edges: of every host) until each one's MFT entry holds its sampled hosts' ports and
+at least one other port (uplink); afterwards `ibroute -M <switch> 0xc000 0xc000` must show
+the same on every polled switch.  (Polling with ibroute itself, a process spawn per switch
+and round, took as much CPU as the SM and ibsim together and halved both SMs' join rates.)
+Reported:
   answered  seconds from the first join sent to the last one answered (sa_joins' clock)
-  MFTs      seconds from the storm's start until every polled edge switch was correct
+  MFTs      seconds from the first join sent until every polled edge switch was correct
   rate      joins answered per second
   SMPs/join PortXmitPkts (extended) of the SM's port, perfquery before the storm and after
             the counter stopped moving, minus the SA answers (they leave by the same port),
@@ -26,14 +30,14 @@ ibsim twice and the polling itself loads it, so the absolute times are bounded b
 
   bench/mcast_storm.py [--fabric FILE ...] [--outstanding 64] [--sample 20] [--all-edges]
                        [--runs N] [--sm opensm,ibsm] [--sm-arg ARG ...] [--sa-joins PATH]
-                       [--json out.json] [--keep]
-ibsm from $IBSM_BIN; sa_joins from --sa-joins or build/bench/sa_joins.
+                       [--mft-watch PATH] [--json out.json] [--keep]
+ibsm from $IBSM_BIN; sa_joins from --sa-joins or build/bench/sa_joins, mft_watch from
+--mft-watch or build/bench/mft_watch.
 """
 
 from __future__ import annotations
 
 import argparse
-import concurrent.futures
 import json
 import os
 import random
@@ -55,7 +59,6 @@ from ibsimlib import HarnessError, Ibsm, NetModel, OpenSM, SMProcess, Simulator,
 TOPOS = Path(os.environ.get("IBSM_TOPOLOGIES") or ROOT.parent / "shared" / "topologies")
 DEFAULT_FABRICS = [TOPOS / "kary-18-3-5832.net"]
 MLID = 0xC000
-POLLERS = 8  # ibroute processes at once
 
 
 _seq = iter(range(1 << 30))
@@ -103,7 +106,8 @@ def mft_ports(sim: Simulator, node: str, lid: int) -> set[int] | None:
     return set()
 
 
-def bench_sm(sm, fabric: Path, model: NetModel, workdir: Path, sa_joins: Path, outstanding: int,
+def bench_sm(sm, fabric: Path, model: NetModel, workdir: Path, sa_joins: Path, mft_watch: Path,
+             outstanding: int,
              sample: int, all_edges: bool, up_timeout: float, seed: int, storm_timeout: float,
              sm_args: list[str]) -> dict:
     sm_node, client = model.cas[0], model.cas[-1]
@@ -122,6 +126,7 @@ def bench_sm(sm, fabric: Path, model: NetModel, workdir: Path, sa_joins: Path, o
         for _, p in picked:
             want.setdefault(topo.nodes[p.peer_guid].lid, set()).add(p.peer_port)
         edge_ports = {topo.nodes[p.peer_guid].lid: set() for _, p in hosts}
+        topo_by_lid = {n.lid: n for n in topo.nodes.values() if n.is_switch}
         for _, p in hosts:
             edge_ports[topo.nodes[p.peer_guid].lid].add(p.peer_port)
 
@@ -138,30 +143,33 @@ def bench_sm(sm, fabric: Path, model: NetModel, workdir: Path, sa_joins: Path, o
                                                   "--outstanding", str(outstanding)], timeout=storm_timeout)
             except Exception as e:  # noqa: BLE001 (reported below)
                 result["error"] = e
-            result["t"] = time.monotonic()
 
-        t0 = time.monotonic()
+        swfile = workdir / "switches.txt"
+        swfile.write_text("".join(
+            f"{lid} {topo_by_lid[lid].nports} {','.join(map(str, sorted(ports)))} "
+            f"{','.join(map(str, sorted(edge_ports[lid]))) or '-'}\n" for lid, ports in sorted(want.items())))
+        watch: dict = {}
+
+        def watcher():
+            try:
+                watch["cp"] = tool(sim, client, [str(mft_watch), "--switches", str(swfile),
+                                                 "--timeout-s", str(storm_timeout)], timeout=storm_timeout + 60)
+            except Exception as e:  # noqa: BLE001 (reported below)
+                watch["error"] = e
+
+        wt = threading.Thread(target=watcher)
+        wt.start()
         th = threading.Thread(target=storm)
         th.start()
-        pending = dict(want)
-        mft_t = None
-        polls = 0
-        with concurrent.futures.ThreadPoolExecutor(POLLERS) as pool:
-            while pending and time.monotonic() - t0 < storm_timeout:
-                lids = list(pending)
-                for lid, ports in zip(lids, pool.map(lambda l: mft_ports(sim, client, l), lids)):
-                    polls += 1
-                    if ports is None:
-                        continue
-                    # the sampled hosts' ports, and something beyond this switch's own hosts
-                    if pending[lid] <= ports and ports - edge_ports[lid]:
-                        del pending[lid]
-                if not pending:
-                    mft_t = time.monotonic() - t0
-                elif not th.is_alive() and "error" in result:
-                    break
-                else:
-                    time.sleep(0.05)
+        wt.join()
+        if "error" in watch:
+            raise HarnessError(f"mft_watch: {watch['error']}")
+        m = re.search(r"^RESULT done=(\S+) polls=(\d+)", watch["cp"].stdout, re.M)
+        if not m:
+            raise HarnessError(f"mft_watch printed no RESULT:\n{watch['cp'].stdout[-1500:]}"
+                               f"\n{watch['cp'].stderr[-1500:]}")
+        mft_done = float(m.group(1)) if float(m.group(1)) >= 0 else None
+        polls = int(m.group(2))
         th.join()
         if "error" in result:
             raise HarnessError(f"sa_joins: {result['error']}")
@@ -170,6 +178,9 @@ def bench_sm(sm, fabric: Path, model: NetModel, workdir: Path, sa_joins: Path, o
         if not m:
             raise HarnessError(f"sa_joins printed no RESULT:\n{cp.stdout[-1500:]}\n{cp.stderr[-1500:]}")
         r = {k: float(v) for k, v in (kv.split("=") for kv in m.group(1).split())}
+        # from the first join sent (sa_joins' clock is CLOCK_MONOTONIC, as time.monotonic and
+        # mft_watch), so the start-up of the client process counts for neither SM
+        mft_t = mft_done - r["start"] if mft_done is not None else None
         summary = cp.stdout.strip().splitlines()[0]
         # wait for the SM to stop sending (MFT updates may trail the last answer)
         after, still = xmit_pkts(sim, sm_node), 0
@@ -178,6 +189,12 @@ def bench_sm(sm, fabric: Path, model: NetModel, workdir: Path, sa_joins: Path, o
             now = xmit_pkts(sim, sm_node)
             still = still + 1 if now == after else 0
             after = now
+        # the independent tool agrees with the watcher on every polled switch
+        for lid, ports in want.items():
+            got = mft_ports(sim, client, lid)
+            if got is None or not (ports <= got and got - edge_ports[lid]):
+                raise HarnessError(f"ibroute -M {lid}: MLID {MLID:#x} ports {sorted(got or [])}, "
+                                   f"want {sorted(ports)} and an uplink")
         sa_answers = r["answered"] + r["dup"]  # every answer the client got left the SM's port
         joins = max(r["ports"], 1)
         if not proc.alive():
@@ -202,6 +219,7 @@ def main(argv=None) -> int:
     ap.add_argument("--runs", type=int, default=1)
     ap.add_argument("--sm", default="opensm,ibsm")
     ap.add_argument("--sa-joins", type=Path, default=ROOT / "build" / "bench" / "sa_joins")
+    ap.add_argument("--mft-watch", type=Path, default=ROOT / "build" / "bench" / "mft_watch")
     ap.add_argument("--up-timeout", type=float, default=600)
     ap.add_argument("--storm-timeout", type=float, default=900)
     ap.add_argument("--seed", type=int, default=1)
@@ -209,9 +227,10 @@ def main(argv=None) -> int:
     ap.add_argument("--json", type=Path)
     ap.add_argument("--keep", action="store_true")
     args = ap.parse_args(argv)
-    if not args.sa_joins.exists():
-        print(f"{args.sa_joins} missing: ninja -C build bench/sa_joins", file=sys.stderr)
-        return 2
+    for exe in (args.sa_joins, args.mft_watch):
+        if not exe.exists():
+            print(f"{exe} missing: ninja -C build bench/{exe.name}", file=sys.stderr)
+            return 2
     sms = []
     for name in args.sm.split(","):
         impl = OpenSM() if name == "opensm" else Ibsm()
@@ -235,7 +254,7 @@ def main(argv=None) -> int:
                 for sm in (sms if run % 2 == 0 else list(reversed(sms))):
                     wd = base / f"{fabric.stem}-{sm.name}-{run}"
                     try:
-                        r = bench_sm(sm, fabric, model, wd, args.sa_joins, args.outstanding, args.sample,
+                        r = bench_sm(sm, fabric, model, wd, args.sa_joins, args.mft_watch, args.outstanding, args.sample,
                                      args.all_edges, args.up_timeout, args.seed + run, args.storm_timeout,
                                      args.sm_arg)
                     except HarnessError as e:

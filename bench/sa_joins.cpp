@@ -8,7 +8,8 @@
 // (requester != PortGID), allowed because both share the default P_Key.
 // Keeps N joins outstanding, resends a join that got no answer within the
 // timeout (up to --retries times), and prints joins answered/s, the status
-// counts and the time from the first send to the last answer. TIDs are matched
+// counts and the time from the first send to the last answer (RESULT's start=
+// is the first send on CLOCK_MONOTONIC, steady_clock's clock). TIDs are matched
 // on the low 32 bits only (the kernel, and umad2sim/ibsim, rewrite the rest).
 //
 //   sa_joins --guids FILE [--outstanding N] [--timeout-ms MS] [--retries N]
@@ -230,8 +231,8 @@ int main(int argc, char** argv) {
     std::printf(" 0x%04x:%ld", st, n);
   std::printf(
       "\nRESULT ports=%zu outstanding=%d answered=%ld ok=%ld seconds=%.4f rate=%.1f "
-      "mean_us=%.0f worst_us=%.0f sends=%ld lost=%ld dup=%ld stray=%ld mlid=%u\n",
+      "mean_us=%.0f worst_us=%.0f sends=%ld lost=%ld dup=%ld stray=%ld mlid=%u start=%.6f\n",
       guids.size(), opt.outstanding, answered, ok, secs, rate, mean, worst_us, sends, lost, dup,
-      stray, mlid);
+      stray, mlid, std::chrono::duration<double>(t0.time_since_epoch()).count());
   return ok == static_cast<long>(guids.size()) ? 0 : 1;
 }
