@@ -313,8 +313,12 @@ std::size_t SubnetManager::program_alias_changes() {
   return alias_guids_.program_changes(fabric_, sa_.state().aliases, client_);
 }
 
+bool SubnetManager::multicast_programmable() const {
+  return state() == mad::SmState::kMaster && first_master_sweep_done_;
+}
+
 std::size_t SubnetManager::program_multicast_changes() {
-  if (state() != mad::SmState::kMaster || !first_master_sweep_done_) return 0;
+  if (!multicast_programmable()) return 0;
   return mcast_.program_dirty(fabric_, sa_.state().mcast, options_, client_);
 }
 
@@ -419,23 +423,23 @@ std::optional<int> SubnetManager::step(ControlFlags& control) {
       return std::nullopt;
     }
     // Between sweeps: answer SMInfo queries, traps and SA requests. Changed groups
-    // wait at most until their pass is due: the last joins of a storm arrive after
-    // the last pass, and nothing else may come to end the wait (kary-18-3-5832: their
-    // MFTs 100 ms late, every other one in time).
+    // wait at most until their pass is due (sm/mcast_pacing.hpp): the last joins of a
+    // storm arrive after the last pass, and nothing else may come to end the wait.
+    sa::McGroupStore& groups = sa_.state().mcast;
+    mcast_pacing_.observe(clock_.now(), multicast_programmable() && groups.has_dirty(),
+                          groups.changes_seen());
     std::chrono::milliseconds wait(may_sweep ? 100 : 20);
-    if (sa_.state().mcast.has_dirty())
-      wait =
-          std::clamp(std::chrono::ceil<std::chrono::milliseconds>(next_mcast_pass_ - clock_.now()),
-                     std::chrono::milliseconds(0), wait);
+    if (const auto due = mcast_pacing_.due())
+      wait = std::clamp(std::chrono::ceil<std::chrono::milliseconds>(*due - clock_.now()),
+                        std::chrono::milliseconds(0), wait);
     client_.poll(wait);
     sa_.tick();
     program_alias_changes();  // the next poll puts them on the wire
-    // Joins arrive in bursts (every host rejoins after a ClientReregister): batch the
-    // tree recomputations, at most one pass per 20 ms, so the SA keeps answering at
-    // full speed; a joining host can still send within a few polls.
-    if (clock_.now() >= next_mcast_pass_) {
+    mcast_pacing_.observe(clock_.now(), multicast_programmable() && groups.has_dirty(),
+                          groups.changes_seen());
+    if (const auto due = mcast_pacing_.due(); due && clock_.now() >= *due) {
       program_multicast_changes();
-      next_mcast_pass_ = clock_.now() + std::chrono::milliseconds(20);
+      mcast_pacing_.passed();
     }
     publish_multicast_tables();
   }

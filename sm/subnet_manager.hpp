@@ -25,6 +25,7 @@
 #include "sm/fabric.hpp"
 #include "sm/guid2lid.hpp"
 #include "sm/link_settings.hpp"
+#include "sm/mcast_pacing.hpp"
 #include "sm/mkey/key_manager.hpp"
 #include "sm/mkey/mkey_rules.hpp"
 #include "sm/mkey/target_port.hpp"
@@ -124,6 +125,8 @@ class SubnetManager {
   // calls it between polls; only a master past its first sweep programs. Returns the
   // Sets queued.
   std::size_t program_multicast_changes();
+  // Master, with its first sweep done: group changes may be programmed between sweeps.
+  bool multicast_programmable() const;
   // Once the MFT Sets between sweeps are answered, the SA's snapshot gets the tables
   // the switches now hold (MulticastForwardingTableRecord); on a big fabric no more often
   // than ten times the copy's cost.
@@ -230,7 +233,7 @@ class SubnetManager {
   std::uint64_t sa_generation_ = 0;
   AliasGuidProgrammer alias_guids_{log_};  // what each port holds of the SA's alias GUIDs
   MulticastManager mcast_{log_};           // MFT trees and what each switch holds of them
-  Clock::TimePoint next_mcast_pass_{};     // run(): earliest next multicast recomputation
+  McastPacing mcast_pacing_;               // run(): when changed groups are recomputed
   Clock::TimePoint mft_published_{};       // last snapshot carrying MFT changes
   bool mft_publish_pending_ = false;
   Clock::Duration mft_publish_cost_{};  // wall time the last such copy took

@@ -119,8 +119,13 @@ class McGroupStore {
   std::vector<Gid> drop_absent_ports(const Snapshot& snap);
 
   // MLIDs whose member set changed since the SM last took them.
-  void mark_dirty(Lid mlid) { dirty_.insert(mlid); }
+  void mark_dirty(Lid mlid) {
+    dirty_.insert(mlid);
+    ++changes_seen_;
+  }
   bool has_dirty() const { return !dirty_.empty(); }
+  // Every mark_dirty so far: the SM paces its passes by when changes stop coming.
+  std::uint64_t changes_seen() const { return changes_seen_; }
   std::set<Lid> take_dirty();
   std::size_t mlids_in_use() const { return mlid_users_.size(); }
 
@@ -147,6 +152,7 @@ class McGroupStore {
   std::map<Gid, McGroupRec> groups_;
   std::map<Lid, unsigned> mlid_users_;  // groups per MLID
   std::set<Lid> dirty_;
+  std::uint64_t changes_seen_ = 0;
   Lid mlid_last_ = 0xFFFE;
   std::vector<Change> changes_;
   std::uint32_t mgid_counter_ = 0;

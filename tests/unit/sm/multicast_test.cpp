@@ -236,11 +236,48 @@ TEST(Multicast, AJoinAfterAPassGoesOutWhenThePassIsDueNotAfterTheIdleWait) {
   for (int i = 0; i < 10 && rig.mft_sets() == 0; ++i)
     ASSERT_FALSE(rig.sm->step(control).has_value());
   ASSERT_GT(rig.mft_sets(), 0u);
-  // The pass interval (20 ms) plus the fake's answer latency, not the 100 ms idle wait.
-  EXPECT_LT(rig.clock.now() - joined, std::chrono::milliseconds(40));
+  // The pacing's quiet time plus the fake's answer latency, not the 100 ms idle wait.
+  EXPECT_LE(rig.clock.now() - joined, McastPacing::kQuiet + std::chrono::milliseconds(5));
   for (int i = 0; i < 5; ++i)
     ASSERT_FALSE(rig.sm->step(control).has_value());
   rig.expect_tree(a, {rig.port("h1"), rig.port("h2"), rig.port("hx", 1)});
+}
+
+TEST(McastPacing, ALoneChangeIsDueAfterTheQuietTime) {
+  FakeClock clock;
+  McastPacing pacing;
+  pacing.observe(clock.now(), false, 0);
+  EXPECT_FALSE(pacing.due().has_value());
+  pacing.observe(clock.now(), true, 1);
+  ASSERT_TRUE(pacing.due().has_value());
+  EXPECT_EQ(*pacing.due(), clock.now() + McastPacing::kQuiet);
+  pacing.passed();
+  pacing.observe(clock.now(), false, 1);  // the pass took the change
+  EXPECT_FALSE(pacing.due().has_value());
+}
+
+TEST(McastPacing, AStreamOfChangesIsPassedAtLeastEveryMaxWaitAndOnceAfterItEnds) {
+  FakeClock clock;
+  McastPacing pacing;
+  const auto start = clock.now();
+  std::uint64_t changes = 0;
+  std::vector<Clock::Duration> passes;
+  for (int ms = 0; ms < 120; ++ms) {  // a change every millisecond for 120 ms
+    pacing.observe(clock.now(), true, ++changes);
+    if (pacing.due() && clock.now() >= *pacing.due()) {
+      passes.push_back(clock.now() - start);
+      pacing.passed();
+    }
+    clock.advance(std::chrono::milliseconds(1));
+  }
+  EXPECT_EQ(passes,
+            (std::vector<Clock::Duration>{
+                McastPacing::kMaxWait, 2 * McastPacing::kMaxWait + std::chrono::milliseconds(1)}));
+  // The stream ends: one more pass, the quiet time after the last change.
+  const auto last = clock.now() - std::chrono::milliseconds(1);
+  pacing.observe(clock.now(), true, changes);
+  ASSERT_TRUE(pacing.due().has_value());
+  EXPECT_EQ(*pacing.due(), last + McastPacing::kQuiet);
 }
 
 TEST(Multicast, APowerCycledSwitchGetsItsBlocksAgain) {
