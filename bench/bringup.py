@@ -16,7 +16,9 @@ and we record:
   rss     ru_maxrss of the SM process (wait4)
   cpu     user+system CPU seconds of the SM process (less sensitive to machine load
           than wall time; ibsim's own CPU is not included)
-and the lower bound of SMPs a cold bring-up cannot avoid (docs/benchmarks.md).
+and the lower bound of SMPs a cold bring-up cannot avoid (docs/benchmarks.md), alone and
+with what the default features add before SUBNET UP (NodeDescriptions, P_Key tables), which
+ibsm's logged count is compared with.
 The SMs alternate run by run so both see the same machine load.
 
   bench/bringup.py [--runs 3] [--fabric FILE ...] [--sm opensm,ibsm] [--json out.json]
@@ -65,6 +67,9 @@ DEFAULT_FABRICS = [TOPOS / "fattree-648.net", TOPOS / "fattree-2048.net",
                    TOPOS / "kary-18-3-5832.net"]
 
 
+IBSIM_CA_PKEYS, IBSIM_SWITCH_PKEYS, IBSIM_ENFORCE_PKEYS = 64, 8, 64
+
+
 def lower_bound(model: NetModel, sm_node: str) -> dict[str, int]:
     """SMPs a cold bring-up (LMC 0, no errors) cannot avoid; see docs/benchmarks.md."""
     S = len(model.switches)
@@ -84,6 +89,21 @@ def lower_bound(model: NetModel, sm_node: str) -> dict[str, int]:
     smn = model.nodes[sm_node]
     b["local"] = 1 + smn.nports + 2 * len(smn.peers)  # never on the wire
     b["wire"] = b["total"] - b["local"]
+    # What the default features add before SUBNET UP (docs/benchmarks.md): the SA's
+    # NodeRecords carry every NodeDescription, and every partition table (end ports,
+    # switch ports facing them: OpenSM's default part_enforce both) must be read or
+    # written, one SMP per 32-entry block of its capacity (ibsim's sim_net.c: CA
+    # PartitionCap 64, switch PartitionCap 8, PartitionEnforcementCap 64).
+    ca_ports = sum(len(model.nodes[c].peers) for c in model.cas)
+    facing = sum(1 for c in model.cas for rn, _ in model.nodes[c].peers.values()
+                 if model.nodes[rn].is_switch)
+    f = {
+        "NodeDescription Get": len(model.nodes),
+        "P_KeyTable block": ca_ports * math.ceil(IBSIM_CA_PKEYS / 32) + S * math.ceil(IBSIM_SWITCH_PKEYS / 32)
+        + facing * math.ceil(IBSIM_ENFORCE_PKEYS / 32),
+    }
+    b["features"] = sum(f.values())
+    b["with_features"] = b["total"] + b["features"]
     return b
 
 
@@ -197,7 +217,7 @@ def main(argv=None) -> int:
             lb = lower_bound(model, sm_node)
             print(f"# {fabric.name}: {len(model.switches)} switches, {len(model.cas)} CAs, "
                   f"{len(model.links())} links; SM on {sm_node}; lower bound {lb['total']} SMPs "
-                  f"({lb['wire']} on the wire)", file=sys.stderr)
+                  f"({lb['wire']} on the wire), {lb['with_features']} with the default features", file=sys.stderr)
             for run in range(args.runs):
                 for sm in (sms if run % 2 == 0 else list(reversed(sms))):
                     wd = base / f"{fabric.stem}-{sm.name}-{run}"
@@ -225,8 +245,9 @@ def main(argv=None) -> int:
           f"{args.runs} run(s); {os.cpu_count()} CPUs; "
           f"{time.strftime('%Y-%m-%d %H:%M')}; load average {os.getloadavg()[0]:.1f}\n")
     print("| fabric | SM | runs ok | SUBNET UP s | exit s | SM CPU s | SMPs on wire | SMPs logged | "
-          "lower bound (wire) | peak RSS MB |" + (" CA ports with LID |" if args.loss else ""))
-    print("|---|---|---|---|---|---|---|---|---|---|" + ("---|" if args.loss else ""))
+          "lower bound (wire) | bound + features | logged / bound + features | peak RSS MB |"
+          + (" CA ports with LID |" if args.loss else ""))
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|" + ("---|" if args.loss else ""))
     table = {}
     for fabric in dict.fromkeys(r["fabric"] for r in results):
         for sm in sms:
@@ -238,7 +259,9 @@ def main(argv=None) -> int:
             lb = rs[0]["bound"]
             print(f"| {fabric} | {sm.name} | {len(ok)}/{len(rs)} | {fmt(row['up'])} | "
                   f"{fmt(row['exit'])} | {fmt(row['cpu'])} | {fmt(row['wire'], '.0f')} | {fmt(row['logged'], '.0f')} | "
-                  f"{lb['total']} ({lb['wire']}) | {fmt(row['rss_mb'], '.0f')} |"
+                  f"{lb['total']} ({lb['wire']}) | {lb['with_features']} | "
+                  f"{fmt(row['logged'] / lb['with_features'] if row['logged'] else None, '.3f')} | "
+                  f"{fmt(row['rss_mb'], '.0f')} |"
                   + (f" {min(lids) if lids else '-'}-{max(lids) if lids else '-'} of {rs[0]['cas']} |"
                      if args.loss else ""))
     if len(sms) == 2:
