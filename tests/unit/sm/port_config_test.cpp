@@ -593,7 +593,7 @@ TEST_F(PortConfigTest, ManagementFieldsAPortIgnoredSendNoSetOfTheirOwn) {
   ASSERT_TRUE(want.has_value());
   applied(s, 0, *want, PortState::kActive);
   Port& port0 = fabric.node(s).ports[0];
-  port0.info.subnet_timeout = 31;        // what ibsim answers, whatever was sent
+  port0.info.subnet_timeout = 31;  // what ibsim answers, whatever was sent
   port0.info.m_key_lease_period = 4089;
   EXPECT_TRUE(desired_port_info(fabric, s, 0, policy, PortState::kActive).has_value())
       << "without the memo the port differs for ever";
