@@ -577,9 +577,6 @@ SweepResult SubnetManager::heavy_sweep(const std::atomic<bool>& stop, PreparedFa
   }
   if (sm_port_down_reported_) log_->info("the SM's own port {} is up again", f.sm_port);
   sm_port_down_reported_ = false;
-  // P_Key tables of end ports and of switch ports facing them (the planner's input);
-  // a targeted sweep's model still holds them.
-  if (!prepared) partitions_.read_tables(f, client_, result.report);
   // The SA's other port tables (sm/port_tables.hpp) are read after SUBNET UP; what
   // a reset or a departure makes stale is decided on what discovery found.
   port_tables_.forget_changed(f);
@@ -614,8 +611,14 @@ SweepResult SubnetManager::heavy_sweep(const std::atomic<bool>& stop, PreparedFa
   if (!assign_lids(f, result.report)) return finish(false);
   save_guid2lid();
 
+  // P_Key tables of end ports and of switch ports facing them (the planner's input; a
+  // targeted sweep's model still holds them), read while the routes are computed: only
+  // programming needs them (kary-18-3-5832: 24 300 Gets, about as long as minhop takes).
+  if (!prepared) partitions_.read_tables(f, client_, result.report);
   set_phase(SweepPhase::kRouting);
-  if (!compute_routes(f, result.report)) return finish(false);
+  const bool routed = compute_routes(f, result.report);
+  drain(stop);  // the reads: programming plans with them, and their answers fill f
+  if (!routed || stop.load()) return finish(false);
 
   set_phase(SweepPhase::kProgramming);
   if (mkeys_.settings().managed()) {

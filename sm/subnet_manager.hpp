@@ -183,14 +183,20 @@ class SubnetManager {
   void forget_reset_switches(const Fabric& f);
 
   // Runs `work` on a worker thread while this thread keeps polling the port
-  // (SA requests, SMInfo, traps); returns its result.
+  // (SA requests, SMInfo, traps, and SMPs queued before: the heavy sweep's P_Key
+  // reads); returns its result.
   template <class Work>
   auto compute_while_serving(Work&& work) {
     auto done = std::async(std::launch::async, std::forward<Work>(work));
-    // The wait is on the worker (real time); the port is then drained without
-    // waiting, so a fake clock does not run ahead while the worker computes.
-    while (done.wait_for(std::chrono::milliseconds(1)) != std::future_status::ready) {
-      client_.poll(std::chrono::milliseconds(0));
+    // Idle port: the wait is on the worker (real time) and the port is then drained
+    // without waiting, so a fake clock does not run ahead while the worker computes.
+    // SMPs out: the wait is on the port, which wakes at each answer, so they flow at
+    // full speed (the fake's clock moves to each answer, as in any drain).
+    for (;;) {
+      const bool idle = client_.idle();
+      if (done.wait_for(std::chrono::milliseconds(idle ? 1 : 0)) == std::future_status::ready)
+        break;
+      client_.poll(std::chrono::milliseconds(idle ? 0 : 1));
       sa_.tick();
     }
     return done.get();
