@@ -118,53 +118,21 @@ bool is_correct(const Switch& s) {
   return false;
 }
 
-class SmiPort {
- public:
-  SmiPort() {
-    if (umad_init() < 0) die("umad_init failed");
-    fd_ = umad_open_port(nullptr, 0);
-    if (fd_ < 0) die("umad_open_port failed");
-    agent_ = umad_register(fd_, kClassSmiLid, kSmpVersion, 0, nullptr);
-    if (agent_ < 0) die("umad_register failed");
-    buf_.resize(umad_size() + kMadSize);
-    recv_.resize(umad_size() + kMadSize);
-  }
-  ~SmiPort() {
-    umad_close_port(fd_);
-    umad_done();
-  }
-  SmiPort(const SmiPort&) = delete;
-  SmiPort& operator=(const SmiPort&) = delete;
-
-  bool get_mft(std::uint16_t lid, std::uint32_t block, int position, std::uint32_t tid) {
-    std::fill(buf_.begin(), buf_.end(), 0);
-    auto* mad = static_cast<std::uint8_t*>(umad_get_mad(buf_.data()));
-    mad[0] = 1;
-    mad[1] = kClassSmiLid;
-    mad[2] = kSmpVersion;
-    mad[3] = 0x01;  // Get
-    put64(mad + 8, tid);
-    put16(mad + 16, kAttrMft);
-    const std::uint32_t mod = static_cast<std::uint32_t>(position) << 28 | block;
-    mad[20] = static_cast<std::uint8_t>(mod >> 24);
-    mad[21] = static_cast<std::uint8_t>(mod >> 16);
-    mad[22] = static_cast<std::uint8_t>(mod >> 8);
-    mad[23] = static_cast<std::uint8_t>(mod);
-    umad_set_addr(buf_.data(), lid, 0, 0, 0);
-    return umad_send(fd_, agent_, buf_.data(), static_cast<int>(kMadSize), 0, 0) >= 0;
-  }
-  const std::uint8_t* recv(int timeout_ms) {
-    int len = static_cast<int>(kMadSize);
-    if (umad_recv(fd_, recv_.data(), &len, timeout_ms) < 0) return nullptr;
-    return static_cast<const std::uint8_t*>(umad_get_mad(recv_.data()));
-  }
-
- private:
-  int fd_ = -1;
-  int agent_ = -1;
-  std::vector<std::uint8_t> buf_;
-  std::vector<std::uint8_t> recv_;
-};
+// Get(MulticastForwardingTable) of `block`, 16-port `position`, LID-routed to `lid`.
+bool get_mft(UmadPort& smi, std::uint16_t lid, std::uint32_t block, int position,
+             std::uint32_t tid) {
+  std::uint8_t* mad = smi.fresh_mad();
+  mad[0] = 1;
+  mad[1] = kClassSmiLid;
+  mad[2] = kSmpVersion;
+  mad[3] = 0x01;  // Get
+  put64(mad + 8, tid);
+  put16(mad + 16, kAttrMft);
+  const std::uint32_t mod = static_cast<std::uint32_t>(position) << 28 | block;
+  put16(mad + 20, static_cast<std::uint16_t>(mod >> 16));
+  put16(mad + 22, static_cast<std::uint16_t>(mod));
+  return smi.send_to(lid, 0, 0);
+}
 
 int usage() {
   std::fprintf(stderr,
@@ -205,7 +173,7 @@ int main(int argc, char** argv) {
   const std::uint32_t block = (mlid - 0xC000) / 32;
   const std::size_t word = (mlid - 0xC000) % 32;
 
-  SmiPort smi;
+  UmadPort smi(kClassSmiLid, kSmpVersion, 0);
   const double deadline = monotonic_now() + timeout_s;
   double done_at = -1;
   long polls = 0;
@@ -229,12 +197,13 @@ int main(int argc, char** argv) {
         const auto [i, p] = todo[next];
         const std::uint32_t tid =
             kTidBase | (round & 0xff) << 16 | static_cast<std::uint32_t>(next);
-        if (!smi.get_mft(sw[i].lid, block, p, tid)) die("umad_send failed");
+        if (!get_mft(smi, sw[i].lid, block, p, tid)) die("umad_send failed");
         ++next;
         ++flying;
         ++polls;
       }
-      const std::uint8_t* r = smi.recv(100);
+      int len = 0;
+      const std::uint8_t* r = smi.recv(100, len);
       if (r == nullptr) continue;
       const auto tid = static_cast<std::uint32_t>(get64(r + 8));
       if ((tid & 0xff000000u) != kTidBase || ((tid >> 16) & 0xff) != (round & 0xff)) continue;

@@ -1,6 +1,6 @@
-// What the SA benchmark clients (sa_load, sa_joins) share: big-endian field access,
-// the SA port (umad_register of class 0x03 on the first local port, sends to the SM's
-// LID on QP1) and the GUID list file. libibumad only, like the tools they measure.
+// What the benchmark clients (sa_load, sa_joins, mft_watch) share: big-endian field
+// access, an agent of one class on the first local port (the SA's: class 0x03, sends to
+// the SM's LID on QP1) and the GUID list file. libibumad only, like the tools they measure.
 #pragma once
 
 #include <endian.h>
@@ -46,26 +46,28 @@ inline std::uint64_t get64(const std::uint8_t* p) {
   std::exit(2);
 }
 
-class SaPort {
+// One agent of one management class on the first local port.
+class UmadPort {
  public:
-  SaPort() {
+  UmadPort(int mgmt_class, int class_version, int rmpp_version) {
     if (umad_init() < 0) die("umad_init failed");
     if (umad_get_port(nullptr, 0, &port_) < 0) die("umad_get_port failed");
     fd_ = umad_open_port(port_.ca_name, port_.portnum);
     if (fd_ < 0) die("umad_open_port failed");
-    agent_ = umad_register(fd_, kClassSa, kClassVersion, 1, nullptr);
+    agent_ = umad_register(fd_, mgmt_class, class_version, static_cast<std::uint8_t>(rmpp_version),
+                           nullptr);
     if (agent_ < 0) die("umad_register failed");
     usize_ = umad_size();
     send_buf_.resize(usize_ + kMadSize);
     recv_buf_.resize(usize_ + 65536);
   }
-  ~SaPort() {
+  ~UmadPort() {
     umad_close_port(fd_);
     umad_release_port(&port_);
     umad_done();
   }
-  SaPort(const SaPort&) = delete;
-  SaPort& operator=(const SaPort&) = delete;
+  UmadPort(const UmadPort&) = delete;
+  UmadPort& operator=(const UmadPort&) = delete;
 
   std::uint16_t sm_lid() const { return static_cast<std::uint16_t>(port_.sm_lid); }
   std::uint64_t gid_prefix() const { return be64toh(port_.gid_prefix); }
@@ -75,8 +77,9 @@ class SaPort {
     std::fill(send_buf_.begin(), send_buf_.end(), 0);
     return static_cast<std::uint8_t*>(umad_get_mad(send_buf_.data()));
   }
-  bool send(int timeout_ms = 0) {
-    umad_set_addr(send_buf_.data(), sm_lid(), 1, 0, static_cast<int>(kQkeyGsi));
+  // Sends the buffer's MAD to LID `dlid`, QP `qpn` (0: an SMP, LID-routed).
+  bool send_to(std::uint16_t dlid, int qpn, std::uint32_t qkey, int timeout_ms = 0) {
+    umad_set_addr(send_buf_.data(), dlid, qpn, 0, static_cast<int>(qkey));
     return umad_send(fd_, agent_, send_buf_.data(), static_cast<int>(kMadSize), timeout_ms, 0) >= 0;
   }
   // One MAD or nullptr after timeout_ms; `len` gets its length.
@@ -94,6 +97,13 @@ class SaPort {
   std::size_t usize_ = 0;
   std::vector<std::uint8_t> send_buf_;
   std::vector<std::uint8_t> recv_buf_;
+};
+
+// The SA class's agent, sending to the SM's LID on QP1.
+class SaPort : public UmadPort {
+ public:
+  SaPort() : UmadPort(kClassSa, kClassVersion, 1) {}
+  bool send(int timeout_ms = 0) { return send_to(sm_lid(), 1, kQkeyGsi, timeout_ms); }
 };
 
 inline std::vector<std::uint64_t> read_guids(const std::string& path) {
