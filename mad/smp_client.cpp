@@ -426,11 +426,21 @@ void SmpClient::poll(std::chrono::milliseconds max_wait) {
     const auto until = std::chrono::ceil<std::chrono::milliseconds>(*stall - clock_.now());
     wait = std::clamp(until, std::chrono::milliseconds(0), wait);
   }
-  if (auto in = transport_.receive(wait)) {
+  auto in = transport_.receive(std::chrono::milliseconds(0));
+  if (!in && wait > std::chrono::milliseconds(0)) {
+    if (settings_.batch_wait.count() > 0 && on_wire_.size() >= settings_.batch_min &&
+        settings_.batch_wait < wait) {
+      ++counters_.batch_waits;
+      clock_.sleep_for(settings_.batch_wait);
+      in = transport_.receive(std::chrono::milliseconds(0));
+    }
+    if (!in) in = transport_.receive(wait);
+  }
+  if (in) {
     handle(*in);
-    // Drain what is already there before touching deadlines again.
+    // Drain what is already there before sending again: the window refills once
+    // per batch, and deadlines are looked at after it.
     for (int i = 0; i < 256; ++i) {
-      fill_window();
       auto more = transport_.receive(std::chrono::milliseconds(0));
       if (!more) break;
       handle(*more);

@@ -44,6 +44,15 @@ struct SmpClientSettings {
   bool window_given = true;                         // false: max_wire_smps was left at its default
   unsigned window2 = 0;                             // max_wire_smps2 (<= max_wire_smps: off)
   std::chrono::microseconds window2_after{600000};  // max_smps_timeout
+  // Receive batching: with at least batch_min SMPs awaiting answers and none
+  // ready, poll() first sleeps batch_wait so that several answers are handled
+  // (and their follow-ups sent) per wake-up, rather than waking for each one.
+  // Every wake-up is a scheduler round trip (futex and IPI; under umad2sim a
+  // hand-off from its receiver thread as well) that costs more CPU than the
+  // answer it delivers once answers come faster than every few tens of µs.
+  // A lone SMP or a short window is never held back. 0 turns it off.
+  std::chrono::microseconds batch_wait{50};
+  unsigned batch_min = 8;
 
   // OpenSM's fixed window: known safe on every fabric, so the place to start.
   static constexpr unsigned kAdaptiveInitial = 4;
@@ -74,6 +83,7 @@ struct SmpCounters {
   std::uint64_t window_decreases = 0;  // halvings of the window on timeouts or late answers
   std::uint64_t loss_retries = 0;      // re-sends beyond transaction_retries on a lossy fabric
   std::uint64_t loss_timeouts = 0;     // timeouts put down to random loss, not congestion
+  std::uint64_t batch_waits = 0;       // sleeps of batch_wait before waiting for one answer
 };
 
 struct SmpFailure {

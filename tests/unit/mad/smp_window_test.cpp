@@ -253,6 +253,9 @@ class SimulatedResponder final : public MadTransport {
   }
 
   std::optional<IncomingMad> receive(milliseconds max_wait) override {
+    // The caller would sleep here until an answer or max_wait: one wake-up.
+    if (max_wait.count() > 0 && (pending_.empty() || pending_.begin()->first > clock_.now()))
+      ++blocking_waits;
     if (pending_.empty() || pending_.begin()->first > clock_.now() + max_wait) {
       clock_.advance(max_wait);
       return std::nullopt;
@@ -273,6 +276,7 @@ class SimulatedResponder final : public MadTransport {
   std::size_t sent = 0;
   std::size_t dropped = 0;
   unsigned max_unanswered = 0;
+  std::size_t blocking_waits = 0;  // receive() calls that found nothing ready yet
 
  private:
   FakeClock& clock_;
@@ -442,6 +446,59 @@ TEST(SmpClientWindow, UnlimitedWindowStaysWithinTheTransportsLimit) {
   EXPECT_FALSE(fabric.over_limit);
   EXPECT_EQ(r.ok, 5000);
   EXPECT_EQ(fabric.max_unanswered, 20u);
+}
+
+// ---- receive batching (SmpClientSettings::batch_wait) ----
+
+// ibsim, or a management processor, answering one SMP every 10 µs with the
+// window at umad2sim's 20: without batching the client sleeps and wakes for
+// every answer; with it, about once per batch_wait's worth of answers, and the
+// responder is never left idle for it.
+TEST(SmpClientBatching, AFastSerialResponderWakesTheClientPerBatchNotPerAnswer) {
+  constexpr int kRequests = 4000;
+  const auto service = microseconds(10);
+  auto run = [&](microseconds batch_wait) {
+    FakeClock clock;
+    SimulatedResponder fabric(clock, serial_queue(clock, service));
+    fabric.limit = 20;
+    SmpClientSettings s = adaptive();
+    s.batch_wait = batch_wait;
+    const Outcome r = drive(fabric, clock, s, kRequests, 64);
+    EXPECT_EQ(r.ok, kRequests);
+    return std::make_pair(r, fabric.blocking_waits + r.counters.batch_waits);
+  };
+  const auto [unbatched, unbatched_sleeps] = run(microseconds(0));
+  const auto [batched, batched_sleeps] = run(microseconds(50));
+  EXPECT_GE(unbatched_sleeps, kRequests * 9 / 10) << "the baseline: one sleep per answer";
+  EXPECT_LE(batched_sleeps, kRequests / 4) << "batches of about 5 answers";
+  EXPECT_GT(batched.counters.batch_waits, 0u);
+  // The responder's own time is the floor; batching adds at most 5 % to it.
+  const auto floor = service * kRequests;
+  EXPECT_LE(batched.elapsed, floor * 105 / 100);
+  EXPECT_LE(batched.elapsed, unbatched.elapsed * 105 / 100);
+}
+
+TEST(SmpClientBatching, ALoneSmpIsNotHeldBack) {
+  FakeClock clock;
+  SimulatedResponder fabric(
+      clock, [](Lid, std::size_t) -> std::optional<Clock::Duration> { return microseconds(700); });
+  const Outcome r = drive(fabric, clock, adaptive(), 1, 1);
+  EXPECT_EQ(r.ok, 1);
+  EXPECT_EQ(r.counters.batch_waits, 0u);
+  EXPECT_EQ(r.elapsed, microseconds(700)) << "answered the moment it arrived";
+}
+
+TEST(SmpClientBatching, AWindowBelowTheBatchMinimumNeverWaits) {
+  // OpenSM's -n 4: four in flight are no batch worth waiting for.
+  FakeClock clock;
+  SimulatedResponder fabric(clock, serial_queue(clock, microseconds(10)));
+  SmpClientSettings s = adaptive();
+  s.window_given = true;
+  s.window = 4;
+  const Outcome r = drive(fabric, clock, s, 400, 8);
+  EXPECT_EQ(r.ok, 400);
+  EXPECT_EQ(r.counters.batch_waits, 0u);
+  EXPECT_EQ(r.elapsed, microseconds(10) * 400) << "the responder was never idle";
 }
 
 }  // namespace
