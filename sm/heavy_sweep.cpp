@@ -609,12 +609,13 @@ SweepResult SubnetManager::heavy_sweep(const std::atomic<bool>& stop, PreparedFa
   forget_reset_switches(f);
   mcast_.forget_reset_switches(f);
   if (!assign_lids(f, result.report)) return finish(false);
-  save_guid2lid();
 
   // P_Key tables of end ports and of switch ports facing them (the planner's input; a
-  // targeted sweep's model still holds them), read while the routes are computed: only
-  // programming needs them (kary-18-3-5832: 24 300 Gets, about as long as minhop takes).
+  // targeted sweep's model still holds them), read while guid2lid is written and the
+  // routes are computed: only programming needs them (kary-18-3-5832: 24 300 Gets, about
+  // as long as minhop takes).
   if (!prepared) partitions_.read_tables(f, client_, result.report);
+  save_guid2lid();
   set_phase(SweepPhase::kRouting);
   const bool routed = compute_routes(f, result.report);
   drain(stop);  // the reads: programming plans with them, and their answers fill f
