@@ -431,8 +431,28 @@ void SubnetManager::program(Fabric& f, SweepReport& report, mad::PortState targe
   policy.qos = &qos_;
   if (const mkey::MkeySettings& mk = mkeys_.settings(); mk.managed())
     policy.mkey = PortMkey{mk.m_key, mk.protect_bits, mk.lease_period};
-  for (NodeIndex i = 0; i < f.size(); ++i) {
-    if (program_only_ && !(*program_only_)[i]) continue;  // a targeted sweep: unchanged node
+  // A feed, node by node as the window takes them: the wire works while the Sets of
+  // the next nodes are worked out (on fattree-2048, 7-13 ms of CPU for 8 000 Sets, in
+  // which the wire stood idle when they were all queued first). The Sets of a node go
+  // out in the order they are made, after whatever was queued before this call.
+  client_.submit_feed([this, &f, &report, target, key_holders_only, policy, only = program_only_,
+                       i = NodeIndex{0}](mad::SmpClient& client) mutable {
+    const std::size_t before = client.queued();
+    // A node that needs no Set is passed over in the same call: a feed that adds
+    // nothing and says it has more is dropped.
+    while (i < f.size() && client.queued() == before) {
+      const NodeIndex n = i++;
+      if (only && !(*only)[n]) continue;  // a targeted sweep: unchanged node
+      program_node(f, report, n, policy, target, key_holders_only);
+    }
+    return i < f.size();
+  });
+}
+
+void SubnetManager::program_node(Fabric& f, SweepReport& report, NodeIndex i,
+                                 const PortPolicy& policy, mad::PortState target,
+                                 bool key_holders_only) {
+  {
     Node& node = f.node(i);
     for (Port& port : node.ports) {
       if (port.num != 0 && port.peer == kNoNode) continue;  // link up, nobody known behind it

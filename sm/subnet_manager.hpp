@@ -31,6 +31,7 @@
 #include "sm/mkey/target_port.hpp"
 #include "sm/multicast_manager.hpp"
 #include "sm/pkey_manager.hpp"
+#include "sm/port_config.hpp"
 #include "sm/port_tables.hpp"
 #include "sm/qos/qos_config.hpp"
 #include "sm/security_trap.hpp"
@@ -169,6 +170,8 @@ class SubnetManager {
   // `key_holders_only`: CA/router ports and switch ports 0 only (the M_Key round).
   void program(Fabric& f, SweepReport& report, mad::PortState target,
                bool key_holders_only = false);
+  void program_node(Fabric& f, SweepReport& report, NodeIndex i, const PortPolicy& policy,
+                    mad::PortState target, bool key_holders_only);
   void program_switches(Fabric& f, SweepReport& report);
   // SLtoVLMappingTable identity on every port when the routes carry per-path SLs
   // (sm/sl2vl_plan.hpp); only tables not known to hold it already are read, and only
