@@ -324,6 +324,19 @@ SmpClientSettings adaptive() {
   return s;
 }
 
+// Every answer `latency` after its request.
+SimulatedResponder::Latency fixed_latency(Clock::Duration latency) {
+  return [latency](Lid, std::size_t) -> std::optional<Clock::Duration> { return latency; };
+}
+
+// max_wire_smps given (0: no cap), as in opensm.conf.
+SmpClientSettings max_wire_smps(unsigned n) {
+  SmpClientSettings s = adaptive();
+  s.window_given = true;
+  s.window = n;
+  return s;
+}
+
 // A responder that answers one SMP at a time in `service` each (a management
 // processor or ibsim): latency grows with what waits in its queue.
 SimulatedResponder::Latency serial_queue(FakeClock& clock, Clock::Duration service) {
@@ -336,8 +349,7 @@ SimulatedResponder::Latency serial_queue(FakeClock& clock, Clock::Duration servi
 
 TEST(SmpClientWindow, FixedLatencyNearTheTimeoutSettlesWithoutTimeouts) {
   FakeClock clock;
-  SimulatedResponder fabric(
-      clock, [](Lid, std::size_t) -> std::optional<Clock::Duration> { return milliseconds(180); });
+  SimulatedResponder fabric(clock, fixed_latency(milliseconds(180)));
   const Outcome r = drive(fabric, clock, adaptive(), 400, 8);
   EXPECT_EQ(r.ok, 400);
   EXPECT_EQ(r.counters.retries, 0u);
@@ -409,10 +421,7 @@ TEST(SmpClientWindow, UnlimitedWindowCompletes) {
   // past the timeout; the window grows only while answers stay quick.
   FakeClock clock;
   SimulatedResponder fabric(clock, serial_queue(clock, microseconds(100)));
-  SmpClientSettings s = adaptive();
-  s.window_given = true;
-  s.window = 0;
-  const Outcome r = drive(fabric, clock, s, 20000, 500);
+  const Outcome r = drive(fabric, clock, max_wire_smps(0), 20000, 500);
   EXPECT_EQ(r.ok, 20000);
   EXPECT_EQ(r.failed, 0);
   EXPECT_LE(r.counters.retries, 2000u);
@@ -420,12 +429,8 @@ TEST(SmpClientWindow, UnlimitedWindowCompletes) {
 
 TEST(SmpClientWindow, ExplicitFourNeverExceedsFour) {
   FakeClock clock;
-  SimulatedResponder fabric(
-      clock, [](Lid, std::size_t) -> std::optional<Clock::Duration> { return microseconds(100); });
-  SmpClientSettings s = adaptive();
-  s.window_given = true;
-  s.window = 4;
-  const Outcome r = drive(fabric, clock, s, 1000, 50);
+  SimulatedResponder fabric(clock, fixed_latency(microseconds(100)));
+  const Outcome r = drive(fabric, clock, max_wire_smps(4), 1000, 50);
   EXPECT_EQ(r.ok, 1000);
   EXPECT_EQ(r.max_outstanding, 4u);
   EXPECT_EQ(fabric.max_unanswered, 4u);
@@ -439,10 +444,7 @@ TEST(SmpClientWindow, UnlimitedWindowStaysWithinTheTransportsLimit) {
   FakeClock clock;
   SimulatedResponder fabric(clock, serial_queue(clock, microseconds(30)));
   fabric.limit = 20;
-  SmpClientSettings s = adaptive();
-  s.window_given = true;
-  s.window = 0;
-  const Outcome r = drive(fabric, clock, s, 5000, 300);
+  const Outcome r = drive(fabric, clock, max_wire_smps(0), 5000, 300);
   EXPECT_FALSE(fabric.over_limit);
   EXPECT_EQ(r.ok, 5000);
   EXPECT_EQ(fabric.max_unanswered, 20u);
@@ -480,8 +482,7 @@ TEST(SmpClientBatching, AFastSerialResponderWakesTheClientPerBatchNotPerAnswer) 
 
 TEST(SmpClientBatching, ALoneSmpIsNotHeldBack) {
   FakeClock clock;
-  SimulatedResponder fabric(
-      clock, [](Lid, std::size_t) -> std::optional<Clock::Duration> { return microseconds(700); });
+  SimulatedResponder fabric(clock, fixed_latency(microseconds(700)));
   const Outcome r = drive(fabric, clock, adaptive(), 1, 1);
   EXPECT_EQ(r.ok, 1);
   EXPECT_EQ(r.counters.batch_waits, 0u);
@@ -492,10 +493,7 @@ TEST(SmpClientBatching, AWindowBelowTheBatchMinimumNeverWaits) {
   // OpenSM's -n 4: four in flight are no batch worth waiting for.
   FakeClock clock;
   SimulatedResponder fabric(clock, serial_queue(clock, microseconds(10)));
-  SmpClientSettings s = adaptive();
-  s.window_given = true;
-  s.window = 4;
-  const Outcome r = drive(fabric, clock, s, 400, 8);
+  const Outcome r = drive(fabric, clock, max_wire_smps(4), 400, 8);
   EXPECT_EQ(r.ok, 400);
   EXPECT_EQ(r.counters.batch_waits, 0u);
   EXPECT_EQ(r.elapsed, microseconds(10) * 400) << "the responder was never idle";
