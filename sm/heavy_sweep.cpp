@@ -452,81 +452,76 @@ void SubnetManager::program(Fabric& f, SweepReport& report, mad::PortState targe
 void SubnetManager::program_node(Fabric& f, SweepReport& report, NodeIndex i,
                                  const PortPolicy& policy, mad::PortState target,
                                  bool key_holders_only) {
-  {
-    Node& node = f.node(i);
-    for (Port& port : node.ports) {
-      if (port.num != 0 && port.peer == kNoNode) continue;  // link up, nobody known behind it
-      if (key_holders_only && (node.is_switch() ? port.num != 0 : port.num == 0)) continue;
-      auto want = desired_port_info(f, i, port.num, policy, target);
-      if (!want) continue;
-      // A CA answers for the port the SMP enters on: address it through its peer.
-      mad::DrPath path = node.path;
-      if (!node.is_switch() && port.peer != kNoNode) {
-        if (auto ext = f.node(port.peer).path.extended(port.peer_port)) path = *ext;
-      }
-      const PortNum num = port.num;
-      const mad::PortInfo wanted = *want;
-      // The key this Set writes, where the port holds one (CA/router port, switch port 0).
-      const bool holds_key = node.is_switch() ? num == 0 : num != 0;
-      const std::optional<std::uint64_t> new_key =
-          policy.mkey && holds_key ? std::optional(wanted.m_key) : std::nullopt;
-      const Guid port_guid = port.guid;
-      const std::uint32_t mod = port_info_set_modifier(f, i, num);
-      const auto send = [this, &f, &report, i, num, path, wanted, new_key, port_guid, mod] {
-        client_.submit(SmpRequest::set(path, wanted, mod), [this, &f, &report, i, num, path, wanted,
-                                                            new_key,
-                                                            port_guid](const SmpOutcome& o) {
-          if (o.ok()) {
-            if (new_key) mkeys_.set_accepted(port_guid, *new_key);  // requests now carry it
-            // The GetResp of a Set carries the port's new PortInfo.
-            if (auto pi = mad::decode<mad::PortInfo>(o.response->data()); pi.ok()) {
-              f.node(i).ports[num].info = *pi;
-              if (untaken_ports_.note(f.node(i).guid(), num, untaken_port_fields(wanted, *pi)))
-                log_->debug(
-                    "{} port {} ignored fields of its PortInfo Set; not sent again for them",
-                    f.node(i).description, num);
-            }
-            return;
-          }
-          if (o.failure->kind != mad::SmpFailure::Kind::kStatus) {
-            report_failure(log_, &report, kErrProgrammingFailed, o, "PortInfo");
-            mkey_hint(o);
-            return;
-          }
-          // A rejected Set may be the retry of one that took effect but whose
-          // answer was lost: asking for the state the port is already in is an
-          // error (IBA 14.2.5.6). Read the port back before calling it a failure.
-          client_.submit(SmpRequest::get<mad::PortInfo>(path, num), [this, &f, &report, i, num,
-                                                                     wanted](const SmpOutcome& g) {
-            auto pi = g.ok() ? mad::decode<mad::PortInfo>(g.response->data())
-                             : Result<mad::PortInfo>(fail(kErrProgrammingFailed, "no answer"));
-            if (pi.ok() && port_set_took_effect(wanted, *pi)) {
-              f.node(i).ports[num].info = *pi;
-              return;
-            }
-            report_failure(log_, &report, kErrProgrammingFailed, g, "PortInfo Set rejected");
-          });
-        });
-      };
-      if (!changes_link_and_state(wanted)) {
-        send();
-        continue;
-      }
-      // New speeds or widths go first in a Set that leaves the state alone, as OpenSM's
-      // NO_CHANGE round does: a port may take them only then (ibsim applies them only
-      // in such a Set), and a link that retrains must not lose the state change.
-      mad::PortInfo link_first = wanted;
-      link_first.port_state = mad::PortState::kNoChange;
-      link_first.phys_state = mad::PhysState::kNoChange;
-      link_first.client_reregister = false;
-      client_.submit(SmpRequest::set(path, link_first, mod),
-                     [this, &report, send](const SmpOutcome& o) {
-                       if (!o.ok())
-                         report_failure(log_, &report, kErrProgrammingFailed, o,
-                                        "PortInfo Set (link speed/width)");
-                       send();  // the LID and state go out whatever became of the speeds
-                     });
+  Node& node = f.node(i);
+  for (Port& port : node.ports) {
+    if (port.num != 0 && port.peer == kNoNode) continue;  // link up, nobody known behind it
+    if (key_holders_only && (node.is_switch() ? port.num != 0 : port.num == 0)) continue;
+    auto want = desired_port_info(f, i, port.num, policy, target);
+    if (!want) continue;
+    // A CA answers for the port the SMP enters on: address it through its peer.
+    mad::DrPath path = node.path;
+    if (!node.is_switch() && port.peer != kNoNode) {
+      if (auto ext = f.node(port.peer).path.extended(port.peer_port)) path = *ext;
     }
+    const PortNum num = port.num;
+    const mad::PortInfo wanted = *want;
+    // The key this Set writes, where the port holds one (CA/router port, switch port 0).
+    const bool holds_key = node.is_switch() ? num == 0 : num != 0;
+    const std::optional<std::uint64_t> new_key =
+        policy.mkey && holds_key ? std::optional(wanted.m_key) : std::nullopt;
+    const Guid port_guid = port.guid;
+    const std::uint32_t mod = port_info_set_modifier(f, i, num);
+    const auto send = [this, &f, &report, i, num, path, wanted, new_key, port_guid, mod] {
+      client_.submit(SmpRequest::set(path, wanted, mod), [this, &f, &report, i, num, path, wanted,
+                                                          new_key, port_guid](const SmpOutcome& o) {
+        if (o.ok()) {
+          if (new_key) mkeys_.set_accepted(port_guid, *new_key);  // requests now carry it
+          // The GetResp of a Set carries the port's new PortInfo.
+          if (auto pi = mad::decode<mad::PortInfo>(o.response->data()); pi.ok()) {
+            f.node(i).ports[num].info = *pi;
+            if (untaken_ports_.note(f.node(i).guid(), num, untaken_port_fields(wanted, *pi)))
+              log_->debug("{} port {} ignored fields of its PortInfo Set; not sent again for them",
+                          f.node(i).description, num);
+          }
+          return;
+        }
+        if (o.failure->kind != mad::SmpFailure::Kind::kStatus) {
+          report_failure(log_, &report, kErrProgrammingFailed, o, "PortInfo");
+          mkey_hint(o);
+          return;
+        }
+        // A rejected Set may be the retry of one that took effect but whose
+        // answer was lost: asking for the state the port is already in is an
+        // error (IBA 14.2.5.6). Read the port back before calling it a failure.
+        client_.submit(SmpRequest::get<mad::PortInfo>(path, num), [this, &f, &report, i, num,
+                                                                   wanted](const SmpOutcome& g) {
+          auto pi = g.ok() ? mad::decode<mad::PortInfo>(g.response->data())
+                           : Result<mad::PortInfo>(fail(kErrProgrammingFailed, "no answer"));
+          if (pi.ok() && port_set_took_effect(wanted, *pi)) {
+            f.node(i).ports[num].info = *pi;
+            return;
+          }
+          report_failure(log_, &report, kErrProgrammingFailed, g, "PortInfo Set rejected");
+        });
+      });
+    };
+    if (!changes_link_and_state(wanted)) {
+      send();
+      continue;
+    }
+    // New speeds or widths go first in a Set that leaves the state alone, as OpenSM's
+    // NO_CHANGE round does: a port may take them only then (ibsim applies them only
+    // in such a Set), and a link that retrains must not lose the state change.
+    mad::PortInfo link_first = wanted;
+    link_first.port_state = mad::PortState::kNoChange;
+    link_first.phys_state = mad::PhysState::kNoChange;
+    link_first.client_reregister = false;
+    client_.submit(SmpRequest::set(path, link_first, mod), [this, &report,
+                                                            send](const SmpOutcome& o) {
+      if (!o.ok())
+        report_failure(log_, &report, kErrProgrammingFailed, o, "PortInfo Set (link speed/width)");
+      send();  // the LID and state go out whatever became of the speeds
+    });
   }
 }
 
