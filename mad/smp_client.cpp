@@ -426,16 +426,19 @@ void SmpClient::poll(std::chrono::milliseconds max_wait) {
     const auto until = std::chrono::ceil<std::chrono::milliseconds>(*stall - clock_.now());
     wait = std::clamp(until, std::chrono::milliseconds(0), wait);
   }
-  auto in = transport_.receive(std::chrono::milliseconds(0));
-  if (!in && wait > std::chrono::milliseconds(0)) {
-    if (settings_.batch_wait.count() > 0 && on_wire_.size() >= settings_.batch_min &&
-        settings_.batch_wait < wait) {
+  // Receive batching (SmpClientSettings::batch_wait): nothing ready yet and a batch
+  // worth waiting for out, so sleep once rather than wake for the first answer.
+  std::optional<IncomingMad> in;
+  if (settings_.batch_wait.count() > 0 && on_wire_.size() >= settings_.batch_min &&
+      settings_.batch_wait < wait) {
+    in = transport_.receive(std::chrono::milliseconds(0));
+    if (!in) {
       ++counters_.batch_waits;
       clock_.sleep_for(settings_.batch_wait);
       in = transport_.receive(std::chrono::milliseconds(0));
     }
-    if (!in) in = transport_.receive(wait);
   }
+  if (!in) in = transport_.receive(wait);
   if (in) {
     handle(*in);
     // Drain what is already there before sending again: the window refills once

@@ -170,6 +170,7 @@ class SubnetManager {
   // `key_holders_only`: CA/router ports and switch ports 0 only (the M_Key round).
   void program(Fabric& f, SweepReport& report, mad::PortState target,
                bool key_holders_only = false);
+  // One node's PortInfo Sets, made when program()'s feed reaches it.
   void program_node(Fabric& f, SweepReport& report, NodeIndex i, const PortPolicy& policy,
                     mad::PortState target, bool key_holders_only);
   void program_switches(Fabric& f, SweepReport& report);
