@@ -103,6 +103,7 @@ bool SubnetManager::assign_lids(Fabric& f, SweepReport& report) {
 bool SubnetManager::compute_routes(const Fabric& f, SweepReport& report) {
   RoutingInput in = make_routing_input(f);
   routed_switches_ = in.switch_nodes;
+  ungraded_.reset();  // routed_topology_ changes below
   // use_ucast_cache merges the new routes with these (the last sweep's).
   const routing::Topology previous_topology = std::exchange(routed_topology_, in.topology);
   // dfsssp spreads paths over as many layers as every link has VLs for: the VLs the
@@ -139,9 +140,11 @@ bool SubnetManager::compute_routes(const Fabric& f, SweepReport& report) {
         o.routes = cached_routes(previous_topology, in.topology, std::move(*o.routes),
                                  engine->deadlock_free(), o.cache_note);
       const auto t1 = Clock::now();
-      if (o.routes.ok()) o.grade = routing::make_route_report(in.topology, *o.routes);
       o.ms = std::chrono::duration<double, std::milli>(t1 - t0).count();
-      o.report_ms = std::chrono::duration<double, std::milli>(Clock::now() - t1).count();
+      if (o.routes.ok() && !grade_after_up(*engine, *o.routes)) {
+        o.grade = routing::make_route_report(in.topology, *o.routes);
+        o.report_ms = std::chrono::duration<double, std::milli>(Clock::now() - t1).count();
+      }
       return o;
     });
     if (!out.routes.ok()) {
@@ -152,9 +155,16 @@ bool SubnetManager::compute_routes(const Fabric& f, SweepReport& report) {
     for (const Error& w : out.routes->warnings)
       log_->warn("{}: routing engine {}: {}", format_error_id(w.id), name, w.message);
     if (!out.cache_note.empty()) log_->info("ucast cache: {}", out.cache_note);
-    log_->info("routing engine {} computed {} LFTs in {:.1f} ms; route report ({:.1f} ms): {}",
-               name, out.routes->lfts.size(), out.ms, out.report_ms,
-               routing::format_route_report_line(out.grade));
+    if (grade_after_up(*engine, *out.routes)) {
+      log_->info("routing engine {} computed {} LFTs in {:.1f} ms; route report once the subnet is up",
+                 name, out.routes->lfts.size(), out.ms);
+      ungraded_ = UngradedRoutes{name, out.ms};
+    } else {
+      log_->info("routing engine {} computed {} LFTs in {:.1f} ms; route report ({:.1f} ms): {}",
+                 name, out.routes->lfts.size(), out.ms, out.report_ms,
+                 routing::format_route_report_line(out.grade));
+      write_route_report(in.topology, out.grade, name, out.ms);
+    }
     if (engine->deadlock_free() && !out.grade.acyclic()) {
       // The engine's guarantee failed: its tables could deadlock the fabric. Never program
       // them; the next engine of the chain gets its turn.
@@ -173,13 +183,6 @@ bool SubnetManager::compute_routes(const Fabric& f, SweepReport& report) {
       log_->warn("{}: routing engine '{}' failed; fell back to '{}'",
                  format_error_id(kErrRoutingFailed), engine_chain_.front(), name);
     }
-    ::mkdir(options_.cache_dir.c_str(), 0755);
-    const std::string path = options_.cache_dir + "/ibsm-route-report.txt";
-    if (auto st = write_file_atomically(
-            path, routing::format_route_report_text(in.topology, out.grade, name, out.ms), false);
-        !st.ok()) {
-      log_->warn("{}: {}", format_error_id(st.error().id), st.error().message);
-    }
     routes_ = std::move(*out.routes);
     path_sls_.reset();
     if (!routes_.path_sl.empty()) {
@@ -196,6 +199,42 @@ bool SubnetManager::compute_routes(const Fabric& f, SweepReport& report) {
   report.add(kErrRoutingFailed, "no routing engine could route the fabric");
   log_->error("{}: no routing engine could route the fabric", format_error_id(kErrRoutingFailed));
   return false;
+}
+
+// The route report decides nothing for an engine that claims no deadlock freedom and
+// puts every path on SL 0 (minhop, and on most fabrics ftree and updn): it is only
+// told. Graded after SUBNET UP, it is not in the way of bring-up (kary-18-3-5832:
+// 251 ms of CPU, competing with the P_Key reads for the SM's two cores).
+bool SubnetManager::grade_after_up(const routing::Engine& engine, const routing::Routes& routes) {
+  return !engine.deadlock_free() && routes.path_sl.empty() && routes.sl2vl.empty();
+}
+
+void SubnetManager::write_route_report(const routing::Topology& topo,
+                                       const routing::RouteReport& grade, const std::string& name,
+                                       double ms) {
+  ::mkdir(options_.cache_dir.c_str(), 0755);
+  const std::string path = options_.cache_dir + "/ibsm-route-report.txt";
+  if (auto st = write_file_atomically(
+          path, routing::format_route_report_text(topo, grade, name, ms), false);
+      !st.ok()) {
+    log_->warn("{}: {}", format_error_id(st.error().id), st.error().message);
+  }
+}
+
+void SubnetManager::grade_routes_after_up() {
+  if (!ungraded_) return;
+  const UngradedRoutes u = *std::exchange(ungraded_, std::nullopt);
+  // routes_ and routed_topology_ change only in compute_routes, never while serving.
+  double ms = 0;
+  const routing::RouteReport grade = compute_while_serving([&] {
+    const auto t0 = std::chrono::steady_clock::now();
+    routing::RouteReport g = routing::make_route_report(routed_topology_, routes_);
+    ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    return g;
+  });
+  log_->info("route report of routing engine {} ({:.1f} ms): {}", u.engine, ms,
+             routing::format_route_report_line(grade));
+  write_route_report(routed_topology_, grade, u.engine, u.ms);
 }
 
 // A takeover: the LFTs a standby read count as programmed when the fabric is the one
@@ -238,80 +277,92 @@ void SubnetManager::forget_reset_switches(const Fabric& f) {
 }
 
 void SubnetManager::program_switches(Fabric& f, SweepReport& report) {
-  for (std::size_t s = 0; s < routes_.lfts.size() && s < routed_switches_.size(); ++s) {
-    const NodeIndex idx = routed_switches_[s];
-    Node& node = f.node(idx);
-    if (!node.switch_info) continue;
-    const routing::Lft& lft = routes_.lfts[s];
-    const Guid guid = node.guid();
-    const mad::DrPath path = node.path;
-    Lid top = 0;
-    for (std::size_t l = lft.size(); l-- > 1;) {
-      if (lft[l] != routing::kNoPath) {
-        top = static_cast<Lid>(l);
-        break;
-      }
+  // A feed, switch by switch as the window takes them, as program() does: the wire
+  // works while the next switches' blocks are compared (kary-18-3-5832: 73 ms of CPU
+  // in which the wire stood idle when they were all queued first), and while the
+  // P_Key planner runs on its worker (PartitionManager::program).
+  client_.submit_feed([this, &f, &report, s = std::size_t{0}](mad::SmpClient& client) mutable {
+    const std::size_t before = client.queued();
+    const std::size_t n = std::min(routes_.lfts.size(), routed_switches_.size());
+    while (s < n && client.queued() == before)
+      program_switch(f, report, s++);
+    return s < n;
+  });
+}
+
+void SubnetManager::program_switch(Fabric& f, SweepReport& report, std::size_t s) {
+  const NodeIndex idx = routed_switches_[s];
+  Node& node = f.node(idx);
+  if (!node.switch_info) return;
+  const routing::Lft& lft = routes_.lfts[s];
+  const Guid guid = node.guid();
+  const mad::DrPath path = node.path;
+  Lid top = 0;
+  for (std::size_t l = lft.size(); l-- > 1;) {
+    if (lft[l] != routing::kNoPath) {
+      top = static_cast<Lid>(l);
+      break;
     }
-    // LifeTimeValue: how long a packet may wait in the switch (opensm.conf
-    // packet_life_time, IBA 14.2.5.4; OpenSM sets it with LinearFDBTop).
-    const std::uint8_t life = options_.packet_life_time;
-    if (node.switch_info->linear_fdb_top != top || node.switch_info->port_state_change ||
-        node.switch_info->life_time_value != life) {
-      mad::SwitchInfo si = *node.switch_info;
-      si.linear_fdb_top = top;
-      si.life_time_value = life;
-      si.port_state_change = true;  // write 1 to clear (IBA 14.2.5.4)
-      client_.submit(
-          SmpRequest::set(path, si), [this, &f, &report, idx, guid, top](const SmpOutcome& o) {
-            if (!o.ok()) {
-              report_failure(log_, &report, kErrProgrammingFailed, o, "SwitchInfo LinearFDBTop");
-              mkey_hint(o);
-              return;
-            }
-            programmed_top_[guid] = top;
-            // The GetResp of a Set carries what the switch now holds (SA SwitchInfoRecord).
-            Node* n = f.node_if(idx, guid);
-            if (auto held = mad::decode<mad::SwitchInfo>(o.response->data()); held.ok() && n)
-              n->switch_info = *held;
-          });
-    } else {
-      programmed_top_[guid] = top;
+  }
+  // LifeTimeValue: how long a packet may wait in the switch (opensm.conf
+  // packet_life_time, IBA 14.2.5.4; OpenSM sets it with LinearFDBTop).
+  const std::uint8_t life = options_.packet_life_time;
+  if (node.switch_info->linear_fdb_top != top || node.switch_info->port_state_change ||
+      node.switch_info->life_time_value != life) {
+    mad::SwitchInfo si = *node.switch_info;
+    si.linear_fdb_top = top;
+    si.life_time_value = life;
+    si.port_state_change = true;  // write 1 to clear (IBA 14.2.5.4)
+    client_.submit(
+        SmpRequest::set(path, si), [this, &f, &report, idx, guid, top](const SmpOutcome& o) {
+          if (!o.ok()) {
+            report_failure(log_, &report, kErrProgrammingFailed, o, "SwitchInfo LinearFDBTop");
+            mkey_hint(o);
+            return;
+          }
+          programmed_top_[guid] = top;
+          // The GetResp of a Set carries what the switch now holds (SA SwitchInfoRecord).
+          Node* n = f.node_if(idx, guid);
+          if (auto held = mad::decode<mad::SwitchInfo>(o.response->data()); held.ok() && n)
+            n->switch_info = *held;
+        });
+  } else {
+    programmed_top_[guid] = top;
+  }
+  auto& held = programmed_lft_[guid];
+  const std::size_t blocks =
+      (static_cast<std::size_t>(top) + mad::LftBlock::kEntries) / mad::LftBlock::kEntries;
+  if (held.size() < blocks * mad::LftBlock::kEntries) {
+    // Unknown contents: assume nothing useful and send every block.
+    held.resize(blocks * mad::LftBlock::kEntries, 0);
+    std::fill(held.begin(), held.end(), std::uint8_t{0xFE});  // never equals a real entry
+  }
+  for (std::size_t b = 0; b < blocks; ++b) {
+    mad::LftBlock block;
+    for (std::size_t e = 0; e < mad::LftBlock::kEntries; ++e) {
+      const std::size_t lid = b * mad::LftBlock::kEntries + e;
+      block.ports[e] = lid < lft.size() ? lft[lid] : routing::kNoPath;
     }
-    auto& held = programmed_lft_[guid];
-    const std::size_t blocks =
-        (static_cast<std::size_t>(top) + mad::LftBlock::kEntries) / mad::LftBlock::kEntries;
-    if (held.size() < blocks * mad::LftBlock::kEntries) {
-      // Unknown contents: assume nothing useful and send every block.
-      held.resize(blocks * mad::LftBlock::kEntries, 0);
-      std::fill(held.begin(), held.end(), std::uint8_t{0xFE});  // never equals a real entry
-    }
-    for (std::size_t b = 0; b < blocks; ++b) {
-      mad::LftBlock block;
-      for (std::size_t e = 0; e < mad::LftBlock::kEntries; ++e) {
-        const std::size_t lid = b * mad::LftBlock::kEntries + e;
-        block.ports[e] = lid < lft.size() ? lft[lid] : routing::kNoPath;
-      }
-      if (std::equal(block.ports.begin(), block.ports.end(),
-                     held.begin() + static_cast<std::ptrdiff_t>(b * mad::LftBlock::kEntries)))
-        continue;
-      ++lft_blocks_sent_;
-      client_.submit(
-          SmpRequest::set(path, block, static_cast<std::uint32_t>(b)),
-          [this, &report, guid, b, block](const SmpOutcome& o) {
-            if (!o.ok()) {
-              report_failure(log_, &report, kErrProgrammingFailed, o, "LFT block");
-              mkey_hint(o);
-              return;
-            }
-            // Forgotten meanwhile (the switch left or was reset): its
-            // table is unknown again and is sent whole next time.
-            auto h = programmed_lft_.find(guid);
-            if (h == programmed_lft_.end() || h->second.size() < (b + 1) * mad::LftBlock::kEntries)
-              return;
-            std::copy(block.ports.begin(), block.ports.end(),
-                      h->second.begin() + static_cast<std::ptrdiff_t>(b * mad::LftBlock::kEntries));
-          });
-    }
+    if (std::equal(block.ports.begin(), block.ports.end(),
+                   held.begin() + static_cast<std::ptrdiff_t>(b * mad::LftBlock::kEntries)))
+      continue;
+    ++lft_blocks_sent_;
+    client_.submit(
+        SmpRequest::set(path, block, static_cast<std::uint32_t>(b)),
+        [this, &report, guid, b, block](const SmpOutcome& o) {
+          if (!o.ok()) {
+            report_failure(log_, &report, kErrProgrammingFailed, o, "LFT block");
+            mkey_hint(o);
+            return;
+          }
+          // Forgotten meanwhile (the switch left or was reset): its
+          // table is unknown again and is sent whole next time.
+          auto h = programmed_lft_.find(guid);
+          if (h == programmed_lft_.end() || h->second.size() < (b + 1) * mad::LftBlock::kEntries)
+            return;
+          std::copy(block.ports.begin(), block.ports.end(),
+                    h->second.begin() + static_cast<std::ptrdiff_t>(b * mad::LftBlock::kEntries));
+        });
   }
 }
 
@@ -645,8 +696,9 @@ SweepResult SubnetManager::heavy_sweep(const std::atomic<bool>& stop, PreparedFa
     drain(stop);
     if (stop.load()) return finish(false);
   }
-  partitions_.program(f, client_, result.report);
+  // The LFT blocks first: they flow while the P_Key planner runs on its worker.
   program_switches(f, result.report);
+  partitions_.program(f, client_, result.report, pure_runner());
   program_sl2vl(f, result.report);
   program_vlarb(f, result.report);
   program_fdr10(f, fabric_, static_cast<Fdr10Mode>(options_.fdr10), client_, log_);
@@ -664,12 +716,7 @@ SweepResult SubnetManager::heavy_sweep(const std::atomic<bool>& stop, PreparedFa
   // MFTs ride with the activation: the SwitchInfo a MulticastFDBTop Set carries must
   // hold the LinearFDBTop the programming phase's answers confirmed.
   mcast_.program_all(f, routed_topology_, routed_switches_, sa_.state().mcast, options_, client_,
-                     result.report, [this](const std::function<void()>& work) {
-                       compute_while_serving([&] {
-                         work();
-                         return 0;
-                       });
-                     });
+                     result.report, pure_runner());
   drain(stop);
   if (stop.load()) return finish(false);
 
@@ -704,7 +751,9 @@ SweepResult SubnetManager::heavy_sweep(const std::atomic<bool>& stop, PreparedFa
     write_dumps();
     // The tables no port needs to come up, read once per device: never in the way of
     // SUBNET UP; the SA gets them with a second snapshot (zeros until then, as OpenSM).
-    if (port_tables_.read(fabric_, client_).total() > 0) {
+    const bool reading = port_tables_.read(fabric_, client_).total() > 0;
+    grade_routes_after_up();  // while those reads flow
+    if (reading) {
       drain(stop);
       publish_sa_snapshot();
     }
@@ -712,6 +761,7 @@ SweepResult SubnetManager::heavy_sweep(const std::atomic<bool>& stop, PreparedFa
   } else {
     log_->error("ERRORS DURING INITIALIZATION: {} problems in {:.3f} s; next sweep is heavy",
                 r.report.problems.size(), r.seconds);
+    grade_routes_after_up();  // the routes programmed, graded all the same
   }
   save_guid2mkey();  // OpenSM: at the end of every completed heavy sweep
   return r;

@@ -48,6 +48,7 @@
 #include "routing/mcast_tree.hpp"
 #include "sa/mcast/group_store.hpp"
 #include "sm/fabric.hpp"
+#include "sm/pure_runner.hpp"
 #include "sm/sweep_report.hpp"
 
 namespace ibsm::sm {
@@ -63,8 +64,7 @@ struct MulticastCounters {
 
 class MulticastManager {
  public:
-  // Runs pure work on another thread while the SM keeps serving (compute_while_serving).
-  using Runner = std::function<void(const std::function<void()>&)>;
+  using Runner = PureRunner;
 
   explicit MulticastManager(Logger log) : log_(std::move(log)) {}
 

@@ -251,14 +251,19 @@ void PartitionManager::read_tables(Fabric& f, mad::SmpClient& client, SweepRepor
   }
 }
 
-void PartitionManager::program(Fabric& f, mad::SmpClient& client, SweepReport& report) {
+void PartitionManager::program(Fabric& f, mad::SmpClient& client, SweepReport& report,
+                               const PureRunner& run_pure) {
   std::vector<std::pair<NodeIndex, PortNum>> where;
   const auto pf = planner_fabric(f, &where);
   partitions::PlannerOptions po;
   po.allow_both_pkeys = options_.allow_both_pkeys;
   po.part_enforce = part_enforce(options_);
   po.sm_port_always_full = true;
-  plan_ = partitions::plan_pkeys(resolved_, pf, po, state_);
+  // The planner reads only its own inputs: the fabric copy above, the configuration and
+  // the planner state, which nothing the SM does while serving changes.
+  partitions::FabricPlan plan;
+  run_pure([&] { plan = partitions::plan_pkeys(resolved_, pf, po, state_); });
+  plan_ = std::move(plan);
   for (const auto& d : plan_.diagnostics)
     log_->warn("{}", partitions::format_diagnostic(d, options_.partition_config_file));
   state_ = plan_.next_state;

@@ -21,6 +21,7 @@
 #include "partitions/planner.hpp"
 #include "partitions/resolve.hpp"
 #include "sm/fabric.hpp"
+#include "sm/pure_runner.hpp"
 #include "sm/sweep_report.hpp"
 
 namespace ibsm::sm {
@@ -46,8 +47,11 @@ class PartitionManager {
 
   // Plans the fabric, queues Set(P_KeyTable) for the blocks that differ, records the
   // wanted enforcement bits in Port::want_enforcement (the PortInfo Set carries them)
-  // and updates the multicast group table.
-  void program(Fabric& f, mad::SmpClient& client, SweepReport& report);
+  // and updates the multicast group table. The planner runs through `run_pure`
+  // (kary-18-3-5832: 66 ms, in which SMPs queued before keep flowing); it returns when
+  // all of this is done.
+  void program(Fabric& f, mad::SmpClient& client, SweepReport& report,
+               const PureRunner& run_pure = run_inline);
 
   // After a successful heavy sweep: persist the cache files and the fabric snapshot.
   void save(const Fabric& f);

@@ -18,6 +18,7 @@
 #include "mad/smp_client.hpp"
 #include "mad/transport.hpp"
 #include "routing/engine.hpp"
+#include "routing/route_report.hpp"
 #include "sa/server.hpp"
 #include "sm/alias_guid_programmer.hpp"
 #include "sm/election/election.hpp"
@@ -167,6 +168,11 @@ class SubnetManager {
 
   bool assign_lids(Fabric& f, SweepReport& report);
   bool compute_routes(const Fabric& f, SweepReport& report);
+  static bool grade_after_up(const routing::Engine& engine, const routing::Routes& routes);
+  void write_route_report(const routing::Topology& topo, const routing::RouteReport& grade,
+                          const std::string& name, double ms);
+  // The route report of routes_ when compute_routes left it for after SUBNET UP.
+  void grade_routes_after_up();
   // `key_holders_only`: CA/router ports and switch ports 0 only (the M_Key round).
   void program(Fabric& f, SweepReport& report, mad::PortState target,
                bool key_holders_only = false);
@@ -174,6 +180,8 @@ class SubnetManager {
   void program_node(Fabric& f, SweepReport& report, NodeIndex i, const PortPolicy& policy,
                     mad::PortState target, bool key_holders_only);
   void program_switches(Fabric& f, SweepReport& report);
+  // The SwitchInfo and LFT blocks of routes_.lfts[s] that differ from what it holds.
+  void program_switch(Fabric& f, SweepReport& report, std::size_t s);
   // SLtoVLMappingTable identity on every port when the routes carry per-path SLs
   // (sm/sl2vl_plan.hpp); only tables not known to hold it already are read, and only
   // those that differ are Set.
@@ -204,6 +212,15 @@ class SubnetManager {
       sa_.tick();
     }
     return done.get();
+  }
+  // compute_while_serving for steps that take a PureRunner.
+  PureRunner pure_runner() {
+    return [this](const std::function<void()>& work) {
+      compute_while_serving([&] {
+        work();
+        return 0;
+      });
+    };
   }
   void write_dumps();
   void publish_sa_snapshot();
@@ -276,6 +293,11 @@ class SubnetManager {
   std::vector<std::string> engine_chain_;  // tried in order
   bool fallback_to_minhop_ = true;
   routing::Routes routes_;  // routes_.path_sl is moved into path_sls_
+  struct UngradedRoutes {
+    std::string engine;
+    double ms = 0;  // how long the engine took
+  };
+  std::optional<UngradedRoutes> ungraded_;  // routes_ still to be graded (grade_after_up)
   // The routing result's per-path SLs (dfsssp), shared with every SA snapshot built from
   // it rather than copied (one byte per switch x LID); null for single-layer engines.
   std::shared_ptr<const routing::PathSls> path_sls_;
