@@ -156,8 +156,9 @@ bool SubnetManager::compute_routes(const Fabric& f, SweepReport& report) {
       log_->warn("{}: routing engine {}: {}", format_error_id(w.id), name, w.message);
     if (!out.cache_note.empty()) log_->info("ucast cache: {}", out.cache_note);
     if (grade_after_up(*engine, *out.routes)) {
-      log_->info("routing engine {} computed {} LFTs in {:.1f} ms; route report once the subnet is up",
-                 name, out.routes->lfts.size(), out.ms);
+      log_->info(
+          "routing engine {} computed {} LFTs in {:.1f} ms; route report once the subnet is up",
+          name, out.routes->lfts.size(), out.ms);
       ungraded_ = UngradedRoutes{name, out.ms};
     } else {
       log_->info("routing engine {} computed {} LFTs in {:.1f} ms; route report ({:.1f} ms): {}",
