@@ -160,7 +160,9 @@ void SubnetManager::publish_sa_snapshot() {
 
 void SubnetManager::set_phase(SweepPhase p) {
   if (p == phase_) return;
-  log_->debug("sweep phase {} -> {}", phase_name(phase_), phase_name(p));
+  // With the SMPs sent so far: where a sweep's time and SMPs go, phase by phase.
+  log_->debug("sweep phase {} -> {} (SMPs sent {})", phase_name(phase_), phase_name(p),
+              client_.counters().sent);
   phase_ = p;
 }
 
