@@ -3,7 +3,6 @@
 // switch port 0), and the SM programming them on a FakeFabric: only what differs, the
 // SIGHUP path, optimized SL2VL, and the suppress flag.
 #include <gtest/gtest.h>
-#include <spdlog/sinks/ostream_sink.h>
 
 #include <algorithm>
 #include <atomic>
@@ -16,6 +15,7 @@
 #include "sm/sl2vl_plan.hpp"
 #include "sm/subnet_manager.hpp"
 #include "tests/fake/fake_fabric.hpp"
+#include "tests/support/log_capture.hpp"
 #include "tests/support/temp_dir.hpp"
 
 namespace ibsm::sm {
@@ -67,13 +67,7 @@ struct Rig {
   FakeClock clock;
   testsupport::TempDir dir;
   std::ostringstream log_text;
-  Logger logger = [this] {
-    auto sink = std::make_shared<spdlog::sinks::ostream_sink_mt>(log_text);
-    sink->set_pattern("%l %v");
-    auto l = std::make_shared<spdlog::logger>("qos", sink);
-    l->set_level(spdlog::level::debug);
-    return l;
-  }();
+  Logger logger = testsupport::capture_log(log_text, "qos");
   std::unique_ptr<FakeFabric> fabric;
   conf::Options options;
   std::atomic<bool> stop{false};

@@ -2,7 +2,6 @@
 // that change nothing, restart with guid2lid, and faults (silent, garbage, vanishing
 // nodes, failing links, lost MADs, duplicate GUIDs), plus SMInfo and trap answers.
 #include <gtest/gtest.h>
-#include <spdlog/sinks/ostream_sink.h>
 
 #include <algorithm>
 #include <atomic>
@@ -22,6 +21,7 @@
 #include "tests/fake/fake_fabric.hpp"
 #include "tests/support/builders.hpp"
 #include "tests/support/hand_drawn.hpp"
+#include "tests/support/log_capture.hpp"
 #include "tests/support/net_file.hpp"
 #include "tests/support/temp_dir.hpp"
 
@@ -111,13 +111,7 @@ class Rig {
   FakeClock clock;
   TempDir dir;
   std::ostringstream log_text;
-  Logger logger = [this] {
-    auto sink = std::make_shared<spdlog::sinks::ostream_sink_mt>(log_text);
-    sink->set_pattern("%l %v");
-    auto l = std::make_shared<spdlog::logger>("sm", sink);
-    l->set_level(spdlog::level::info);
-    return l;
-  }();
+  Logger logger = testsupport::capture_log(log_text, "sm", spdlog::level::info);
   testsupport::Fabric desc;
   std::unique_ptr<FakeFabric> fabric;
   conf::Options options;
