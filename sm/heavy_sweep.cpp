@@ -56,6 +56,19 @@ std::string loss_note(const mad::SmpCounters& sweep, double loss) {
 
 }  // namespace
 
+namespace {
+
+// The route report decides nothing for an engine that claims no deadlock freedom and
+// puts every path on SL 0 (minhop, dor, sssp, file; ftree with io_guids and reverse
+// hops; updn with connect_roots): it is only told. Graded after SUBNET UP, it is not
+// in the way of bring-up (kary-18-3-5832: 260 ms of CPU, competing with the P_Key
+// reads for the SM's two cores).
+bool grade_after_up(const routing::Engine& engine, const routing::Routes& routes) {
+  return !engine.deadlock_free() && routes.path_sl.empty() && routes.sl2vl.empty();
+}
+
+}  // namespace
+
 bool SubnetManager::assign_lids(Fabric& f, SweepReport& report) {
   std::vector<LidRequest> requests;
   const auto holders = f.lid_holders();
@@ -129,7 +142,8 @@ bool SubnetManager::compute_routes(const Fabric& f, SweepReport& report) {
       routing::RouteReport grade;
       double ms = 0;
       double report_ms = 0;
-      std::string cache_note;  // use_ucast_cache: what the merge did
+      bool graded_later = false;  // grade_after_up: no report yet
+      std::string cache_note;     // use_ucast_cache: what the merge did
     };
     Outcome out = compute_while_serving([&] {
       using Clock = std::chrono::steady_clock;
@@ -141,7 +155,8 @@ bool SubnetManager::compute_routes(const Fabric& f, SweepReport& report) {
                                  engine->deadlock_free(), o.cache_note);
       const auto t1 = Clock::now();
       o.ms = std::chrono::duration<double, std::milli>(t1 - t0).count();
-      if (o.routes.ok() && !grade_after_up(*engine, *o.routes)) {
+      o.graded_later = o.routes.ok() && grade_after_up(*engine, *o.routes);
+      if (o.routes.ok() && !o.graded_later) {
         o.grade = routing::make_route_report(in.topology, *o.routes);
         o.report_ms = std::chrono::duration<double, std::milli>(Clock::now() - t1).count();
       }
@@ -155,7 +170,7 @@ bool SubnetManager::compute_routes(const Fabric& f, SweepReport& report) {
     for (const Error& w : out.routes->warnings)
       log_->warn("{}: routing engine {}: {}", format_error_id(w.id), name, w.message);
     if (!out.cache_note.empty()) log_->info("ucast cache: {}", out.cache_note);
-    if (grade_after_up(*engine, *out.routes)) {
+    if (out.graded_later) {
       log_->info(
           "routing engine {} computed {} LFTs in {:.1f} ms; route report once the subnet is up",
           name, out.routes->lfts.size(), out.ms);
@@ -200,14 +215,6 @@ bool SubnetManager::compute_routes(const Fabric& f, SweepReport& report) {
   report.add(kErrRoutingFailed, "no routing engine could route the fabric");
   log_->error("{}: no routing engine could route the fabric", format_error_id(kErrRoutingFailed));
   return false;
-}
-
-// The route report decides nothing for an engine that claims no deadlock freedom and
-// puts every path on SL 0 (minhop, and on most fabrics ftree and updn): it is only
-// told. Graded after SUBNET UP, it is not in the way of bring-up (kary-18-3-5832:
-// 251 ms of CPU, competing with the P_Key reads for the SM's two cores).
-bool SubnetManager::grade_after_up(const routing::Engine& engine, const routing::Routes& routes) {
-  return !engine.deadlock_free() && routes.path_sl.empty() && routes.sl2vl.empty();
 }
 
 void SubnetManager::write_route_report(const routing::Topology& topo,

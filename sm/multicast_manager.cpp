@@ -100,7 +100,7 @@ std::size_t MulticastManager::program_all(Fabric& f, const routing::Topology& to
                                           const std::vector<NodeIndex>& switch_nodes,
                                           sa::McGroupStore& store, const conf::Options& options,
                                           mad::SmpClient& client, SweepReport& report,
-                                          const Runner& run_pure) {
+                                          const PureRunner& run_pure) {
   static_cast<void>(store.take_dirty());  // every MLID is recomputed below
   if (options.disable_multicast) {
     builder_.reset();

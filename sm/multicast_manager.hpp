@@ -64,8 +64,6 @@ struct MulticastCounters {
 
 class MulticastManager {
  public:
-  using Runner = PureRunner;
-
   explicit MulticastManager(Logger log) : log_(std::move(log)) {}
 
   // Heavy sweep, before LID assignment: forgets what reset or departed switches held.
@@ -84,7 +82,7 @@ class MulticastManager {
   std::size_t program_all(Fabric& f, const routing::Topology& topo,
                           const std::vector<NodeIndex>& switch_nodes, sa::McGroupStore& store,
                           const conf::Options& options, mad::SmpClient& client, SweepReport& report,
-                          const Runner& run_pure);
+                          const PureRunner& run_pure);
 
   // Between sweeps: recomputes the MLIDs the store marked dirty, against the topology
   // of the last program_all, and queues their blocks that differ. `f` is the last heavy

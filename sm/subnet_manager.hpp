@@ -168,7 +168,6 @@ class SubnetManager {
 
   bool assign_lids(Fabric& f, SweepReport& report);
   bool compute_routes(const Fabric& f, SweepReport& report);
-  static bool grade_after_up(const routing::Engine& engine, const routing::Routes& routes);
   void write_route_report(const routing::Topology& topo, const routing::RouteReport& grade,
                           const std::string& name, double ms);
   // The route report of routes_ when compute_routes left it for after SUBNET UP.
@@ -297,7 +296,7 @@ class SubnetManager {
     std::string engine;
     double ms = 0;  // how long the engine took
   };
-  std::optional<UngradedRoutes> ungraded_;  // routes_ still to be graded (grade_after_up)
+  std::optional<UngradedRoutes> ungraded_;  // routes_ still to be graded (after SUBNET UP)
   // The routing result's per-path SLs (dfsssp), shared with every SA snapshot built from
   // it rather than copied (one byte per switch x LID); null for single-layer engines.
   std::shared_ptr<const routing::PathSls> path_sls_;
