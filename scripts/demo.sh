@@ -6,7 +6,8 @@
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 "$top/scripts/install-deps.sh"
-"$top/scripts/build.sh"
+# Only the daemon: the tests and benchmarks are for scripts/test.sh (docs/testing.md).
+"$top/scripts/build.sh" sm/ibsm
 net=${1:-$top/fabrics/ft2-324.net}
 [ $# -gt 0 ] && shift
 work=$(mktemp -d /tmp/ibsm-demo.XXXXXX)
