@@ -33,6 +33,10 @@ struct Action {
   std::string resource;     // what it belongs to: "ipoib ib0.8002", "roce mlx5_2/1", "modules rdma"
   std::string reason;       // why: the difference between desired and observed
   bool disruptive = false;  // interrupts traffic on `iface`
+  // Disruptive in name only, safe without a person: an MTU change within the broadcast
+  // group's limit does not take the interface down (watch applies it; a mode switch,
+  // which flushes paths, waits for `apply`).
+  bool unattended = false;
   std::string iface;
   std::string parent;
   std::uint16_t pkey = 0;

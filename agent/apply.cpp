@@ -1,5 +1,7 @@
 #include "agent/apply.hpp"
 
+#include <set>
+
 #include "agent/errors.hpp"
 
 namespace ibsm::agent {
@@ -51,9 +53,23 @@ Status run_action(const Action& a, Fs& fs, Kernel& kernel) {
   return fail(kStepFailed, "unknown action");
 }
 
+bool needs_person(const Action& a, const std::map<std::string, std::string>& protected_ifaces) {
+  if (!a.disruptive) return false;
+  return !a.unattended || protected_ifaces.count(a.iface) != 0;
+}
+
 ApplyReport apply_plan(const Plan& plan, Fs& fs, Kernel& kernel,
                        const std::map<std::string, std::string>& protected_ifaces, bool force) {
+  return apply_plan(plan, fs, kernel, protected_ifaces, ApplyOptions{force, false});
+}
+
+ApplyReport apply_plan(const Plan& plan, Fs& fs, Kernel& kernel,
+                       const std::map<std::string, std::string>& protected_ifaces,
+                       const ApplyOptions& options) {
+  const bool force = options.force && !options.unattended;
   ApplyReport report;
+  for (const auto& p : plan.pending)
+    report.pending.push_back(p.resource + ": " + p.reason);
   auto all_not_done = [&] {
     for (const auto& a : plan.actions)
       report.not_done.push_back(a.describe());
@@ -63,8 +79,13 @@ ApplyReport apply_plan(const Plan& plan, Fs& fs, Kernel& kernel,
     all_not_done();
     return report;
   }
+  std::set<std::string> held;  // unattended: resources that wait for a person
+  if (options.unattended)
+    for (const auto& a : plan.actions)
+      if (needs_person(a, protected_ifaces)) held.insert(a.resource);
   if (!force) {
     for (const auto& a : plan.actions) {
+      if (held.count(a.resource)) continue;
       auto p = protected_ifaces.find(a.iface);
       if (a.disruptive && p != protected_ifaces.end())
         report.refused.push_back(a.describe() + ": " + a.iface + " " + p->second);
@@ -79,6 +100,10 @@ ApplyReport apply_plan(const Plan& plan, Fs& fs, Kernel& kernel,
   }
   for (std::size_t i = 0; i < plan.actions.size(); ++i) {
     const Action& a = plan.actions[i];
+    if (held.count(a.resource)) {
+      report.waiting.push_back(a.describe() + " (" + a.reason + ")");
+      continue;
+    }
     if (auto s = run_action(a, fs, kernel); !s) {
       report.error = Error{kStepFailed, a.describe() + " failed: " + to_string(s.error())};
       for (std::size_t j = i; j < plan.actions.size(); ++j)

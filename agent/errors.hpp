@@ -43,6 +43,11 @@ inline constexpr ErrorId kGroupMtuRejected{6304};
 // 64xx: command line.
 inline constexpr ErrorId kUsage{6401};
 
+// 65xx: the node service (backends chosen by what runs, watch, verify --wait).
+inline constexpr ErrorId kIfupdownSnippetsUnread{6501};
+inline constexpr ErrorId kWatchFailed{6502};
+inline constexpr ErrorId kWaitTimedOut{6503};
+
 inline constexpr ErrorInfo kAgentErrors[] = {
     {kNodeFileUnreadable, "Node file unreadable",
      "The node file named with -c could not be opened or read.",
@@ -137,6 +142,23 @@ inline constexpr ErrorInfo kAgentErrors[] = {
      "broadcast_mtu as a number in the node file."},
     {kUsage, "Command line error", "The command line could not be parsed.",
      "See ibsm-agent --help or ibsm-agent(8)."},
+    {kIfupdownSnippetsUnread, "ifupdown does not read /etc/network/interfaces.d",
+     "The ifupdown backend writes one stanza per IPoIB interface to "
+     "/etc/network/interfaces.d, but /etc/network/interfaces has no `source` or "
+     "`source-directory` line for that directory, so ifup would never see them.",
+     "Add `source /etc/network/interfaces.d/*` to /etc/network/interfaces (Debian's default), "
+     "or choose another backend with --backend or agent.backend."},
+    {kWatchFailed, "watch cannot observe the host",
+     "`ibsm-agent watch` could not read the ports or the node file at start, or could not set "
+     "up its signal handling; it exits so that systemd restarts it.",
+     "Read the message; check the node file with `ibsm-agent plan` and the ports with "
+     "`ibsm-agent show`."},
+    {kWaitTimedOut, "verify --wait timed out",
+     "`verify --wait` polled until its deadline and some resource was still not ok; the last "
+     "verdicts are printed, and each line says what it was waiting for (port ACTIVE, a P_Key "
+     "the SM has not programmed, carrier on an IPoIB interface).",
+     "Check the SM (`sminfo`, its partitions.conf) and the port; run `ibsm-agent verify` to "
+     "see the current state."},
 };
 
 }  // namespace ibsm::agent

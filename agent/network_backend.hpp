@@ -1,6 +1,7 @@
 // The network-manager seam: how IPoIB interfaces become configuration. One
 // backend per manager that can own a host's networking: NetworkManager
-// (keyfiles), systemd-networkd (.netdev/.network units) and direct (iproute2
+// (keyfiles), systemd-networkd (.netdev/.network units), ifupdown
+// (/etc/network/interfaces.d stanzas) and direct (iproute2
 // semantics, for hosts without a manager). Each turns resolved interfaces into
 // plan actions; their effects go through Fs (files) and Kernel (commands), whose
 // tree fakes (RootFs on a tree, TreeKernel) stand in for the manager in tests.
@@ -26,6 +27,7 @@ class NetworkBackend {
 std::unique_ptr<NetworkBackend> make_direct_backend();
 std::unique_ptr<NetworkBackend> make_networkmanager_backend();
 std::unique_ptr<NetworkBackend> make_networkd_backend();
+std::unique_ptr<NetworkBackend> make_ifupdown_backend();
 std::unique_ptr<NetworkBackend> make_network_backend(Backend b);  // kAuto: direct
 
 // Helpers the backends share (network_backend.cpp).

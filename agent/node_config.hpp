@@ -12,7 +12,7 @@ namespace ibsm::agent {
 
 enum class IpoibMode { kDatagram, kConnected };
 enum class Membership { kFull, kAny };  // how strict verify is about the table entry
-enum class Backend { kAuto, kNetworkManager, kNetworkd, kDirect };
+enum class Backend { kAuto, kNetworkManager, kNetworkd, kIfupdown, kDirect };
 enum class RoceMode { kV1, kV2 };
 enum class SoftRdmaType { kRxe, kSiw };
 
@@ -42,6 +42,11 @@ struct BroadcastMtu {
 
   // The MTU to plan with for the group of `pkey`: the number, else what the SA
   // said, else 2048.
+  // Whether the MTU of `pkey`'s group is known (a number, or the SA answered).
+  bool known(std::uint16_t pkey) const {
+    return bytes || learnt.count(static_cast<std::uint16_t>(pkey | 0x8000)) != 0;
+  }
+
   int for_pkey(std::uint16_t pkey) const {
     if (bytes) return *bytes;
     auto it = learnt.find(static_cast<std::uint16_t>(pkey | 0x8000));

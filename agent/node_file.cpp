@@ -232,6 +232,7 @@ class Walker {
                                     {{"auto", Backend::kAuto},
                                      {"networkmanager", Backend::kNetworkManager},
                                      {"networkd", Backend::kNetworkd},
+                                     {"ifupdown", Backend::kIfupdown},
                                      {"direct", Backend::kDirect}});
       if (auto* v = at.get("protected_interfaces"))
         c.protected_interfaces = strings(*v, "agent.protected_interfaces");

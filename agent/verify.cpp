@@ -13,6 +13,8 @@ std::string_view state_name(VerifyState s) {
       return "ok";
     case VerifyState::kPendingSm:
       return "pending-sm";
+    case VerifyState::kPending:
+      return "pending";
     case VerifyState::kDrift:
       return "drift";
     case VerifyState::kFailed:
@@ -43,6 +45,14 @@ static Verdict verify_ipoib(const ResolvedIface& r, const Observed& o) {
     return {v.resource, VerifyState::kFailed,
             "only a limited member of " + format_pkey(pkey) + " (entry " + format_pkey(*entry) +
                 "); full membership required: fix the partition in the SM"};
+  // Carrier is IPoIB's "joined the broadcast group": without it nothing passes.
+  if (n->carrier && !*n->carrier)
+    return {v.resource, VerifyState::kPendingSm,
+            "no carrier on " + r.name + " (operstate " + n->operstate +
+                "): the broadcast group join has not succeeded yet (the SM must create the "
+                "group: `ipoib` in partitions.conf)"};
+  if (!n->carrier && n->operstate == "down")
+    return {v.resource, VerifyState::kDrift, r.name + " is administratively down"};
   v.reason = format_pkey(pkey) + (is_full_member(*entry) ? " full" : " limited") + " member, " +
              n->mode + ", mtu " + std::to_string(n->mtu) + ", " +
              (n->operstate.empty() ? "unknown" : n->operstate);
@@ -56,6 +66,12 @@ std::vector<Verdict> verify(const Plan& plan, const Observed& observed, const Fs
   std::set<std::string> seen;
   for (const auto& resource : plan.resources) {
     if (!seen.insert(resource).second) continue;
+    if (auto p = std::find_if(plan.pending.begin(), plan.pending.end(),
+                              [&](const Pending& x) { return x.resource == resource; });
+        p != plan.pending.end()) {
+      out.push_back({resource, VerifyState::kPending, p->reason});
+      continue;
+    }
     auto action = std::find_if(plan.actions.begin(), plan.actions.end(),
                                [&](const Action& a) { return a.resource == resource; });
     if (action != plan.actions.end()) {
@@ -90,7 +106,7 @@ int verify_exit_code(const std::vector<Verdict>& verdicts) {
   bool pending = false;
   for (const auto& v : verdicts) {
     if (v.state == VerifyState::kDrift || v.state == VerifyState::kFailed) return 3;
-    pending = pending || v.state == VerifyState::kPendingSm;
+    pending = pending || v.state == VerifyState::kPendingSm || v.state == VerifyState::kPending;
   }
   return pending ? 2 : 0;
 }

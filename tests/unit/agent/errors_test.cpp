@@ -38,7 +38,10 @@ TEST(AgentErrors, CatalogIdsAreUniqueInTheAgentRangeAndDocumented) {
                      kPortQueryFailed,
                      kGroupMtuNoAnswer,
                      kGroupMtuRejected,
-                     kUsage})
+                     kUsage,
+                     kIfupdownSnippetsUnread,
+                     kWatchFailed,
+                     kWaitTimedOut})
     EXPECT_TRUE(seen.count(id.code)) << id.code << " missing from kAgentErrors";
 }
 

@@ -45,8 +45,12 @@ std::vector<std::uint16_t> error_ids(const Plan& p) {
 }
 
 std::vector<std::string> described(const Plan& p) {
+  return described(p.actions);
+}
+
+std::vector<std::string> described(const std::vector<Action>& actions) {
   std::vector<std::string> out;
-  for (const auto& a : p.actions)
+  for (const auto& a : actions)
     out.push_back(a.describe());
   return out;
 }
