@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -44,6 +45,9 @@ struct Action {
   std::string content;
   unsigned file_mode = 0644;
   bool backup = false;
+  // kWriteFile/kRemoveFile: the file's content now (empty optional: it does not exist),
+  // for plan's unified diff.
+  std::optional<std::string> previous;
   std::string value;
   std::vector<std::string> argv;
 

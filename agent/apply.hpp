@@ -1,3 +1,11 @@
+// Every file apply writes or removes keeps its previous version under
+// /var/lib/ibsm-agent/previous/<path>; when an action fails, the files written so far
+// are restored, the children created are deleted and a NetworkManager checkpoint is
+// rolled back, so a failed apply leaves the host as it was.
+inline constexpr const char* kPreviousDir = "/var/lib/ibsm-agent/previous";
+// Seconds NetworkManager waits for the apply to finish before rolling back by itself.
+inline constexpr unsigned kCheckpointTimeoutS = 120;
+
 // Runs a plan's actions in order. Nothing runs when the plan has errors or a
 // disruptive action on a protected interface lacks --force; pending resources'
 // actions are held by the plan and never run here, which does not stop the others; a failing action
@@ -12,6 +20,7 @@
 
 #include "agent/fs.hpp"
 #include "agent/kernel.hpp"
+#include "agent/nm_checkpoint.hpp"
 #include "agent/plan.hpp"
 
 namespace ibsm::agent {
@@ -19,9 +28,10 @@ namespace ibsm::agent {
 struct ApplyReport {
   std::vector<std::string> done;
   std::vector<std::string> not_done;
-  std::vector<std::string> refused;  // disruptive actions blocked without --force
-  std::vector<std::string> pending;  // "resource: reason"; their actions wait, the rest ran
-  std::vector<std::string> waiting;  // unattended runs: actions that wait for `apply`
+  std::vector<std::string> refused;      // disruptive actions blocked without --force
+  std::vector<std::string> pending;      // "resource: reason"; their actions wait, the rest ran
+  std::vector<std::string> waiting;      // unattended runs: actions that wait for `apply`
+  std::vector<std::string> rolled_back;  // after a failure: what was restored
   std::optional<Error> error;
   bool ok() const { return !error && refused.empty(); }
 };
@@ -33,6 +43,9 @@ struct ApplyOptions {
   // re-activation, ifdown, delete) waits whole for `apply`, so that a written profile is
   // never left unactivated; so does a disruptive action on a protected interface.
   bool unattended = false;
+  // NetworkManager: a checkpoint is taken before the first nmcli action and rolled back
+  // if an action fails (null: no NetworkManager actions, or a tree).
+  Checkpointer* checkpoint = nullptr;
 };
 
 ApplyReport apply_plan(const Plan& plan, Fs& fs, Kernel& kernel,

@@ -65,7 +65,16 @@ void plan_ifupdown(const PlanContext& ctx, const std::vector<ResolvedIface>& ifa
                                             r.name, changes_existing(ctx, r)));
     }
   }
+  std::size_t from = plan.actions.size();
   plan_prune(plan, ctx.fs, kInterfacesDir, "ibsm-", desired, kFileMarker, ctx.prune);
+  // ifdown runs the stanza's down hooks (a child is deleted) while the stanza still exists.
+  remove_live_objects(plan, from, [](const Action& a) -> std::optional<LiveRemoval> {
+    const std::string text = a.previous.value_or("");
+    auto at = text.find("\niface ");
+    if (at == std::string::npos) return std::nullopt;
+    std::string iface = text.substr(at + 7, text.find(' ', at + 7) - at - 7);
+    return LiveRemoval{{"ifdown", iface}, iface, true};
+  });
 }
 
 class IfupdownBackend final : public NetworkBackend {

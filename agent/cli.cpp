@@ -15,9 +15,12 @@
 #include "agent/broadcast_mtu.hpp"
 #include "agent/errors.hpp"
 #include "agent/netdev_reader.hpp"
+#include "agent/nm_checkpoint.hpp"
 #include "agent/node_file.hpp"
+#include "agent/peer_test.hpp"
 #include "agent/planner.hpp"
 #include "agent/port_source.hpp"
+#include "agent/render_nmstate.hpp"
 #include "agent/report.hpp"
 #include "agent/run_lock.hpp"
 #include "agent/sa_group_source.hpp"
@@ -46,6 +49,7 @@ struct Options {
   int interval_s = 60;                      // watch: a pass at least this often
   int poll_ms = 1000;                       // watch: fingerprint polls
   std::string self_exe = "/proc/self/exe";  // what watch and verify --wait run each pass
+  std::vector<std::string> peers;           // test PEER...
 };
 
 // What the kernel keeps only in memory, which the boot/hotplug unit re-creates.
@@ -162,7 +166,8 @@ const char* verb_help(const std::string& verb) {
            "--unattended applies only what is safe without a person (what watch runs);\n"
            "--runtime-only only what the kernel keeps in memory (the boot/hotplug unit).\n"
            "Exit status: 0 applied (or nothing to do); 2 applied, a section pending; 4 an "
-           "action failed midway (the report says what was and was not done); 5 refused: a "
+           "action failed: what this apply had written or created was restored (IBSM-6505); 5 "
+           "refused: a "
            "disruptive change on a protected interface needs --force; 1 errors, nothing "
            "applied.\n";
   if (verb == "verify")
@@ -173,6 +178,18 @@ const char* verb_help(const std::string& verb) {
            "--wait polls until all is ok (default 300 s), printing what it waits for.\n"
            "Exit status: 0 all ok; 2 pending; 3 drift or failed; 1 errors. With --wait, the "
            "last verify's status when the deadline passed (IBSM-6503).\n";
+  if (verb == "render")
+    return "Usage: ibsm-agent render --format nmstate [-c FILE] [--root DIR]\n"
+           "Prints the node file's IPoIB interfaces as an nmstate desired state (nmstatectl "
+           "apply, the network system role).\n"
+           "Exit status: 0 rendered; 1 node-file, observation or plan errors.\n";
+  if (verb == "test")
+    return "Usage: ibsm-agent test PEER... [-c FILE] [--format text|json]\n"
+           "The guide's connection tests against each PEER (an IPoIB address): ping over each "
+           "planned IPoIB interface, ibping to the peer's port (the peer runs `ibping -S`), an "
+           "rping round trip (the peer runs `rping -s`). Each prints a verdict and the command "
+           "that reproduces it; a missing tool is skipped.\n"
+           "Exit status: 0 every check passed or was skipped; 3 a check failed; 1 errors.\n";
   if (verb == "watch")
     return "Usage: ibsm-agent watch [-c FILE] [--root DIR] [--backend B] [--interval SECONDS] "
            "[--poll-ms MS]\n"
@@ -216,7 +233,7 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
       "run every file access against this tree (tests, image builds)")(
       "format", po::value<std::string>(), "text or json")(
       "backend", po::value<std::string>(),
-      "override agent.backend: auto, networkmanager, networkd, direct")(
+      "override agent.backend: auto, networkmanager, networkd, ifupdown, direct")(
       "port-source", po::value<std::string>(),
       "auto (umad on /, sysfs under --root), umad or sysfs")(
       "force", po::bool_switch(&o.force), "allow disruptive changes on protected interfaces")(
@@ -231,11 +248,12 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
       "interval", po::value<int>(&o.interval_s), "watch: a pass at least every SECONDS (60)")(
       "poll-ms", po::value<int>(&o.poll_ms), "watch: port state polls (1000)");
   po::options_description hidden;
-  hidden.add_options()("verb", po::value<std::string>())("self-exe", po::value<std::string>());
+  hidden.add_options()("verb", po::value<std::string>())("self-exe", po::value<std::string>())(
+      "peer", po::value<std::vector<std::string>>());
   po::options_description all;
   all.add(desc).add(hidden);
   po::positional_options_description pos;
-  pos.add("verb", 1);
+  pos.add("verb", 1).add("peer", -1);
   po::variables_map vm;
   try {
     po::store(po::command_line_parser(argc, argv).options(all).positional(pos).run(), vm);
@@ -246,6 +264,7 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
           std::pair{"port-source", &o.port_source}, std::pair{"self-exe", &o.self_exe}})
       if (vm.count(name)) *field = vm[name].as<std::string>();
     if (vm.count("wait")) o.wait_s = vm["wait"].as<int>();
+    if (vm.count("peer")) o.peers = vm["peer"].as<std::vector<std::string>>();
   } catch (const po::error& e) {
     err << format_error_id(kUsage) << ": " << e.what() << "\n" << usage_text;
     return kExitError;
@@ -253,8 +272,7 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
   if (vm.count("help")) {
     const char* verb = vm.count("verb") ? verb_help(o.verb) : nullptr;
     out << (verb ? verb : usage_text) << desc;
-    if (!verb)
-      out << "Run `ibsm-agent VERB --help` for a verb's exit status.\n";
+    if (!verb) out << "Run `ibsm-agent VERB --help` for a verb's exit status.\n";
     return kExitOk;
   }
   if (vm.count("version")) {
@@ -266,8 +284,15 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
     return kExitError;
   };
   if (o.verb != "show" && o.verb != "plan" && o.verb != "apply" && o.verb != "verify" &&
-      o.verb != "watch")
-    return usage_error("unknown verb \"" + o.verb + "\" (show, plan, apply, verify, watch)");
+      o.verb != "watch" && o.verb != "render" && o.verb != "test")
+    return usage_error("unknown verb \"" + o.verb +
+                       "\" (show, plan, apply, verify, watch, render, test)");
+  if (!o.peers.empty() && o.verb != "test")
+    return usage_error("unexpected argument \"" + o.peers.front() + "\"");
+  if (o.verb == "test" && o.peers.empty()) return usage_error("test needs at least one PEER");
+  if (o.verb == "render" && o.format == "text") o.format = "nmstate";
+  if ((o.verb == "render") != (o.format == "nmstate"))
+    return usage_error("render prints --format nmstate, and only render does");
   if (o.wait_s && (o.verb != "verify" || *o.wait_s < 0))
     return usage_error("--wait is for verify, with SECONDS >= 0");
   if ((o.unattended || o.runtime_only) && o.verb != "apply")
@@ -277,7 +302,8 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
   if (!o.backend.empty() && o.backend != "auto" && o.backend != "networkmanager" &&
       o.backend != "networkd" && o.backend != "ifupdown" && o.backend != "direct")
     return usage_error("--backend must be auto, networkmanager, networkd, ifupdown or direct");
-  if (o.format != "text" && o.format != "json") return usage_error("--format must be text or json");
+  if (o.format != "text" && o.format != "json" && o.format != "nmstate")
+    return usage_error("--format must be text or json (nmstate for render)");
   if (o.port_source != "auto" && o.port_source != "umad" && o.port_source != "sysfs")
     return usage_error("--port-source must be auto, umad or sysfs");
   Format fmt = o.format == "json" ? Format::kJson : Format::kText;
@@ -352,6 +378,10 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
   else
     kernel = std::make_unique<TreeKernel>(fs);
 
+  // The live addresses of IPoIB interfaces, for verify's comparison with the plan.
+  for (auto& n : observed->netdevs)
+    if (n.ipoib()) n.addresses = kernel->addresses(n.name);
+
   // $SSH_CONNECTION = "client-ip client-port server-ip server-port": the server end is ours.
   if (const char* ssh = std::getenv("SSH_CONNECTION")) {
     std::istringstream f(ssh);
@@ -366,6 +396,19 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
   if (o.runtime_only) keep_runtime_actions(plan);
   auto guarded = protected_interfaces(*config, *observed);
 
+  if (o.verb == "render") {
+    if (plan.has_errors()) {
+      out << render_plan(plan, guarded, Format::kText);
+      return kExitError;
+    }
+    out << render_nmstate(plan, *config);
+    return kExitOk;
+  }
+  if (o.verb == "test") {
+    auto checks = test_peers(o.peers, plan, fs, runner);
+    out << render_peer_checks(checks, fmt == Format::kJson);
+    return peer_exit_code(checks);
+  }
   if (o.verb == "plan") {
     out << render_plan(plan, guarded, fmt);
     if (plan.has_errors()) return kExitError;
@@ -381,7 +424,11 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
     err << to_string(lock.error()) << "\n";
     return kExitError;
   }
-  ApplyReport report = apply_plan(plan, fs, *kernel, guarded, ApplyOptions{o.force, o.unattended});
+  ApplyOptions apply_options{o.force, o.unattended};
+  BusctlCheckpointer nm_checkpoint(runner);
+  if (o.root == "/" && backend == Backend::kNetworkManager)
+    apply_options.checkpoint = &nm_checkpoint;
+  ApplyReport report = apply_plan(plan, fs, *kernel, guarded, apply_options);
   out << render_apply(report, fmt);
   if (plan.has_errors()) {
     if (fmt == Format::kText) out << render_plan(plan, guarded, fmt);

@@ -47,6 +47,8 @@ inline constexpr ErrorId kUsage{6401};
 inline constexpr ErrorId kIfupdownSnippetsUnread{6501};
 inline constexpr ErrorId kWatchFailed{6502};
 inline constexpr ErrorId kWaitTimedOut{6503};
+inline constexpr ErrorId kCheckpointFailed{6504};
+inline constexpr ErrorId kRolledBack{6505};
 
 inline constexpr ErrorInfo kAgentErrors[] = {
     {kNodeFileUnreadable, "Node file unreadable",
@@ -159,6 +161,18 @@ inline constexpr ErrorInfo kAgentErrors[] = {
      "the SM has not programmed, carrier on an IPoIB interface).",
      "Check the SM (`sminfo`, its partitions.conf) and the port; run `ibsm-agent verify` to "
      "see the current state."},
+    {kCheckpointFailed, "NetworkManager checkpoint failed",
+     "apply takes a NetworkManager checkpoint (D-Bus CheckpointCreate through busctl) before "
+     "the first NetworkManager action, to roll back to it if an action fails. The call failed, "
+     "so nothing was applied; or a rollback or destroy call failed, as the message says.",
+     "Check that NetworkManager runs and that the agent runs as root (the D-Bus policy allows "
+     "checkpoints to root only); `busctl status org.freedesktop.NetworkManager`."},
+    {kRolledBack, "Apply rolled back",
+     "An action failed. The files this apply wrote were restored to their previous versions "
+     "(kept under /var/lib/ibsm-agent/previous), P_Key children it created were deleted and, "
+     "under NetworkManager, its checkpoint was rolled back; the message lists the failure and "
+     "what was restored.",
+     "Fix the cause in the message (the failing command's output is included) and apply again."},
 };
 
 }  // namespace ibsm::agent

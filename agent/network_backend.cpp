@@ -76,6 +76,22 @@ void note_foreign_profiles(const PlanContext& ctx, const ResolvedIface& r, const
   }
 }
 
+void remove_live_objects(Plan& plan, std::size_t from,
+                         const std::function<std::optional<LiveRemoval>(const Action&)>& live) {
+  std::vector<Action> out(plan.actions.begin(),
+                          plan.actions.begin() + static_cast<std::ptrdiff_t>(from));
+  for (std::size_t i = from; i < plan.actions.size(); ++i) {
+    const Action& a = plan.actions[i];
+    auto l = a.kind == ActionKind::kRemoveFile ? live(a) : std::nullopt;
+    if (l && !l->before) out.push_back(a);
+    if (l)
+      out.push_back(command_action(a.resource, l->argv, "remove the live object too (--prune)",
+                                   l->iface, true));
+    if (!l || l->before) out.push_back(a);
+  }
+  plan.actions = std::move(out);
+}
+
 std::unique_ptr<NetworkBackend> make_network_backend(Backend b) {
   switch (b) {
     case Backend::kNetworkManager:

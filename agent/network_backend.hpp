@@ -7,7 +7,9 @@
 // tree fakes (RootFs on a tree, TreeKernel) stand in for the manager in tests.
 #pragma once
 
+#include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -43,6 +45,16 @@ bool mtu_matches(const ResolvedIface& r, const NetDevice& n);
 void plan_mode_mtu(const ResolvedIface& r, const NetDevice& n, Plan& plan);
 // Whether (re)activating `r` would change an existing interface's mode or MTU.
 bool changes_existing(const PlanContext& ctx, const ResolvedIface& r);
+// --prune: before (or after) each removal plan_prune added from index `from`, the
+// command that removes the live object too; `live` maps a removed file to it.
+struct LiveRemoval {
+  std::vector<std::string> argv;
+  std::string iface;
+  bool before = true;  // run before the file goes (ifdown needs the stanza)
+};
+void remove_live_objects(Plan& plan, std::size_t from,
+                         const std::function<std::optional<LiveRemoval>(const Action&)>& live);
+
 // Reports profiles in `dir` without our marker that mention `needle` (never touches them).
 void note_foreign_profiles(const PlanContext& ctx, const ResolvedIface& r, const std::string& dir,
                            const std::string& ours, const std::string& needle, Plan& plan);

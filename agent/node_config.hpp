@@ -99,6 +99,9 @@ struct Memlock {
   std::string group = "rdma";
   std::string soft = "unlimited";
   std::string hard = "unlimited";
+  // systemd services that pin memory (nfs-server.service, a job launcher): each gets a
+  // LimitMEMLOCK= drop-in, since limits.d applies to PAM logins only.
+  std::vector<std::string> services;
 };
 
 struct NfsRdma {

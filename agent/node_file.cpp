@@ -276,7 +276,7 @@ class Walker {
     }
     if (auto* v = t.get("memlock")) {
       const auto& mt = table(*v, "memlock");
-      only(mt, "memlock", {"group", "soft", "hard"});
+      only(mt, "memlock", {"group", "soft", "hard", "services"});
       Memlock m;
       if (auto* g = mt.get("group")) m.group = str(*g, "memlock.group");
       for (auto [name, field] : {std::pair{"soft", &m.soft}, std::pair{"hard", &m.hard}}) {
@@ -286,6 +286,19 @@ class Walker {
         *field = n->is_integer() ? std::to_string(integer(*n, key, 0, INT64_MAX)) : str(*n, key);
         if (*field != "unlimited" && field->find_first_not_of("0123456789") != std::string::npos)
           fail_at(kNodeFileBadValue, n->source(), key, "expected \"unlimited\" or KiB as a number");
+      }
+      if (auto* s = mt.get("services")) {
+        m.services = strings(*s, "memlock.services");
+        for (const auto& unit : m.services) {
+          const std::string suffix = ".service";
+          bool ok = unit.size() > suffix.size() &&
+                    unit.compare(unit.size() - suffix.size(), suffix.size(), suffix) == 0 &&
+                    unit.find('/') == std::string::npos &&
+                    unit.find_first_of(" \t\n") == std::string::npos;
+          if (!ok)
+            fail_at(kNodeFileBadValue, s->source(), "memlock.services",
+                    "\"" + unit + "\" is not a systemd service name (NAME.service)");
+        }
       }
       c.memlock = m;
     }

@@ -64,6 +64,7 @@ struct NetDevice {
   std::optional<std::uint16_t> pkey;  // IPoIB only
   std::string parent;                 // IPoIB children: the parent's name
   std::string ifalias;
+  std::vector<std::string> addresses;  // "10.0.0.5/16", from the kernel (IPoIB netdevs only)
   bool ipoib() const { return type == 32; }
 };
 

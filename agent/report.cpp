@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "agent/ipoib_rules.hpp"
+#include "partitions/tool/unified_diff.hpp"
 
 namespace ibsm::agent {
 namespace {
@@ -31,6 +32,15 @@ std::string pkey_list(const PortState& p) {
 }
 
 }  // namespace
+
+std::string action_diff(const Action& a) {
+  if (a.kind == ActionKind::kWriteFile)
+    return partitions::unified_diff(a.previous.value_or(""), a.content,
+                                    a.previous ? a.path : "/dev/null", a.path);
+  if (a.kind == ActionKind::kRemoveFile && a.previous)
+    return partitions::unified_diff(*a.previous, "", a.path, "/dev/null");
+  return "";
+}
 
 std::string render_show(const Observed& o, Format f) {
   if (f == Format::kJson) {
@@ -120,7 +130,8 @@ std::string render_plan(const Plan& plan,
                                     {"change", a.describe()},
                                     {"reason", a.reason},
                                     {"disruptive", a.disruptive},
-                                    {"refused", refusal(a)}});
+                                    {"refused", refusal(a)},
+                                    {"diff", action_diff(a)}});
     for (const auto& e : plan.errors)
       errors.push_back(toml::table{{"id", format_error_id(e.id)}, {"message", e.message}});
     toml::array pending;
@@ -147,6 +158,9 @@ std::string render_plan(const Plan& plan,
        << a.reason << "]";
     if (auto r = refusal(a); !r.empty()) os << "  REFUSED: " << r;
     os << "\n";
+    std::istringstream diff(action_diff(a));
+    for (std::string line; std::getline(diff, line);)
+      os << "      " << line << "\n";
   }
   for (const auto& p : plan.pending) {
     os << "pending " << p.resource << ": " << p.reason << "\n";
@@ -168,7 +182,8 @@ std::string render_apply(const ApplyReport& r, Format f) {
                   {"not_done", strings(r.not_done)},
                   {"refused", strings(r.refused)},
                   {"pending", strings(r.pending)},
-                  {"waiting", strings(r.waiting)}};
+                  {"waiting", strings(r.waiting)},
+                  {"rolled_back", strings(r.rolled_back)}};
     if (r.error)
       t.insert("error",
                toml::table{{"id", format_error_id(r.error->id)}, {"message", r.error->message}});
@@ -185,6 +200,8 @@ std::string render_apply(const ApplyReport& r, Format f) {
     os << "pending: " << d << "\n";
   for (const auto& d : r.waiting)
     os << "waits for apply: " << d << "\n";
+  for (const auto& d : r.rolled_back)
+    os << "rolled back: " << d << "\n";
   if (r.error) os << "error " << to_string(*r.error) << "\n";
   os << r.done.size() << " change(s) applied\n";
   return os.str();

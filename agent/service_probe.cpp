@@ -12,7 +12,8 @@ bool SystemctlProbe::active(const std::string& unit) const {
 }
 
 bool RunDirProbe::active(const std::string& unit) const {
-  if (fs_.exists("/run/systemd/units/invocation:" + unit)) return true;
+  // The link points at the invocation ID, not at a file: it dangles by design.
+  if (fs_.link_target("/run/systemd/units/invocation:" + unit)) return true;
   if (unit == "NetworkManager.service") {
     auto pid = fs_.read("/run/NetworkManager/NetworkManager.pid");
     return pid && !trim(*pid).empty() && fs_.is_dir("/proc/" + trim(*pid));

@@ -4,6 +4,7 @@
 #include <set>
 
 #include "agent/ipoib_rules.hpp"
+#include "agent/network_backend.hpp"
 
 namespace ibsm::agent {
 
@@ -51,6 +52,21 @@ static Verdict verify_ipoib(const ResolvedIface& r, const Observed& o) {
             "no carrier on " + r.name + " (operstate " + n->operstate +
                 "): the broadcast group join has not succeeded yet (the SM must create the "
                 "group: `ipoib` in partitions.conf)"};
+  // The live interface against the plan, whatever wrote its configuration: a manager
+  // may have applied something else, or someone changed it by hand.
+  if (!r.blocked) {
+    if (!n->mode.empty() && n->mode != (r.mode == IpoibMode::kConnected ? "connected" : "datagram"))
+      return {v.resource, VerifyState::kDrift,
+              "live mode is " + n->mode + ", the plan says " +
+                  (r.mode == IpoibMode::kConnected ? "connected" : "datagram")};
+    if (!mtu_matches(r, *n))
+      return {v.resource, VerifyState::kDrift,
+              "live mtu is " + std::to_string(n->mtu) + ", the plan says " +
+                  (r.mtu_auto ? "at most " : "") + std::to_string(r.mtu)};
+    for (const auto& a : r.addresses)
+      if (std::find(n->addresses.begin(), n->addresses.end(), a) == n->addresses.end())
+        return {v.resource, VerifyState::kDrift, "address " + a + " is not on the live interface"};
+  }
   if (!n->carrier && n->operstate == "down")
     return {v.resource, VerifyState::kDrift, r.name + " is administratively down"};
   v.reason = format_pkey(pkey) + (is_full_member(*entry) ? " full" : " limited") + " member, " +
@@ -93,6 +109,20 @@ std::vector<Verdict> verify(const Plan& plan, const Observed& observed, const Fs
       } else if (ports->find("rdma ") == std::string::npos) {
         v.state = VerifyState::kFailed;
         v.reason = "nfsd is not listening on RDMA (restart nfs-server to read the drop-in)";
+      }
+    } else if (resource.rfind("soft_rdma ", 0) == 0) {
+      // A soft device's port follows its netdev's carrier.
+      std::string name = resource.substr(10);
+      const RdmaDevice* d = observed.device(name);
+      const PortState* p = d ? d->port(1) : nullptr;
+      if (!p) {
+        v.state = VerifyState::kFailed;
+        v.reason = "RDMA device " + name + " does not exist";
+      } else if (!p->active()) {
+        v.state = VerifyState::kFailed;
+        v.reason = name + " port 1 is " + p->state + ", not ACTIVE (is " + d->parent + " up?)";
+      } else {
+        v.reason = name + " on " + d->parent + ", port 1 ACTIVE";
       }
     } else if (resource.rfind("memlock ", 0) == 0) {
       v.reason = "limits file in place; effective at the next login";

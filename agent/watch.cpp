@@ -92,6 +92,7 @@ int run_watch(const WatchConfig& config, WatchEvents& events, Notifier& notifier
               const std::function<std::string()>& fingerprint, std::ostream& log) {
   std::string seen = fingerprint();
   std::string last_output;
+  int last_status = -2;
   bool ready = false;
   auto since_pass = std::chrono::milliseconds::zero();
   WakeReason why = WakeReason::kTimeout;
@@ -100,11 +101,12 @@ int run_watch(const WatchConfig& config, WatchEvents& events, Notifier& notifier
     if (!trigger.empty()) {
       PassResult r = pass();
       // The journal gets a pass's report only when it says something new.
-      if (r.output != last_output || r.status != kExitOk) {
+      if (r.output != last_output || r.status != last_status || r.status != kExitOk) {
         log << "pass (" << trigger << "): " << pass_status(r.status) << "\n" << r.output;
         log.flush();
       }
       last_output = r.output;
+      last_status = r.status;
       notifier.notify(std::string(ready ? "" : "READY=1\n") + "STATUS=" + pass_status(r.status));
       ready = true;
       since_pass = std::chrono::milliseconds::zero();

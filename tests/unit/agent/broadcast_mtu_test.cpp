@@ -98,7 +98,9 @@ TEST(BroadcastMtu, UnreachableSaLeavesIpoibPendingAndAppliesModulesAndMemlock) {
       "[modules]\nrdma = [\"rdma_ucm\"]\n[memlock]\ngroup = \"rdma\"\n",
       sa);
   ASSERT_TRUE(r.run.plan.errors.empty());
-  EXPECT_THAT(described(r.run.plan.held), ElementsAre("set ib0 mtu 4092"));
+  // The whole resource waits: its adoption (alias) too.
+  EXPECT_THAT(described(r.run.plan.held),
+              ElementsAre("set ib0 alias ibsm-agent:ib0", "set ib0 mtu 4092"));
   ASSERT_TRUE(r.run.apply());
   EXPECT_THAT(r.run.tree.read("/etc/rdma/modules/rdma.conf"), HasSubstr("rdma_ucm\n"));
   EXPECT_THAT(r.run.tree.read("/etc/security/limits.d/90-ibsm-agent-memlock.conf"),
@@ -118,7 +120,8 @@ TEST(BroadcastMtu, UnreachableSaLeavesIpoibPendingAndAppliesModulesAndMemlock) {
   resolve_broadcast_mtus(r.run.config, r.run.observed, up);
   r.run.replan();
   EXPECT_TRUE(r.run.plan.pending.empty());
-  EXPECT_THAT(described(r.run.plan.actions), ElementsAre("set ib0 mtu 4092"));
+  EXPECT_THAT(described(r.run.plan.actions),
+              ElementsAre("set ib0 alias ibsm-agent:ib0", "set ib0 mtu 4092"));
 }
 
 TEST(BroadcastMtu, KnownSmallGroupIsStillAnError) {

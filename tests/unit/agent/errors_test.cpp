@@ -41,7 +41,9 @@ TEST(AgentErrors, CatalogIdsAreUniqueInTheAgentRangeAndDocumented) {
                      kUsage,
                      kIfupdownSnippetsUnread,
                      kWatchFailed,
-                     kWaitTimedOut})
+                     kWaitTimedOut,
+                     kCheckpointFailed,
+                     kRolledBack})
     EXPECT_TRUE(seen.count(id.code)) << id.code << " missing from kAgentErrors";
 }
 

@@ -27,6 +27,8 @@ PlanRun::PlanRun(const std::string& toml, bool build) {
 Plan& PlanRun::replan(Backend b, bool prune) {
   backend = b;
   observed = observe_tree(tree);
+  for (auto& n : observed.netdevs)
+    if (n.ipoib()) n.addresses = kernel.addresses(n.name);
   PlanContext ctx{config, observed, tree.fs(), kernel, backend, prune};
   plan = make_plan(ctx);
   return plan;

@@ -237,7 +237,8 @@ TEST(Ifupdown, ForeignStanzaIsNeverOverwrittenAndPruneRemovesOnlyOurs) {
   ASSERT_TRUE(r.apply());
   r.config.ipoib[0].children.clear();
   r.replan(Backend::kIfupdown, true);
-  EXPECT_THAT(described(r.plan), ElementsAre("remove /etc/network/interfaces.d/ibsm-ib0-8002"));
+  EXPECT_THAT(described(r.plan),
+              ElementsAre("run ifdown ib0.8002", "remove /etc/network/interfaces.d/ibsm-ib0-8002"));
 }
 
 TEST(Unattended, ModeSwitchWaitsWholeResourceMtuWithinTheGroupGoesAhead) {
@@ -264,7 +265,8 @@ TEST(Unattended, ProtectedInterfaceNeverChangesEvenWithinTheGroup) {
       apply_plan(r.plan, r.tree.fs(), r.kernel, protected_interfaces(r.config, r.observed),
                  ApplyOptions{true, true});  // --force is ignored when unattended
   EXPECT_TRUE(report.ok());
-  EXPECT_THAT(report.waiting, ElementsAre(HasSubstr("set ib0 mtu 1500")));
+  EXPECT_THAT(report.waiting,
+              ElementsAre(HasSubstr("set ib0 alias"), HasSubstr("set ib0 mtu 1500")));
   EXPECT_EQ(r.tree.read("/sys/class/net/ib0/mtu"), "2044\n");
 }
 
@@ -301,8 +303,8 @@ struct TreeCli {
     return rc;
   }
   int verb(const std::string& v, std::vector<std::string> extra = {}) {
-    std::vector<std::string> args{v,  "--root",    tree.root(), "-c", tree.root() + "/node.toml",
-                                  "--backend", "direct"};
+    std::vector<std::string> args{
+        v, "--root", tree.root(), "-c", tree.root() + "/node.toml", "--backend", "direct"};
     args.insert(args.end(), extra.begin(), extra.end());
     return run(args);
   }
@@ -324,14 +326,14 @@ TEST(Cli, VerifyWaitPrintsWhatItWaitsForUntilTheSmProgramsTheKey) {
 
 TEST(Cli, RuntimeOnlyLeavesNetworkAndFilesToTheirOwners) {
   TreeCli c;
-  c.tree.file("/node.toml",
-              "[[ipoib]]\nport = { device = \"mlx5_0\" }\npkeys = [2]\n"
-              "[[roce]]\ndevice = \"mlx5_2\"\n[[soft_rdma]]\nname = \"rxe0\"\nnetdev = "
-              "\"eth1\"\n[modules]\nrdma = [\"rdma_ucm\"]\n");
+  c.tree.file(
+      "/node.toml",
+      "[[ipoib]]\nport = { device = \"mlx5_0\" }\npkeys = [2]\n"
+      "[[roce]]\ndevice = \"mlx5_2\"\n[[soft_rdma]]\nname = \"rxe0\"\ntype = \"rxe\"\nnetdev = "
+      "\"eth1\"\n[modules]\nrdma = [\"rdma_ucm\"]\n");
   EXPECT_EQ(c.verb("apply", {"--runtime-only"}), kExitOk);
   EXPECT_FALSE(c.tree.fs().exists("/sys/class/net/ib0.8002"));
-  EXPECT_EQ(c.tree.read("/sys/kernel/config/rdma_cm/mlx5_2/ports/1/default_roce_mode"),
-            "RoCE v2\n");
+  EXPECT_EQ(c.tree.read("/sys/kernel/config/rdma_cm/mlx5_2/ports/1/default_roce_mode"), "RoCE v2");
   EXPECT_TRUE(c.tree.fs().is_dir("/sys/class/infiniband/rxe0"));
   EXPECT_TRUE(c.tree.fs().is_dir("/sys/module/rdma_ucm"));
   EXPECT_THAT(c.tree.read("/etc/rdma/modules/rdma.conf"), ::testing::Not(HasSubstr("rdma_ucm")));
@@ -341,7 +343,7 @@ TEST(Cli, RuntimeOnlyLeavesNetworkAndFilesToTheirOwners) {
 
 TEST(Cli, EachVerbHasItsOwnHelpWithExitStatus) {
   TreeCli c;
-  for (std::string v : {"show", "plan", "apply", "verify", "watch"}) {
+  for (std::string v : {"show", "plan", "apply", "verify", "watch", "render", "test"}) {
     EXPECT_EQ(c.run({v, "--help"}), kExitOk);
     EXPECT_THAT(c.out, HasSubstr("Usage: ibsm-agent " + v)) << v;
     EXPECT_THAT(c.out, HasSubstr("Exit status: 0 ")) << v;
