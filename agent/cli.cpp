@@ -378,9 +378,17 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
   else
     kernel = std::make_unique<TreeKernel>(fs);
 
-  // The live addresses of IPoIB interfaces, for verify's comparison with the plan.
+  // The live addresses of IPoIB interfaces and of the netdevs behind RoCE ports, for
+  // verify's comparison with the plan and its RoCE v2 GID check.
+  auto roce_netdev = [&](const Observed& seen, const std::string& name) {
+    for (const auto& d : seen.devices)
+      for (const auto& p : d.ports)
+        for (const auto& g : p.gids)
+          if (g.ndev == name) return true;
+    return false;
+  };
   for (auto& n : observed->netdevs)
-    if (n.ipoib()) n.addresses = kernel->addresses(n.name);
+    if (n.ipoib() || roce_netdev(*observed, n.name)) n.addresses = kernel->addresses(n.name);
 
   // $SSH_CONNECTION = "client-ip client-port server-ip server-port": the server end is ours.
   if (const char* ssh = std::getenv("SSH_CONNECTION")) {

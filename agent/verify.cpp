@@ -1,5 +1,10 @@
 #include "agent/verify.hpp"
 
+#include <arpa/inet.h>
+
+#include <cstdio>
+#include <cstdlib>
+
 #include <algorithm>
 #include <set>
 
@@ -22,6 +27,56 @@ std::string_view state_name(VerifyState s) {
       return "failed";
   }
   return "?";
+}
+
+// The GID a RoCE v2 entry carries for an address, as sysfs prints it: IPv4 as an
+// IPv4-mapped IPv6 address (::ffff:a.b.c.d), eight groups of four hex digits.
+static std::string gid_of_address(const std::string& cidr) {
+  std::string ip = cidr.substr(0, cidr.find('/'));
+  unsigned char b[16] = {};
+  if (ip.find(':') == std::string::npos) {
+    b[10] = b[11] = 0xff;
+    if (::inet_pton(AF_INET, ip.c_str(), b + 12) != 1) return "";
+  } else if (::inet_pton(AF_INET6, ip.c_str(), b) != 1) {
+    return "";
+  }
+  char out[40];
+  for (int i = 0; i < 8; ++i)
+    std::snprintf(out + i * 5, 6, "%02x%02x%s", b[2 * i], b[2 * i + 1], i == 7 ? "" : ":");
+  return out;
+}
+
+// rdma_cm picks the GID of the address it binds to: each address on the port's netdev
+// needs a RoCE v2 entry (the kernel adds them from the netdev's addresses).
+static Verdict verify_roce_gids(const std::string& resource, const Observed& o) {
+  Verdict v{resource, VerifyState::kOk, "matches the node file"};
+  std::string where = resource.substr(5);
+  auto slash = where.find('/');
+  const RdmaDevice* d = o.device(where.substr(0, slash));
+  const PortState* p = d ? d->port(std::atoi(where.substr(slash + 1).c_str())) : nullptr;
+  if (!p) return v;
+  std::set<std::string> ndevs;
+  for (const auto& g : p->gids)
+    if (!g.ndev.empty()) ndevs.insert(g.ndev);
+  int checked = 0;
+  for (const auto& name : ndevs) {
+    const NetDevice* n = o.netdev(name);
+    if (!n) continue;
+    for (const auto& a : n->addresses) {
+      std::string want = gid_of_address(a);
+      bool found = std::any_of(p->gids.begin(), p->gids.end(), [&](const GidEntry& g) {
+        return g.type == "RoCE v2" && g.gid == want;
+      });
+      if (!found)
+        return {resource, VerifyState::kFailed,
+                "no RoCE v2 GID for " + a + " on " + name +
+                    " (the kernel adds one per address of the netdev: is " + name +
+                    " up and the address not tentative?)"};
+      ++checked;
+    }
+  }
+  v.reason = "default mode set; " + std::to_string(checked) + " address(es) with a RoCE v2 GID";
+  return v;
 }
 
 static Verdict verify_ipoib(const ResolvedIface& r, const Observed& o) {
@@ -110,6 +165,8 @@ std::vector<Verdict> verify(const Plan& plan, const Observed& observed, const Fs
         v.state = VerifyState::kFailed;
         v.reason = "nfsd is not listening on RDMA (restart nfs-server to read the drop-in)";
       }
+    } else if (resource.rfind("roce ", 0) == 0) {
+      v = verify_roce_gids(resource, observed);
     } else if (resource.rfind("soft_rdma ", 0) == 0) {
       // A soft device's port follows its netdev's carrier.
       std::string name = resource.substr(10);

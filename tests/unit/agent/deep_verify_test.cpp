@@ -90,3 +90,35 @@ TEST(Memlock, BadServiceNamesAreNodeFileErrorsWithFileAndLine) {
 
 }  // namespace
 }  // namespace ibsm::agent
+
+namespace ibsm::agent {
+namespace {
+
+TEST(DeepVerify, EachAddressOnTheRoceNetdevNeedsARoceV2Gid) {
+  testing::PlanRun r("[[roce]]\ndevice = \"mlx5_2\"\n");
+  ASSERT_TRUE(r.apply());
+  // eth2 carries the fixture's GIDs; give it an address and the kernel's v2 GID for it.
+  r.tree.file("/sys/class/net/eth2/ibsm-tree-addresses", "10.1.0.5/24\nfd00:1::5/64\n");
+  const std::string port = "/sys/class/infiniband/mlx5_2/ports/1";
+  r.tree.file(port + "/gids/2", "0000:0000:0000:0000:0000:ffff:0a01:0005\n");
+  r.tree.file(port + "/gid_attrs/types/2", "RoCE v2\n");
+  r.tree.file(port + "/gid_attrs/ndevs/2", "eth2\n");
+  r.tree.file(port + "/gids/3", "0000:0000:0000:0000:0000:ffff:0a01:0005\n");
+  r.tree.file(port + "/gid_attrs/types/3", "IB/RoCE v1\n");
+  r.tree.file(port + "/gid_attrs/ndevs/3", "eth2\n");
+  r.replan();
+  auto v = verify(r.plan, r.observed, r.tree.fs());
+  ASSERT_EQ(v.size(), 1u);
+  EXPECT_EQ(v[0].state, VerifyState::kFailed);
+  EXPECT_THAT(v[0].reason, HasSubstr("no RoCE v2 GID for fd00:1::5/64 on eth2"));
+  r.tree.file(port + "/gids/4", "fd00:0001:0000:0000:0000:0000:0000:0005\n");
+  r.tree.file(port + "/gid_attrs/types/4", "RoCE v2\n");
+  r.tree.file(port + "/gid_attrs/ndevs/4", "eth2\n");
+  r.replan();
+  v = verify(r.plan, r.observed, r.tree.fs());
+  EXPECT_EQ(v[0].state, VerifyState::kOk);
+  EXPECT_EQ(v[0].reason, "default mode set; 2 address(es) with a RoCE v2 GID");
+}
+
+}  // namespace
+}  // namespace ibsm::agent

@@ -27,8 +27,15 @@ PlanRun::PlanRun(const std::string& toml, bool build) {
 Plan& PlanRun::replan(Backend b, bool prune) {
   backend = b;
   observed = observe_tree(tree);
+  auto roce_netdev = [&](const Observed& o, const std::string& name) {
+    for (const auto& d : o.devices)
+      for (const auto& p : d.ports)
+        for (const auto& g : p.gids)
+          if (g.ndev == name) return true;
+    return false;
+  };
   for (auto& n : observed.netdevs)
-    if (n.ipoib()) n.addresses = kernel.addresses(n.name);
+    if (n.ipoib() || roce_netdev(observed, n.name)) n.addresses = kernel.addresses(n.name);
   PlanContext ctx{config, observed, tree.fs(), kernel, backend, prune};
   plan = make_plan(ctx);
   return plan;
