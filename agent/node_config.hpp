@@ -104,10 +104,18 @@ struct Memlock {
   std::vector<std::string> services;
 };
 
+// A client mount of an NFS export over RDMA, as a systemd mount unit.
+struct NfsMount {
+  std::string what;                  // server:/export
+  std::string where;                 // absolute mount point
+  std::vector<std::string> options;  // besides proto=rdma,port= (e.g. vers=4.2)
+};
+
 struct NfsRdma {
   bool server = false;
-  bool client = false;
+  bool client = false;  // also implied by mounts
   int port = 20049;
+  std::vector<NfsMount> mounts;
 };
 
 struct NodeConfig {

@@ -221,6 +221,40 @@ class Walker {
     return i;
   }
 
+  // [[nfs_rdma.mount]]: what = "server:/export", where = "/mnt/x", options = [...].
+  NfsMount nfs_mount(const toml::table& mt, const std::string& k) const {
+    only(mt, k, {"what", "where", "options"});
+    NfsMount m;
+    auto* what = mt.get("what");
+    auto* where = mt.get("where");
+    if (!what || !where)
+      fail_at(kNodeFileBadValue, mt.source(), k, "needs what = \"server:/export\" and where");
+    m.what = str(*what, k + ".what");
+    auto colon = m.what.find(":/");
+    if (colon == std::string::npos || colon == 0 ||
+        m.what.find_first_of(" \t\n,") != std::string::npos)
+      fail_at(kNodeFileBadValue, what->source(), k + ".what",
+              "\"" + m.what + "\" is not server:/export");
+    m.where = str(*where, k + ".where");
+    if (m.where.size() < 2 || m.where[0] != '/' || m.where.back() == '/' ||
+        m.where.find("/../") != std::string::npos || m.where.find("//") != std::string::npos ||
+        m.where.find_first_of(" \t\n") != std::string::npos ||
+        (m.where.size() >= 3 && m.where.compare(m.where.size() - 3, 3, "/..") == 0))
+      fail_at(kNodeFileBadValue, where->source(), k + ".where",
+              "\"" + m.where + "\" is not an absolute mount point (no trailing /, .. or spaces)");
+    if (auto* o = mt.get("options")) {
+      m.options = strings(*o, k + ".options");
+      for (const auto& opt : m.options)
+        if (opt.empty() || opt.find_first_of(", \t\n") != std::string::npos ||
+            opt.rfind("proto=", 0) == 0 || opt.rfind("port=", 0) == 0)
+          fail_at(kNodeFileBadValue, o->source(), k + ".options",
+                  "\"" + opt +
+                      "\": one mount option per string, without proto= or port= "
+                      "(the agent sets proto=rdma and nfs_rdma.port)");
+    }
+    return m;
+  }
+
   NodeConfig root(const toml::table& t) const {
     only(t, "", {"agent", "ipoib", "roce", "soft_rdma", "modules", "memlock", "nfs_rdma"});
     NodeConfig c;
@@ -304,12 +338,17 @@ class Walker {
     }
     if (auto* v = t.get("nfs_rdma")) {
       const auto& nt = table(*v, "nfs_rdma");
-      only(nt, "nfs_rdma", {"server", "client", "port"});
+      only(nt, "nfs_rdma", {"server", "client", "port", "mount"});
       NfsRdma n;
       if (auto* s = nt.get("server")) n.server = boolean(*s, "nfs_rdma.server");
       if (auto* s = nt.get("client")) n.client = boolean(*s, "nfs_rdma.client");
       if (auto* s = nt.get("port"))
         n.port = static_cast<int>(integer(*s, "nfs_rdma.port", 1, 65535));
+      if (auto* m = nt.get("mount"))
+        each_table(*m, "nfs_rdma.mount", [&](const toml::table& mt, const std::string& k) {
+          n.mounts.push_back(nfs_mount(mt, k));
+        });
+      n.client = n.client || !n.mounts.empty();
       c.nfs = n;
     }
     return c;

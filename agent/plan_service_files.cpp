@@ -1,6 +1,8 @@
 // The rdma service's files: rdma-core module lists, memlock limits, the NFS over
 // RDMA drop-in and udev names for IPoIB parents.
 #include <algorithm>
+#include <cctype>
+#include <cstdio>
 #include <map>
 #include <set>
 #include <sstream>
@@ -169,9 +171,67 @@ static void plan_nfs_firewall(const PlanContext& ctx, const NfsRdma& n, Plan& pl
   }
 }
 
+std::string mount_unit_name(const std::string& where) {
+  std::string path = where.substr(1);
+  std::string out;
+  char hex[5];
+  for (std::size_t i = 0; i < path.size(); ++i) {
+    unsigned char c = static_cast<unsigned char>(path[i]);
+    if (c == '/') {
+      out += '-';
+    } else if (std::isalnum(c) || c == '_' || (c == '.' && i != 0 && path[i - 1] != '/')) {
+      out += static_cast<char>(c);
+    } else {
+      std::snprintf(hex, sizeof hex, "\\x%02x", c);
+      out += hex;
+    }
+  }
+  return out + ".mount";
+}
+
+// Client mounts as systemd mount units with proto=rdma (the guide's client step);
+// a new unit is enabled and started, a changed one restarted (disruptive: it unmounts).
+static void plan_nfs_mounts(const PlanContext& ctx, const NfsRdma& n, Plan& plan) {
+  bool reloaded = false;
+  for (const NfsMount& m : n.mounts) {
+    const std::string unit = mount_unit_name(m.where);
+    const std::string path = "/etc/systemd/system/" + unit;
+    const std::string resource = "nfs_rdma mount " + m.where;
+    std::string options = "proto=rdma,port=" + std::to_string(n.port);
+    for (const auto& o : m.options)
+      options += "," + o;
+    std::string content = file_header() + "[Unit]\nDescription=NFS over RDMA: " + m.what +
+                          "\nWants=network-online.target\nAfter=network-online.target "
+                          "rdma-hw.target\n\n[Mount]\nWhat=" +
+                          m.what + "\nWhere=" + m.where + "\nType=nfs\nOptions=" + options +
+                          "\n\n[Install]\nWantedBy=remote-fs.target\n";
+    bool existed = ctx.fs.exists(path);
+    std::size_t before = plan.actions.size();
+    plan_owned_file(plan, ctx.fs, resource, path, content, 0644, kFileMarker);
+    if (plan.actions.size() == before) continue;
+    auto run = [&](std::vector<std::string> argv, std::string reason, bool disruptive) {
+      Action a;
+      a.kind = ActionKind::kRun;
+      a.resource = resource;
+      a.argv = std::move(argv);
+      a.reason = std::move(reason);
+      a.disruptive = disruptive;
+      plan.actions.push_back(std::move(a));
+    };
+    if (!reloaded) run({"systemctl", "daemon-reload"}, "mount unit written", false);
+    reloaded = true;
+    if (existed)
+      run({"systemctl", "restart", unit}, "mount options changed: remount", true);
+    else
+      run({"systemctl", "enable", "--now", unit}, "new mount", false);
+  }
+}
+
 void plan_nfs(const PlanContext& ctx, Plan& plan) {
   const auto& n = ctx.config.nfs;
-  if (!n || !n->server) return;
+  if (!n) return;
+  plan_nfs_mounts(ctx, *n, plan);
+  if (!n->server) return;
   // rpc.nfsd reads rdma-port only when rdma is also true (nfs-utils configure_listeners).
   std::string content =
       file_header() + "[nfsd]\nrdma=y\nrdma-port=" + std::to_string(n->port) + "\n";

@@ -56,6 +56,8 @@ void plan_soft_rdma(const PlanContext& ctx, Plan& plan);
 void plan_modules(const PlanContext& ctx, Plan& plan);
 void plan_memlock(const PlanContext& ctx, Plan& plan);
 void plan_nfs(const PlanContext& ctx, Plan& plan);
+// systemd-escape --path: "/mnt/nfs-data" -> "mnt-nfs\x2ddata.mount".
+std::string mount_unit_name(const std::string& where);
 void plan_udev_names(const PlanContext& ctx, const std::vector<ResolvedIface>& ifaces, Plan& plan);
 
 }  // namespace ibsm::agent

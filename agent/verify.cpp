@@ -4,12 +4,14 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <sstream>
 
 #include <algorithm>
 #include <set>
 
 #include "agent/ipoib_rules.hpp"
 #include "agent/network_backend.hpp"
+#include "agent/planner.hpp"
 
 namespace ibsm::agent {
 
@@ -77,6 +79,26 @@ static Verdict verify_roce_gids(const std::string& resource, const Observed& o) 
   }
   v.reason = "default mode set; " + std::to_string(checked) + " address(es) with a RoCE v2 GID";
   return v;
+}
+
+// /proc/mounts: the mount point carries an NFS mount with proto=rdma.
+static Verdict verify_mount(const std::string& resource, const Fs& fs) {
+  const std::string where = resource.substr(15);
+  std::istringstream mounts(fs.read("/proc/mounts").value_or(""));
+  for (std::string line; std::getline(mounts, line);) {
+    std::istringstream f(line);
+    std::string what, point, type, options;
+    f >> what >> point >> type >> options;
+    if (point != where) continue;
+    if (type.rfind("nfs", 0) != 0)
+      return {resource, VerifyState::kFailed, where + " holds a " + type + " mount, not NFS"};
+    if (("," + options + ",").find(",proto=rdma,") == std::string::npos)
+      return {resource, VerifyState::kFailed,
+              what + " is mounted on " + where + " without proto=rdma (" + options + ")"};
+    return {resource, VerifyState::kOk, what + " mounted over RDMA"};
+  }
+  return {resource, VerifyState::kFailed,
+          where + " is not mounted (systemctl status " + mount_unit_name(where) + ")"};
 }
 
 static Verdict verify_ipoib(const ResolvedIface& r, const Observed& o) {
@@ -165,6 +187,8 @@ std::vector<Verdict> verify(const Plan& plan, const Observed& observed, const Fs
         v.state = VerifyState::kFailed;
         v.reason = "nfsd is not listening on RDMA (restart nfs-server to read the drop-in)";
       }
+    } else if (resource.rfind("nfs_rdma mount ", 0) == 0) {
+      v = verify_mount(resource, fs);
     } else if (resource.rfind("roce ", 0) == 0) {
       v = verify_roce_gids(resource, observed);
     } else if (resource.rfind("soft_rdma ", 0) == 0) {

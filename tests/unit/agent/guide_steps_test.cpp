@@ -4,8 +4,10 @@
 
 #include <map>
 
+#include "agent/node_file.hpp"
 #include "agent/peer_test.hpp"
 #include "agent/render_nmstate.hpp"
+#include "agent/verify.hpp"
 #include "plan_fixture.hpp"
 
 namespace ibsm::agent {
@@ -154,6 +156,65 @@ TEST(Modules, RdmaLoadModulesRunsAgainAfterItsListChanged) {
   ASSERT_TRUE(r.apply());
   r.replan();
   EXPECT_THAT(testing::described(r.plan), ::testing::IsEmpty());
+}
+
+}  // namespace
+}  // namespace ibsm::agent
+
+namespace ibsm::agent {
+namespace {
+
+const char* const kMount =
+    "[nfs_rdma]\n[[nfs_rdma.mount]]\nwhat = \"fs1:/export/data\"\nwhere = \"/mnt/nfs-data\"\n"
+    "options = [\"vers=4.2\"]\n";
+
+TEST(NfsRdma, ClientMountIsASystemdMountUnitWithProtoRdmaCheckedInProcMounts) {
+  EXPECT_EQ(mount_unit_name("/mnt/nfs-data"), "mnt-nfs\\x2ddata.mount");
+  EXPECT_EQ(mount_unit_name("/srv/.hidden/a b"), "srv-\\x2ehidden-a\\x20b.mount");
+  testing::PlanRun r(kMount);
+  std::vector<std::string> mount;
+  for (const auto& a : r.plan.actions)
+    if (a.resource == "nfs_rdma mount /mnt/nfs-data") mount.push_back(a.describe());
+  EXPECT_THAT(mount, ElementsAre("write /etc/systemd/system/mnt-nfs\\x2ddata.mount (mode 0644)",
+                                 "run systemctl daemon-reload",
+                                 "run systemctl enable --now mnt-nfs\\x2ddata.mount"));
+  // A client mount needs xprtrdma (the client module list).
+  EXPECT_THAT(testing::described(r.plan), ::testing::Contains("load module xprtrdma"));
+  ASSERT_TRUE(r.apply());
+  EXPECT_THAT(r.tree.read("/etc/systemd/system/mnt-nfs\\x2ddata.mount"),
+              HasSubstr("[Mount]\nWhat=fs1:/export/data\nWhere=/mnt/nfs-data\nType=nfs\n"
+                        "Options=proto=rdma,port=20049,vers=4.2\n"));
+  r.replan();
+  auto state = [&] {
+    for (const auto& v : verify(r.plan, r.observed, r.tree.fs()))
+      if (v.resource == "nfs_rdma mount /mnt/nfs-data")
+        return std::string(state_name(v.state)) + ": " + v.reason;
+    return std::string("none");
+  };
+  EXPECT_EQ(state(),
+            "failed: /mnt/nfs-data is not mounted (systemctl status "
+            "mnt-nfs\\x2ddata.mount)");
+  r.tree.file("/proc/mounts", "fs1:/export/data /mnt/nfs-data nfs4 rw,vers=4.2,proto=tcp 0 0\n");
+  EXPECT_THAT(state(), HasSubstr("without proto=rdma"));
+  r.tree.file("/proc/mounts",
+              "fs1:/export/data /mnt/nfs-data nfs4 rw,vers=4.2,proto=rdma,port=20049 0 0\n");
+  EXPECT_EQ(state(), "ok: fs1:/export/data mounted over RDMA");
+}
+
+TEST(NfsRdma, BadMountEntriesNameFileAndLineAndNothingIsPlanned) {
+  for (const char* bad :
+       {"what = \"fs1\"\nwhere = \"/mnt/a\"", "what = \"fs1:/x\"\nwhere = \"mnt/a\"",
+        "what = \"fs1:/x\"\nwhere = \"/mnt/../etc\"", "what = \"fs1:/x\"\nwhere = \"/..\"",
+        "what = \"fs1:/x\"\nwhere = \"/mnt/a/\"",
+        "what = \"fs1:/x\"\nwhere = \"/mnt/a\"\noptions = [\"proto=tcp\"]",
+        "what = \"fs1:/x\"\nwhere = \"/mnt/a\"\noptions = [\"ro,soft\"]",
+        "what = \"fs1:/x\"\nwhere = \"/mnt/a\"\nwhen = \"now\"", "where = \"/mnt/a\""}) {
+    auto c =
+        parse_node_file(std::string("[nfs_rdma]\n[[nfs_rdma.mount]]\n") + bad + "\n", "node.toml");
+    ASSERT_FALSE(c.ok()) << bad;
+    EXPECT_THAT(c.error().message, ::testing::StartsWith("node.toml:")) << bad;
+    EXPECT_THAT(c.error().message, HasSubstr("nfs_rdma.mount[0]")) << bad;
+  }
 }
 
 }  // namespace

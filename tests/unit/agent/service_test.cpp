@@ -4,6 +4,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <signal.h>
+
 #include <map>
 #include <set>
 #include <sstream>
@@ -416,6 +418,22 @@ TEST(Watch, FingerprintHasStateSmLidAndProgrammedPKeys) {
   EXPECT_THAT(f, HasSubstr("mlx5_0/1 4: ACTIVE sm 0x1 pkeys 0xffff 0x8002 0x0003 0x8004\n"));
   t.file("/sys/class/infiniband/mlx5_0/ports/1/pkeys/4", "0x8005\n");
   EXPECT_NE(fabric_fingerprint(t.fs()), f);
+}
+
+}  // namespace
+}  // namespace ibsm::agent
+
+namespace ibsm::agent {
+namespace {
+
+TEST(ProcessRunner, CommandsStartWithNoSignalBlockedEvenUnderWatch) {
+  SignalEvents events;  // blocks SIGHUP, SIGTERM, SIGINT as watch does
+  CommandResult r = ProcessRunner().run({"sh", "-c", "grep SigBlk /proc/self/status"});
+  sigset_t none;
+  sigemptyset(&none);
+  sigprocmask(SIG_SETMASK, &none, nullptr);
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_EQ(r.output, "SigBlk:\t0000000000000000\n");
 }
 
 }  // namespace
