@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -33,6 +34,10 @@ struct Action {
   std::string resource;     // what it belongs to: "ipoib ib0.8002", "roce mlx5_2/1", "modules rdma"
   std::string reason;       // why: the difference between desired and observed
   bool disruptive = false;  // interrupts traffic on `iface`
+  // Disruptive in name only, safe without a person: an MTU change within the broadcast
+  // group's limit does not take the interface down (watch applies it; a mode switch,
+  // which flushes paths, waits for `apply`).
+  bool unattended = false;
   std::string iface;
   std::string parent;
   std::uint16_t pkey = 0;
@@ -40,6 +45,9 @@ struct Action {
   std::string content;
   unsigned file_mode = 0644;
   bool backup = false;
+  // kWriteFile/kRemoveFile: the file's content now (empty optional: it does not exist),
+  // for plan's unified diff.
+  std::optional<std::string> previous;
   std::string value;
   std::vector<std::string> argv;
 

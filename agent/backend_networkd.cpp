@@ -47,7 +47,20 @@ void plan_networkd(const PlanContext& ctx, const std::vector<ResolvedIface>& ifa
     plan.actions.push_back(command_action(r->resource(), {"networkctl", "reconfigure", r->name},
                                           "apply the changed unit", r->name,
                                           changes_existing(ctx, *r)));
+  std::size_t from = plan.actions.size();
   plan_prune(plan, ctx.fs, "/etc/systemd/network", "60-ibsm-", desired, kFileMarker, ctx.prune);
+  // A removed .netdev leaves its interface behind: networkctl delete removes it.
+  remove_live_objects(plan, from, [](const Action& a) -> std::optional<LiveRemoval> {
+    std::string file = a.path.substr(a.path.rfind('/') + 1);
+    const std::string prefix = "60-ibsm-", ext = ".netdev";
+    if (file.size() <= prefix.size() + ext.size() ||
+        file.compare(file.size() - ext.size(), ext.size(), ext))
+      return std::nullopt;
+    std::string iface = file.substr(prefix.size(), file.size() - prefix.size() - ext.size());
+    return LiveRemoval{{"networkctl", "delete", iface}, iface, false};
+  });
+  if (plan.actions.size() > from)
+    plan.actions.push_back(command_action("networkd", {"networkctl", "reload"}, "units removed"));
 }
 
 class NetworkdBackend final : public NetworkBackend {

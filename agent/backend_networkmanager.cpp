@@ -40,8 +40,19 @@ void plan_networkmanager(const PlanContext& ctx, const std::vector<ResolvedIface
                          changes_existing(ctx, r)));
     }
   }
+  std::size_t from = plan.actions.size();
   plan_prune(plan, ctx.fs, "/etc/NetworkManager/system-connections", "ibsm-", desired, kNmMarker,
              ctx.prune);
+  // `nmcli connection delete` takes the connection down, deletes a child device NM
+  // created, and removes the keyfile (the removal after it then finds nothing).
+  remove_live_objects(plan, from, [](const Action& a) -> std::optional<LiveRemoval> {
+    std::string file = a.path.substr(a.path.rfind('/') + 1);
+    const std::string ext = ".nmconnection";
+    if (file.size() <= ext.size() || file.compare(file.size() - ext.size(), ext.size(), ext))
+      return std::nullopt;
+    std::string id = file.substr(0, file.size() - ext.size());
+    return LiveRemoval{{"nmcli", "connection", "delete", "id", id}, id.substr(5), true};
+  });
 }
 
 class NetworkManagerBackend final : public NetworkBackend {

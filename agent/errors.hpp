@@ -43,6 +43,13 @@ inline constexpr ErrorId kGroupMtuRejected{6304};
 // 64xx: command line.
 inline constexpr ErrorId kUsage{6401};
 
+// 65xx: the node service (backends chosen by what runs, watch, verify --wait).
+inline constexpr ErrorId kIfupdownSnippetsUnread{6501};
+inline constexpr ErrorId kWatchFailed{6502};
+inline constexpr ErrorId kWaitTimedOut{6503};
+inline constexpr ErrorId kCheckpointFailed{6504};
+inline constexpr ErrorId kRolledBack{6505};
+
 inline constexpr ErrorInfo kAgentErrors[] = {
     {kNodeFileUnreadable, "Node file unreadable",
      "The node file named with -c could not be opened or read.",
@@ -137,6 +144,35 @@ inline constexpr ErrorInfo kAgentErrors[] = {
      "broadcast_mtu as a number in the node file."},
     {kUsage, "Command line error", "The command line could not be parsed.",
      "See ibsm-agent --help or ibsm-agent(8)."},
+    {kIfupdownSnippetsUnread, "ifupdown does not read /etc/network/interfaces.d",
+     "The ifupdown backend writes one stanza per IPoIB interface to "
+     "/etc/network/interfaces.d, but /etc/network/interfaces has no `source` or "
+     "`source-directory` line for that directory, so ifup would never see them.",
+     "Add `source /etc/network/interfaces.d/*` to /etc/network/interfaces (Debian's default), "
+     "or choose another backend with --backend or agent.backend."},
+    {kWatchFailed, "watch cannot observe the host",
+     "`ibsm-agent watch` could not read the ports or the node file at start, or could not set "
+     "up its signal handling; it exits so that systemd restarts it.",
+     "Read the message; check the node file with `ibsm-agent plan` and the ports with "
+     "`ibsm-agent show`."},
+    {kWaitTimedOut, "verify --wait timed out",
+     "`verify --wait` polled until its deadline and some resource was still not ok; the last "
+     "verdicts are printed, and each line says what it was waiting for (port ACTIVE, a P_Key "
+     "the SM has not programmed, carrier on an IPoIB interface).",
+     "Check the SM (`sminfo`, its partitions.conf) and the port; run `ibsm-agent verify` to "
+     "see the current state."},
+    {kCheckpointFailed, "NetworkManager checkpoint failed",
+     "apply takes a NetworkManager checkpoint (D-Bus CheckpointCreate through busctl) before "
+     "the first NetworkManager action, to roll back to it if an action fails. The call failed, "
+     "so nothing was applied; or a rollback or destroy call failed, as the message says.",
+     "Check that NetworkManager runs and that the agent runs as root (the D-Bus policy allows "
+     "checkpoints to root only); `busctl status org.freedesktop.NetworkManager`."},
+    {kRolledBack, "Apply rolled back",
+     "An action failed. The files this apply wrote were restored to their previous versions "
+     "(kept under /var/lib/ibsm-agent/previous), P_Key children it created were deleted and, "
+     "under NetworkManager, its checkpoint was rolled back; the message lists the failure and "
+     "what was restored.",
+     "Fix the cause in the message (the failing command's output is included) and apply again."},
 };
 
 }  // namespace ibsm::agent

@@ -1,4 +1,5 @@
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -22,6 +23,11 @@ CommandResult ProcessRunner::run(const std::vector<std::string>& argv) const {
     return r;
   }
   if (pid == 0) {
+    // watch blocks SIGHUP/SIGTERM/SIGINT to take them with sigtimedwait; a command must
+    // start with none blocked, or `systemctl stop` could not end it.
+    sigset_t none;
+    sigemptyset(&none);
+    ::sigprocmask(SIG_SETMASK, &none, nullptr);
     ::dup2(pipefd[1], 1);
     ::dup2(pipefd[1], 2);
     std::vector<char*> args;

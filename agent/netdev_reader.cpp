@@ -17,6 +17,7 @@ std::vector<NetDevice> read_netdevs(const Fs& fs) {
     n.mtu = std::atoi(fs.read(base + "/mtu").value_or("0").c_str());
     n.operstate = trim(fs.read(base + "/operstate").value_or(""));
     n.ifalias = trim(fs.read(base + "/ifalias").value_or(""));
+    if (auto c = fs.read(base + "/carrier"); c && !trim(*c).empty()) n.carrier = trim(*c) == "1";
     if (n.ipoib()) {
       n.mode = trim(fs.read(base + "/mode").value_or(""));
       if (auto pk = fs.read(base + "/pkey"))

@@ -34,9 +34,12 @@ void plan_mode_mtu(const ResolvedIface& r, const NetDevice& n, Plan& plan) {
         link_action(ActionKind::kSetMode, r, mode_name(r.mode), "mode is " + n.mode, true));
   // A mode switch sets the MTU itself (65520 connected, the UD MTU datagram): "auto" needs no more.
   bool needs_mtu = switching ? !r.mtu_auto : !mtu_matches(r, n);
-  if (needs_mtu)
-    plan.actions.push_back(link_action(ActionKind::kSetMtu, r, std::to_string(r.mtu),
-                                       "mtu is " + std::to_string(n.mtu), true));
+  if (needs_mtu) {
+    Action a = link_action(ActionKind::kSetMtu, r, std::to_string(r.mtu),
+                           "mtu is " + std::to_string(n.mtu), true);
+    a.unattended = !switching;
+    plan.actions.push_back(std::move(a));
+  }
 }
 
 Action command_action(const std::string& resource, std::vector<std::string> argv,
@@ -73,12 +76,30 @@ void note_foreign_profiles(const PlanContext& ctx, const ResolvedIface& r, const
   }
 }
 
+void remove_live_objects(Plan& plan, std::size_t from,
+                         const std::function<std::optional<LiveRemoval>(const Action&)>& live) {
+  std::vector<Action> out(plan.actions.begin(),
+                          plan.actions.begin() + static_cast<std::ptrdiff_t>(from));
+  for (std::size_t i = from; i < plan.actions.size(); ++i) {
+    const Action& a = plan.actions[i];
+    auto l = a.kind == ActionKind::kRemoveFile ? live(a) : std::nullopt;
+    if (l && !l->before) out.push_back(a);
+    if (l)
+      out.push_back(command_action(a.resource, l->argv, "remove the live object too (--prune)",
+                                   l->iface, true));
+    if (!l || l->before) out.push_back(a);
+  }
+  plan.actions = std::move(out);
+}
+
 std::unique_ptr<NetworkBackend> make_network_backend(Backend b) {
   switch (b) {
     case Backend::kNetworkManager:
       return make_networkmanager_backend();
     case Backend::kNetworkd:
       return make_networkd_backend();
+    case Backend::kIfupdown:
+      return make_ifupdown_backend();
     case Backend::kDirect:
     case Backend::kAuto:
       break;

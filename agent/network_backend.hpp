@@ -1,12 +1,15 @@
 // The network-manager seam: how IPoIB interfaces become configuration. One
 // backend per manager that can own a host's networking: NetworkManager
-// (keyfiles), systemd-networkd (.netdev/.network units) and direct (iproute2
+// (keyfiles), systemd-networkd (.netdev/.network units), ifupdown
+// (/etc/network/interfaces.d stanzas) and direct (iproute2
 // semantics, for hosts without a manager). Each turns resolved interfaces into
 // plan actions; their effects go through Fs (files) and Kernel (commands), whose
 // tree fakes (RootFs on a tree, TreeKernel) stand in for the manager in tests.
 #pragma once
 
+#include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -26,6 +29,7 @@ class NetworkBackend {
 std::unique_ptr<NetworkBackend> make_direct_backend();
 std::unique_ptr<NetworkBackend> make_networkmanager_backend();
 std::unique_ptr<NetworkBackend> make_networkd_backend();
+std::unique_ptr<NetworkBackend> make_ifupdown_backend();
 std::unique_ptr<NetworkBackend> make_network_backend(Backend b);  // kAuto: direct
 
 // Helpers the backends share (network_backend.cpp).
@@ -41,6 +45,16 @@ bool mtu_matches(const ResolvedIface& r, const NetDevice& n);
 void plan_mode_mtu(const ResolvedIface& r, const NetDevice& n, Plan& plan);
 // Whether (re)activating `r` would change an existing interface's mode or MTU.
 bool changes_existing(const PlanContext& ctx, const ResolvedIface& r);
+// --prune: before (or after) each removal plan_prune added from index `from`, the
+// command that removes the live object too; `live` maps a removed file to it.
+struct LiveRemoval {
+  std::vector<std::string> argv;
+  std::string iface;
+  bool before = true;  // run before the file goes (ifdown needs the stanza)
+};
+void remove_live_objects(Plan& plan, std::size_t from,
+                         const std::function<std::optional<LiveRemoval>(const Action&)>& live);
+
 // Reports profiles in `dir` without our marker that mention `needle` (never touches them).
 void note_foreign_profiles(const PlanContext& ctx, const ResolvedIface& r, const std::string& dir,
                            const std::string& ours, const std::string& needle, Plan& plan);

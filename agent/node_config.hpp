@@ -12,7 +12,7 @@ namespace ibsm::agent {
 
 enum class IpoibMode { kDatagram, kConnected };
 enum class Membership { kFull, kAny };  // how strict verify is about the table entry
-enum class Backend { kAuto, kNetworkManager, kNetworkd, kDirect };
+enum class Backend { kAuto, kNetworkManager, kNetworkd, kIfupdown, kDirect };
 enum class RoceMode { kV1, kV2 };
 enum class SoftRdmaType { kRxe, kSiw };
 
@@ -42,6 +42,11 @@ struct BroadcastMtu {
 
   // The MTU to plan with for the group of `pkey`: the number, else what the SA
   // said, else 2048.
+  // Whether the MTU of `pkey`'s group is known (a number, or the SA answered).
+  bool known(std::uint16_t pkey) const {
+    return bytes || learnt.count(static_cast<std::uint16_t>(pkey | 0x8000)) != 0;
+  }
+
   int for_pkey(std::uint16_t pkey) const {
     if (bytes) return *bytes;
     auto it = learnt.find(static_cast<std::uint16_t>(pkey | 0x8000));
@@ -94,12 +99,23 @@ struct Memlock {
   std::string group = "rdma";
   std::string soft = "unlimited";
   std::string hard = "unlimited";
+  // systemd services that pin memory (nfs-server.service, a job launcher): each gets a
+  // LimitMEMLOCK= drop-in, since limits.d applies to PAM logins only.
+  std::vector<std::string> services;
+};
+
+// A client mount of an NFS export over RDMA, as a systemd mount unit.
+struct NfsMount {
+  std::string what;                  // server:/export
+  std::string where;                 // absolute mount point
+  std::vector<std::string> options;  // besides proto=rdma,port= (e.g. vers=4.2)
 };
 
 struct NfsRdma {
   bool server = false;
-  bool client = false;
+  bool client = false;  // also implied by mounts
   int port = 20049;
+  std::vector<NfsMount> mounts;
 };
 
 struct NodeConfig {

@@ -221,6 +221,40 @@ class Walker {
     return i;
   }
 
+  // [[nfs_rdma.mount]]: what = "server:/export", where = "/mnt/x", options = [...].
+  NfsMount nfs_mount(const toml::table& mt, const std::string& k) const {
+    only(mt, k, {"what", "where", "options"});
+    NfsMount m;
+    auto* what = mt.get("what");
+    auto* where = mt.get("where");
+    if (!what || !where)
+      fail_at(kNodeFileBadValue, mt.source(), k, "needs what = \"server:/export\" and where");
+    m.what = str(*what, k + ".what");
+    auto colon = m.what.find(":/");
+    if (colon == std::string::npos || colon == 0 ||
+        m.what.find_first_of(" \t\n,") != std::string::npos)
+      fail_at(kNodeFileBadValue, what->source(), k + ".what",
+              "\"" + m.what + "\" is not server:/export");
+    m.where = str(*where, k + ".where");
+    if (m.where.size() < 2 || m.where[0] != '/' || m.where.back() == '/' ||
+        m.where.find("/../") != std::string::npos || m.where.find("//") != std::string::npos ||
+        m.where.find_first_of(" \t\n") != std::string::npos ||
+        (m.where.size() >= 3 && m.where.compare(m.where.size() - 3, 3, "/..") == 0))
+      fail_at(kNodeFileBadValue, where->source(), k + ".where",
+              "\"" + m.where + "\" is not an absolute mount point (no trailing /, .. or spaces)");
+    if (auto* o = mt.get("options")) {
+      m.options = strings(*o, k + ".options");
+      for (const auto& opt : m.options)
+        if (opt.empty() || opt.find_first_of(", \t\n") != std::string::npos ||
+            opt.rfind("proto=", 0) == 0 || opt.rfind("port=", 0) == 0)
+          fail_at(kNodeFileBadValue, o->source(), k + ".options",
+                  "\"" + opt +
+                      "\": one mount option per string, without proto= or port= "
+                      "(the agent sets proto=rdma and nfs_rdma.port)");
+    }
+    return m;
+  }
+
   NodeConfig root(const toml::table& t) const {
     only(t, "", {"agent", "ipoib", "roce", "soft_rdma", "modules", "memlock", "nfs_rdma"});
     NodeConfig c;
@@ -232,6 +266,7 @@ class Walker {
                                     {{"auto", Backend::kAuto},
                                      {"networkmanager", Backend::kNetworkManager},
                                      {"networkd", Backend::kNetworkd},
+                                     {"ifupdown", Backend::kIfupdown},
                                      {"direct", Backend::kDirect}});
       if (auto* v = at.get("protected_interfaces"))
         c.protected_interfaces = strings(*v, "agent.protected_interfaces");
@@ -275,7 +310,7 @@ class Walker {
     }
     if (auto* v = t.get("memlock")) {
       const auto& mt = table(*v, "memlock");
-      only(mt, "memlock", {"group", "soft", "hard"});
+      only(mt, "memlock", {"group", "soft", "hard", "services"});
       Memlock m;
       if (auto* g = mt.get("group")) m.group = str(*g, "memlock.group");
       for (auto [name, field] : {std::pair{"soft", &m.soft}, std::pair{"hard", &m.hard}}) {
@@ -286,16 +321,34 @@ class Walker {
         if (*field != "unlimited" && field->find_first_not_of("0123456789") != std::string::npos)
           fail_at(kNodeFileBadValue, n->source(), key, "expected \"unlimited\" or KiB as a number");
       }
+      if (auto* s = mt.get("services")) {
+        m.services = strings(*s, "memlock.services");
+        for (const auto& unit : m.services) {
+          const std::string suffix = ".service";
+          bool ok = unit.size() > suffix.size() &&
+                    unit.compare(unit.size() - suffix.size(), suffix.size(), suffix) == 0 &&
+                    unit.find('/') == std::string::npos &&
+                    unit.find_first_of(" \t\n") == std::string::npos;
+          if (!ok)
+            fail_at(kNodeFileBadValue, s->source(), "memlock.services",
+                    "\"" + unit + "\" is not a systemd service name (NAME.service)");
+        }
+      }
       c.memlock = m;
     }
     if (auto* v = t.get("nfs_rdma")) {
       const auto& nt = table(*v, "nfs_rdma");
-      only(nt, "nfs_rdma", {"server", "client", "port"});
+      only(nt, "nfs_rdma", {"server", "client", "port", "mount"});
       NfsRdma n;
       if (auto* s = nt.get("server")) n.server = boolean(*s, "nfs_rdma.server");
       if (auto* s = nt.get("client")) n.client = boolean(*s, "nfs_rdma.client");
       if (auto* s = nt.get("port"))
         n.port = static_cast<int>(integer(*s, "nfs_rdma.port", 1, 65535));
+      if (auto* m = nt.get("mount"))
+        each_table(*m, "nfs_rdma.mount", [&](const toml::table& mt, const std::string& k) {
+          n.mounts.push_back(nfs_mount(mt, k));
+        });
+      n.client = n.client || !n.mounts.empty();
       c.nfs = n;
     }
     return c;

@@ -57,10 +57,14 @@ struct NetDevice {
   std::string address;
   int mtu = 0;
   std::string operstate;
+  // /sys/class/net/<if>/carrier: the kernel answers EINVAL while the link is
+  // administratively down, so empty then (and in trees that do not model it).
+  std::optional<bool> carrier;
   std::string mode;                   // IPoIB only: datagram/connected
   std::optional<std::uint16_t> pkey;  // IPoIB only
   std::string parent;                 // IPoIB children: the parent's name
   std::string ifalias;
+  std::vector<std::string> addresses;  // "10.0.0.5/16", from the kernel (IPoIB netdevs only)
   bool ipoib() const { return type == 32; }
 };
 

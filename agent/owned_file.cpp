@@ -19,6 +19,7 @@ void plan_owned_file(Plan& plan, const Fs& fs, const std::string& resource, cons
   a.path = path;
   a.content = content;
   a.file_mode = mode;
+  a.previous = existing;
   if (!existing) {
     a.reason = "missing";
   } else if (existing->find(marker) == std::string::npos) {
@@ -51,6 +52,7 @@ void plan_prune(Plan& plan, const Fs& fs, const std::string& dir, const std::str
     a.kind = ActionKind::kRemoveFile;
     a.resource = "file " + path;
     a.path = path;
+    a.previous = content;
     a.reason = "no longer in the node file (--prune)";
     plan.actions.push_back(std::move(a));
   }

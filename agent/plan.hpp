@@ -30,7 +30,17 @@ struct ResolvedIface {
   Membership membership = Membership::kFull;
   bool exists = false;   // the netdev exists now
   bool blocked = false;  // unusable for runtime changes (e.g. parent not yet renamed)
+  // Why the interface cannot be applied yet (empty = it can): a fact the host does not
+  // know yet, such as the broadcast group's MTU while the SA does not answer.
+  std::string pending;
   std::string resource() const { return "ipoib " + name; }
+};
+
+// A resource that cannot be applied yet. Its actions are held (never run) and
+// the rest of the plan goes ahead: sections are independent.
+struct Pending {
+  std::string resource;
+  std::string reason;
 };
 
 struct Plan {
@@ -40,6 +50,10 @@ struct Plan {
   std::vector<std::string> notes;      // foreign objects seen, pending SM facts, warnings
   std::vector<std::string> resources;  // every desired resource, for verify
   std::vector<ResolvedIface> interfaces;
+  std::vector<Pending> pending;
+  std::vector<Action> held;  // actions of pending resources, shown but never run
+
+  bool is_pending(const std::string& resource) const;
 
   bool has_errors() const { return !errors.empty(); }
   // Actions refused without --force: disruptive on a protected interface.

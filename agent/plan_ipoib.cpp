@@ -65,8 +65,11 @@ PortMatch find_port(const PortRef& ref, const Observed& o, Plan& plan, const std
 }
 
 // Checks an interface's mode and MTU against what its hardware and partition allow.
-void check_mode_mtu(const ResolvedIface& r, const NetDevice& parent_dev, int broadcast_mtu,
+// A datagram MTU above the fallback group's limit while the group's MTU is unknown
+// (the SA did not answer) is not an error but pending: the SA may allow it later.
+void check_mode_mtu(ResolvedIface& r, const NetDevice& parent_dev, const BroadcastMtu& group,
                     std::optional<int> requested, Plan& plan) {
+  const int broadcast_mtu = group.for_pkey(r.pkey);
   if (r.mode == IpoibMode::kConnected &&
       (!hw_address_supports_connected(parent_dev.address) || parent_dev.mode.empty()))
     plan.errors.push_back(Error{
@@ -76,6 +79,13 @@ void check_mode_mtu(const ResolvedIface& r, const NetDevice& parent_dev, int bro
                                      : " is datagram-only (no connected-mode flag in its hardware "
                                        "address: enhanced IPoIB)")});
   int limit = max_mtu(r.mode == IpoibMode::kConnected, broadcast_mtu);
+  if (requested && *requested > limit && r.mode == IpoibMode::kDatagram && !group.known(r.pkey)) {
+    r.pending = "mtu " + std::to_string(*requested) + " needs a broadcast group MTU of at least " +
+                std::to_string(*requested + 4) +
+                ", and the group's MTU is not known yet (the SA "
+                "has not answered); waiting for it";
+    return;
+  }
   if (requested && *requested > limit)
     plan.errors.push_back(Error{
         kMtuTooLarge, r.name + ": mtu " + std::to_string(*requested) + " above " +
@@ -172,7 +182,7 @@ std::vector<ResolvedIface> resolve_ipoib(const PlanContext& ctx, Plan& plan) {
         continue;
       }
     }
-    check_mode_mtu(parent, *parent_dev, parent_group_mtu, want.mtu.bytes, plan);
+    check_mode_mtu(parent, *parent_dev, want.broadcast_mtu, want.mtu.bytes, plan);
     note_learnt_mtu(parent, want.broadcast_mtu, plan);
     std::vector<PKeyChild> children = want.children;
     if (want.auto_pkeys) {
@@ -227,7 +237,7 @@ std::vector<ResolvedIface> resolve_ipoib(const PlanContext& ctx, Plan& plan) {
                                                              " or name given twice"});
         continue;
       }
-      check_mode_mtu(r, *parent_dev, group_mtu, c.mtu.bytes, plan);
+      check_mode_mtu(r, *parent_dev, want.broadcast_mtu, c.mtu.bytes, plan);
       note_learnt_mtu(r, want.broadcast_mtu, plan);
       for (const auto& a : r.addresses)
         if (!valid_address(a)) plan.errors.push_back(Error{kBadAddress, r.name + ": " + a});

@@ -4,10 +4,17 @@
 
 namespace ibsm::agent {
 
-Backend detect_backend(const Fs& fs) {
-  if (fs.is_dir("/run/NetworkManager")) return Backend::kNetworkManager;
-  if (fs.is_dir("/run/systemd/netif")) return Backend::kNetworkd;
-  return Backend::kDirect;
+BackendChoice detect_backend(const Fs& fs, const ServiceProbe& services) {
+  if (services.active("NetworkManager.service"))
+    return {Backend::kNetworkManager, "NetworkManager.service is active"};
+  if (services.active("systemd-networkd.service"))
+    return {Backend::kNetworkd, "systemd-networkd.service is active"};
+  bool ifupdown = fs.exists("/sbin/ifup") || fs.exists("/usr/sbin/ifup");
+  if (ifupdown && services.active("networking.service"))
+    return {Backend::kIfupdown, "ifupdown is installed and networking.service is active"};
+  if (ifupdown && fs.exists("/run/network/ifstate"))
+    return {Backend::kIfupdown, "ifupdown is installed and /run/network/ifstate exists"};
+  return {Backend::kDirect, "no network manager is active"};
 }
 
 std::string backend_name(Backend b) {
@@ -18,6 +25,8 @@ std::string backend_name(Backend b) {
       return "networkmanager";
     case Backend::kNetworkd:
       return "networkd";
+    case Backend::kIfupdown:
+      return "ifupdown";
     case Backend::kDirect:
       return "direct";
   }
@@ -55,6 +64,23 @@ std::vector<const Action*> Plan::refused(const std::vector<std::string>& protect
   return out;
 }
 
+bool Plan::is_pending(const std::string& resource) const {
+  for (const auto& p : pending)
+    if (p.resource == resource) return true;
+  return false;
+}
+
+// Moves the actions of pending resources out of the plan: they wait, the rest goes ahead.
+static void hold_pending(Plan& plan) {
+  for (const auto& r : plan.interfaces)
+    if (!r.pending.empty()) plan.pending.push_back({r.resource(), r.pending});
+  if (plan.pending.empty()) return;
+  std::vector<Action> run;
+  for (auto& a : plan.actions)
+    (plan.is_pending(a.resource) ? plan.held : run).push_back(std::move(a));
+  plan.actions = std::move(run);
+}
+
 Plan make_plan(const PlanContext& ctx) {
   Plan plan;
   plan.backend = backend_name(ctx.backend);
@@ -66,6 +92,7 @@ Plan make_plan(const PlanContext& ctx) {
   plan_modules(ctx, plan);
   plan_memlock(ctx, plan);
   plan_nfs(ctx, plan);
+  hold_pending(plan);
   return plan;
 }
 

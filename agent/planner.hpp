@@ -11,6 +11,7 @@
 #include "agent/node_config.hpp"
 #include "agent/observed.hpp"
 #include "agent/plan.hpp"
+#include "agent/service_probe.hpp"
 
 namespace ibsm::agent {
 
@@ -34,10 +35,15 @@ std::map<std::string, std::string> protected_interfaces(const NodeConfig& config
 std::set<std::string> interfaces_with_address(const Observed& observed, const Kernel& kernel,
                                               const std::string& ip);
 
-// The manager that owns the host's networking, for backend = "auto":
-// NetworkManager if /run/NetworkManager exists, systemd-networkd if
-// /run/systemd/netif exists, otherwise direct.
-Backend detect_backend(const Fs& fs);
+// The manager that owns the host's networking, for backend = "auto", by what
+// runs: NetworkManager if its daemon is active, systemd-networkd if active,
+// ifupdown if it is installed and networking.service is active (or its state
+// file /run/network/ifstate exists), otherwise direct. `why` says which fact decided.
+struct BackendChoice {
+  Backend backend = Backend::kDirect;
+  std::string why;
+};
+BackendChoice detect_backend(const Fs& fs, const ServiceProbe& services);
 std::string backend_name(Backend b);
 
 // Parts of make_plan, one per concern (plan_*.cpp).
@@ -50,6 +56,8 @@ void plan_soft_rdma(const PlanContext& ctx, Plan& plan);
 void plan_modules(const PlanContext& ctx, Plan& plan);
 void plan_memlock(const PlanContext& ctx, Plan& plan);
 void plan_nfs(const PlanContext& ctx, Plan& plan);
+// systemd-escape --path: "/mnt/nfs-data" -> "mnt-nfs\x2ddata.mount".
+std::string mount_unit_name(const std::string& where);
 void plan_udev_names(const PlanContext& ctx, const std::vector<ResolvedIface>& ifaces, Plan& plan);
 
 }  // namespace ibsm::agent

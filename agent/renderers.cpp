@@ -86,4 +86,32 @@ std::string render_networkd_network(const ResolvedIface& r,
   return os.str();
 }
 
+std::string ifupdown_path(const std::string& iface) {
+  std::string name = iface;
+  for (auto& c : name)
+    if (c == '.') c = '-';
+  return "/etc/network/interfaces.d/ibsm-" + name;
+}
+
+std::string render_ifupdown_stanza(const ResolvedIface& r) {
+  std::ostringstream os;
+  os << file_header() << "auto " << r.name << "\niface " << r.name << " inet manual\n";
+  const std::string dev = " dev " + r.name;
+  if (!r.parent.empty())
+    os << "    pre-up ip link add link " << r.parent << " name " << r.name << " type ipoib pkey "
+       << format_pkey(r.pkey) << " mode " << mode_name(r.mode) << "\n";
+  else
+    os << "    pre-up ip link set" << dev << " type ipoib mode " << mode_name(r.mode) << "\n";
+  if (!r.mtu_auto) os << "    pre-up ip link set" << dev << " mtu " << r.mtu << "\n";
+  os << "    up ip link set" << dev << " up\n";
+  for (const auto& a : r.addresses)
+    os << "    up ip addr replace " << a << dev << "\n";
+  if (!r.parent.empty())
+    os << "    post-down ip link del " << r.name << "\n";
+  else
+    for (const auto& a : r.addresses)
+      os << "    down ip addr del " << a << dev << "\n";
+  return os.str();
+}
+
 }  // namespace ibsm::agent

@@ -23,4 +23,12 @@ std::string render_networkd_netdev(const ResolvedIface& child);
 std::string render_networkd_network(const ResolvedIface& r,
                                     const std::vector<std::string>& children);
 
+// /etc/network/interfaces.d/ibsm-<iface with '.' as '-'>: run-parts names (used by
+// source-directory) allow no dots.
+std::string ifupdown_path(const std::string& iface);
+// An ifupdown stanza (interfaces(5)): ifupdown has no IPoIB method, so the stanza is
+// "inet manual" with iproute2 hooks: a child is created in pre-up and deleted in
+// post-down; mode, MTU and addresses are set idempotently (ip addr replace).
+std::string render_ifupdown_stanza(const ResolvedIface& r);
+
 }  // namespace ibsm::agent

@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "agent/ipoib_rules.hpp"
+#include "partitions/tool/unified_diff.hpp"
 
 namespace ibsm::agent {
 namespace {
@@ -31,6 +32,15 @@ std::string pkey_list(const PortState& p) {
 }
 
 }  // namespace
+
+std::string action_diff(const Action& a) {
+  if (a.kind == ActionKind::kWriteFile)
+    return partitions::unified_diff(a.previous.value_or(""), a.content,
+                                    a.previous ? a.path : "/dev/null", a.path);
+  if (a.kind == ActionKind::kRemoveFile && a.previous)
+    return partitions::unified_diff(*a.previous, "", a.path, "/dev/null");
+  return "";
+}
 
 std::string render_show(const Observed& o, Format f) {
   if (f == Format::kJson) {
@@ -120,13 +130,23 @@ std::string render_plan(const Plan& plan,
                                     {"change", a.describe()},
                                     {"reason", a.reason},
                                     {"disruptive", a.disruptive},
-                                    {"refused", refusal(a)}});
+                                    {"refused", refusal(a)},
+                                    {"diff", action_diff(a)}});
     for (const auto& e : plan.errors)
       errors.push_back(toml::table{{"id", format_error_id(e.id)}, {"message", e.message}});
+    toml::array pending;
+    for (const auto& p : plan.pending) {
+      toml::array held;
+      for (const auto& a : plan.held)
+        if (a.resource == p.resource) held.push_back(a.describe());
+      pending.push_back(
+          toml::table{{"resource", p.resource}, {"reason", p.reason}, {"held", held}});
+    }
     return json(toml::table{{"backend", plan.backend},
                             {"changes", static_cast<std::int64_t>(plan.actions.size())},
                             {"actions", actions},
                             {"errors", errors},
+                            {"pending", pending},
                             {"notes", strings(plan.notes)}});
   }
   std::ostringstream os;
@@ -138,10 +158,19 @@ std::string render_plan(const Plan& plan,
        << a.reason << "]";
     if (auto r = refusal(a); !r.empty()) os << "  REFUSED: " << r;
     os << "\n";
+    std::istringstream diff(action_diff(a));
+    for (std::string line; std::getline(diff, line);)
+      os << "      " << line << "\n";
+  }
+  for (const auto& p : plan.pending) {
+    os << "pending " << p.resource << ": " << p.reason << "\n";
+    for (const auto& a : plan.held)
+      if (a.resource == p.resource) os << "  ~ " << a.describe() << "  [waits]\n";
   }
   for (const auto& n : plan.notes)
     os << "note: " << n << "\n";
   os << plan.actions.size() << " change(s)" << (plan.has_errors() ? ", plan has errors" : "")
+     << (plan.pending.empty() ? "" : ", " + std::to_string(plan.pending.size()) + " pending")
      << "\n";
   return os.str();
 }
@@ -151,7 +180,10 @@ std::string render_apply(const ApplyReport& r, Format f) {
     toml::table t{{"changes", static_cast<std::int64_t>(r.done.size())},
                   {"done", strings(r.done)},
                   {"not_done", strings(r.not_done)},
-                  {"refused", strings(r.refused)}};
+                  {"refused", strings(r.refused)},
+                  {"pending", strings(r.pending)},
+                  {"waiting", strings(r.waiting)},
+                  {"rolled_back", strings(r.rolled_back)}};
     if (r.error)
       t.insert("error",
                toml::table{{"id", format_error_id(r.error->id)}, {"message", r.error->message}});
@@ -164,6 +196,12 @@ std::string render_apply(const ApplyReport& r, Format f) {
     os << "refused: " << d << "\n";
   for (const auto& d : r.not_done)
     os << "not done: " << d << "\n";
+  for (const auto& d : r.pending)
+    os << "pending: " << d << "\n";
+  for (const auto& d : r.waiting)
+    os << "waits for apply: " << d << "\n";
+  for (const auto& d : r.rolled_back)
+    os << "rolled back: " << d << "\n";
   if (r.error) os << "error " << to_string(*r.error) << "\n";
   os << r.done.size() << " change(s) applied\n";
   return os.str();

@@ -16,6 +16,9 @@ namespace ibsm::agent {
 enum class Format { kText, kJson };
 
 std::string render_show(const Observed& o, Format f);
+// The unified diff (diff -u, 3 lines of context) of the file a write or remove changes;
+// empty for other actions.
+std::string action_diff(const Action& a);
 std::string render_plan(const Plan& plan,
                         const std::map<std::string, std::string>& protected_ifaces, Format f);
 std::string render_apply(const ApplyReport& r, Format f);

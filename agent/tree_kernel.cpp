@@ -59,6 +59,9 @@ Status TreeKernel::set_alias(const std::string& iface, const std::string& alias)
 
 Status TreeKernel::set_up(const std::string& iface) {
   if (auto s = need_netdev(iface); !s) return s;
+  // A tree has no multicast join: carrier comes on with the link (verify still checks
+  // the P_Key against the port's table, which the SM programs).
+  if (auto s = fs_.write_attribute(net(iface) + "/carrier", "1\n"); !s) return s;
   return fs_.write_attribute(net(iface) + "/operstate", "up\n");
 }
 

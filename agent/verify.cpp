@@ -1,9 +1,17 @@
 #include "agent/verify.hpp"
 
+#include <arpa/inet.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <sstream>
+
 #include <algorithm>
 #include <set>
 
 #include "agent/ipoib_rules.hpp"
+#include "agent/network_backend.hpp"
+#include "agent/planner.hpp"
 
 namespace ibsm::agent {
 
@@ -13,12 +21,84 @@ std::string_view state_name(VerifyState s) {
       return "ok";
     case VerifyState::kPendingSm:
       return "pending-sm";
+    case VerifyState::kPending:
+      return "pending";
     case VerifyState::kDrift:
       return "drift";
     case VerifyState::kFailed:
       return "failed";
   }
   return "?";
+}
+
+// The GID a RoCE v2 entry carries for an address, as sysfs prints it: IPv4 as an
+// IPv4-mapped IPv6 address (::ffff:a.b.c.d), eight groups of four hex digits.
+static std::string gid_of_address(const std::string& cidr) {
+  std::string ip = cidr.substr(0, cidr.find('/'));
+  unsigned char b[16] = {};
+  if (ip.find(':') == std::string::npos) {
+    b[10] = b[11] = 0xff;
+    if (::inet_pton(AF_INET, ip.c_str(), b + 12) != 1) return "";
+  } else if (::inet_pton(AF_INET6, ip.c_str(), b) != 1) {
+    return "";
+  }
+  char out[40];
+  for (int i = 0; i < 8; ++i)
+    std::snprintf(out + i * 5, 6, "%02x%02x%s", b[2 * i], b[2 * i + 1], i == 7 ? "" : ":");
+  return out;
+}
+
+// rdma_cm picks the GID of the address it binds to: each address on the port's netdev
+// needs a RoCE v2 entry (the kernel adds them from the netdev's addresses).
+static Verdict verify_roce_gids(const std::string& resource, const Observed& o) {
+  Verdict v{resource, VerifyState::kOk, "matches the node file"};
+  std::string where = resource.substr(5);
+  auto slash = where.find('/');
+  const RdmaDevice* d = o.device(where.substr(0, slash));
+  const PortState* p = d ? d->port(std::atoi(where.substr(slash + 1).c_str())) : nullptr;
+  if (!p) return v;
+  std::set<std::string> ndevs;
+  for (const auto& g : p->gids)
+    if (!g.ndev.empty()) ndevs.insert(g.ndev);
+  int checked = 0;
+  for (const auto& name : ndevs) {
+    const NetDevice* n = o.netdev(name);
+    if (!n) continue;
+    for (const auto& a : n->addresses) {
+      std::string want = gid_of_address(a);
+      bool found = std::any_of(p->gids.begin(), p->gids.end(), [&](const GidEntry& g) {
+        return g.type == "RoCE v2" && g.gid == want;
+      });
+      if (!found)
+        return {resource, VerifyState::kFailed,
+                "no RoCE v2 GID for " + a + " on " + name +
+                    " (the kernel adds one per address of the netdev: is " + name +
+                    " up and the address not tentative?)"};
+      ++checked;
+    }
+  }
+  v.reason = "default mode set; " + std::to_string(checked) + " address(es) with a RoCE v2 GID";
+  return v;
+}
+
+// /proc/mounts: the mount point carries an NFS mount with proto=rdma.
+static Verdict verify_mount(const std::string& resource, const Fs& fs) {
+  const std::string where = resource.substr(15);
+  std::istringstream mounts(fs.read("/proc/mounts").value_or(""));
+  for (std::string line; std::getline(mounts, line);) {
+    std::istringstream f(line);
+    std::string what, point, type, options;
+    f >> what >> point >> type >> options;
+    if (point != where) continue;
+    if (type.rfind("nfs", 0) != 0)
+      return {resource, VerifyState::kFailed, where + " holds a " + type + " mount, not NFS"};
+    if (("," + options + ",").find(",proto=rdma,") == std::string::npos)
+      return {resource, VerifyState::kFailed,
+              what + " is mounted on " + where + " without proto=rdma (" + options + ")"};
+    return {resource, VerifyState::kOk, what + " mounted over RDMA"};
+  }
+  return {resource, VerifyState::kFailed,
+          where + " is not mounted (systemctl status " + mount_unit_name(where) + ")"};
 }
 
 static Verdict verify_ipoib(const ResolvedIface& r, const Observed& o) {
@@ -43,6 +123,29 @@ static Verdict verify_ipoib(const ResolvedIface& r, const Observed& o) {
     return {v.resource, VerifyState::kFailed,
             "only a limited member of " + format_pkey(pkey) + " (entry " + format_pkey(*entry) +
                 "); full membership required: fix the partition in the SM"};
+  // Carrier is IPoIB's "joined the broadcast group": without it nothing passes.
+  if (n->carrier && !*n->carrier)
+    return {v.resource, VerifyState::kPendingSm,
+            "no carrier on " + r.name + " (operstate " + n->operstate +
+                "): the broadcast group join has not succeeded yet (the SM must create the "
+                "group: `ipoib` in partitions.conf)"};
+  // The live interface against the plan, whatever wrote its configuration: a manager
+  // may have applied something else, or someone changed it by hand.
+  if (!r.blocked) {
+    if (!n->mode.empty() && n->mode != (r.mode == IpoibMode::kConnected ? "connected" : "datagram"))
+      return {v.resource, VerifyState::kDrift,
+              "live mode is " + n->mode + ", the plan says " +
+                  (r.mode == IpoibMode::kConnected ? "connected" : "datagram")};
+    if (!mtu_matches(r, *n))
+      return {v.resource, VerifyState::kDrift,
+              "live mtu is " + std::to_string(n->mtu) + ", the plan says " +
+                  (r.mtu_auto ? "at most " : "") + std::to_string(r.mtu)};
+    for (const auto& a : r.addresses)
+      if (std::find(n->addresses.begin(), n->addresses.end(), a) == n->addresses.end())
+        return {v.resource, VerifyState::kDrift, "address " + a + " is not on the live interface"};
+  }
+  if (!n->carrier && n->operstate == "down")
+    return {v.resource, VerifyState::kDrift, r.name + " is administratively down"};
   v.reason = format_pkey(pkey) + (is_full_member(*entry) ? " full" : " limited") + " member, " +
              n->mode + ", mtu " + std::to_string(n->mtu) + ", " +
              (n->operstate.empty() ? "unknown" : n->operstate);
@@ -56,6 +159,12 @@ std::vector<Verdict> verify(const Plan& plan, const Observed& observed, const Fs
   std::set<std::string> seen;
   for (const auto& resource : plan.resources) {
     if (!seen.insert(resource).second) continue;
+    if (auto p = std::find_if(plan.pending.begin(), plan.pending.end(),
+                              [&](const Pending& x) { return x.resource == resource; });
+        p != plan.pending.end()) {
+      out.push_back({resource, VerifyState::kPending, p->reason});
+      continue;
+    }
     auto action = std::find_if(plan.actions.begin(), plan.actions.end(),
                                [&](const Action& a) { return a.resource == resource; });
     if (action != plan.actions.end()) {
@@ -78,6 +187,24 @@ std::vector<Verdict> verify(const Plan& plan, const Observed& observed, const Fs
         v.state = VerifyState::kFailed;
         v.reason = "nfsd is not listening on RDMA (restart nfs-server to read the drop-in)";
       }
+    } else if (resource.rfind("nfs_rdma mount ", 0) == 0) {
+      v = verify_mount(resource, fs);
+    } else if (resource.rfind("roce ", 0) == 0) {
+      v = verify_roce_gids(resource, observed);
+    } else if (resource.rfind("soft_rdma ", 0) == 0) {
+      // A soft device's port follows its netdev's carrier.
+      std::string name = resource.substr(10);
+      const RdmaDevice* d = observed.device(name);
+      const PortState* p = d ? d->port(1) : nullptr;
+      if (!p) {
+        v.state = VerifyState::kFailed;
+        v.reason = "RDMA device " + name + " does not exist";
+      } else if (!p->active()) {
+        v.state = VerifyState::kFailed;
+        v.reason = name + " port 1 is " + p->state + ", not ACTIVE (is " + d->parent + " up?)";
+      } else {
+        v.reason = name + " on " + d->parent + ", port 1 ACTIVE";
+      }
     } else if (resource.rfind("memlock ", 0) == 0) {
       v.reason = "limits file in place; effective at the next login";
     }
@@ -90,7 +217,7 @@ int verify_exit_code(const std::vector<Verdict>& verdicts) {
   bool pending = false;
   for (const auto& v : verdicts) {
     if (v.state == VerifyState::kDrift || v.state == VerifyState::kFailed) return 3;
-    pending = pending || v.state == VerifyState::kPendingSm;
+    pending = pending || v.state == VerifyState::kPendingSm || v.state == VerifyState::kPending;
   }
   return pending ? 2 : 0;
 }

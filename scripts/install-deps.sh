@@ -10,6 +10,7 @@ packages="
   libgtest-dev libgmock-dev
   ibsim-utils libumad2sim0 infiniband-diags opensm rdma-core
   python3 python3-pytest python3-pytest-xdist systemd
+  network-manager
 "
 missing=""
 for p in $packages; do

@@ -151,8 +151,8 @@ TEST(ApplyDirect, OwnedChildNoLongerWantedIsDeletedOnlyWithPrune) {
   EXPECT_TRUE(r.tree.fs().exists("/sys/class/net/ib0.8002"));
 }
 
-// A kernel whose n-th change fails, to check that a failure midway is reported
-// and the next plan shows exactly what is left.
+// A kernel whose n-th change fails, to check that a failure midway is reported and
+// rolled back. Deleting a link (what a rollback does) always works.
 class FailingKernel final : public Kernel {
  public:
   FailingKernel(Kernel& inner, int fail_at) : inner_(inner), left_(fail_at) {}
@@ -170,9 +170,7 @@ class FailingKernel final : public Kernel {
     return step() ? inner_.set_alias(i, a) : broken();
   }
   Status set_up(const std::string& i) override { return step() ? inner_.set_up(i) : broken(); }
-  Status delete_link(const std::string& i) override {
-    return step() ? inner_.delete_link(i) : broken();
-  }
+  Status delete_link(const std::string& i) override { return inner_.delete_link(i); }
   std::vector<std::string> addresses(const std::string& i) const override {
     return inner_.addresses(i);
   }
@@ -201,18 +199,23 @@ class FailingKernel final : public Kernel {
   int left_;
 };
 
-TEST(ApplyDirect, FailureMidwayReportsDoneAndNotDoneAndNextPlanShowsTheRest) {
+TEST(ApplyDirect, FailureMidwayDeletesTheChildrenItCreatedAndTheNextPlanShowsTheRest) {
   PlanRun r("[[ipoib]]\nport = { device = \"mlx5_0\" }\npkeys = [2, 4]\n");
   std::size_t total = r.plan.actions.size();
+  auto before = described(r.plan);
   FailingKernel k(r.kernel, 4);
   auto report = apply_plan(r.plan, r.tree.fs(), k, {}, false);
   ASSERT_TRUE(report.error.has_value());
-  EXPECT_EQ(report.error->id, kStepFailed);
+  EXPECT_EQ(report.error->id, kRolledBack);
   EXPECT_THAT(report.error->message, HasSubstr("Operation not permitted"));
   EXPECT_EQ(report.done.size(), 4u);
   EXPECT_EQ(report.done.size() + report.not_done.size(), total);
+  // The child created before the failure (the 5th change, creating ib0.8004, failed) is
+  // deleted again; ib0's alias, a change to an interface that existed, stays.
+  EXPECT_THAT(report.rolled_back, ElementsAre("deleted ib0.8002"));
   r.replan();
-  EXPECT_EQ(described(r.plan), report.not_done);
+  before.erase(before.begin());
+  EXPECT_EQ(described(r.plan), before);
 }
 
 }  // namespace

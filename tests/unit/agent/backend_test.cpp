@@ -170,9 +170,11 @@ TEST(NetworkManager, OwnedProfileNoLongerWantedIsPrunedOnlyWithPrune) {
       r.plan.notes,
       ElementsAre(HasSubstr("ibsm-ib0.8002.nmconnection is owned by ibsm-agent but no longer")));
   r.replan(Backend::kNetworkManager, /*prune=*/true);
+  // The live connection goes with its profile (nmcli deletes both).
   EXPECT_THAT(
       described(r.plan),
-      ElementsAre("remove /etc/NetworkManager/system-connections/ibsm-ib0.8002.nmconnection"));
+      ElementsAre("run nmcli connection delete id ibsm-ib0.8002",
+                  "remove /etc/NetworkManager/system-connections/ibsm-ib0.8002.nmconnection"));
 }
 
 TEST(Networkd, FilesGolden) {

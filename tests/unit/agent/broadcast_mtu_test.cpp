@@ -5,6 +5,7 @@
 
 #include "agent/broadcast_mtu.hpp"
 #include "agent/errors.hpp"
+#include "agent/verify.hpp"
 #include "fake_group_mtu_source.hpp"
 #include "plan_fixture.hpp"
 
@@ -12,6 +13,7 @@ namespace ibsm::agent {
 namespace {
 
 using ::testing::Contains;
+using testing::described;
 using ::testing::ElementsAre;
 using testing::error_ids;
 using testing::FakeGroupMtuSource;
@@ -78,9 +80,56 @@ TEST(BroadcastMtu, UnreachableSaWarnsOnceAndFallsBackTo2048) {
   ASSERT_THAT(ids(r.warnings), ElementsAre(kGroupMtuNoAnswer.code));
   EXPECT_THAT(r.warnings[0].message, HasSubstr("using broadcast_mtu 2048"));
   EXPECT_EQ(sa.asked.size(), 1u);  // a silent SA is not asked for the other P_Keys
-  // 2048 bounds the datagram MTU again: 4092 is refused, as with an explicit 2048.
-  EXPECT_THAT(error_ids(r.run.plan), ElementsAre(kMtuTooLarge.code));
+  // The group's MTU is unknown, not known to be 2048: 4092 is pending, not an error, and
+  // the children (mtu "auto") go ahead with 2044.
+  EXPECT_TRUE(r.run.plan.errors.empty());
+  ASSERT_EQ(r.run.plan.pending.size(), 1u);
+  EXPECT_EQ(r.run.plan.pending[0].resource, "ipoib ib0");
+  EXPECT_THAT(r.run.plan.pending[0].reason, HasSubstr("mtu 4092 needs a broadcast group MTU of "
+                                                      "at least 4096"));
   EXPECT_EQ(r.iface("ib0.8002").mtu, 2044);
+}
+
+TEST(BroadcastMtu, UnreachableSaLeavesIpoibPendingAndAppliesModulesAndMemlock) {
+  FakeGroupMtuSource sa;
+  sa.reachable = false;
+  Resolved r(
+      "[[ipoib]]\nport = { device = \"mlx5_0\" }\nmtu = 4092\n"
+      "[modules]\nrdma = [\"rdma_ucm\"]\n[memlock]\ngroup = \"rdma\"\n",
+      sa);
+  ASSERT_TRUE(r.run.plan.errors.empty());
+  // The whole resource waits: its adoption (alias) too.
+  EXPECT_THAT(described(r.run.plan.held),
+              ElementsAre("set ib0 alias ibsm-agent:ib0", "set ib0 mtu 4092"));
+  ASSERT_TRUE(r.run.apply());
+  EXPECT_THAT(r.run.tree.read("/etc/rdma/modules/rdma.conf"), HasSubstr("rdma_ucm\n"));
+  EXPECT_THAT(r.run.tree.read("/etc/security/limits.d/90-ibsm-agent-memlock.conf"),
+              HasSubstr("@rdma hard memlock unlimited"));
+  EXPECT_EQ(r.run.tree.read("/sys/class/net/ib0/mtu"), "2044\n");  // held
+  r.run.replan();
+  auto verdicts = verify(r.run.plan, r.run.observed, r.run.tree.fs());
+  std::vector<std::string> lines;
+  for (const auto& v : verdicts)
+    lines.push_back(v.resource + " " + std::string(state_name(v.state)));
+  EXPECT_THAT(lines, ElementsAre("ipoib ib0 pending", "modules rdma ok", "memlock rdma ok"));
+  EXPECT_EQ(verify_exit_code(verdicts), 2);
+
+  // The SA answers later: the held MTU goes ahead.
+  FakeGroupMtuSource up;
+  up.groups = {{0xffff, 4096}};
+  resolve_broadcast_mtus(r.run.config, r.run.observed, up);
+  r.run.replan();
+  EXPECT_TRUE(r.run.plan.pending.empty());
+  EXPECT_THAT(described(r.run.plan.actions),
+              ElementsAre("set ib0 alias ibsm-agent:ib0", "set ib0 mtu 4092"));
+}
+
+TEST(BroadcastMtu, KnownSmallGroupIsStillAnError) {
+  FakeGroupMtuSource sa;
+  sa.groups = {{0xffff, 2048}};
+  Resolved r("[[ipoib]]\nport = { device = \"mlx5_0\" }\nmtu = 4092\n", sa);
+  EXPECT_THAT(error_ids(r.run.plan), ElementsAre(kMtuTooLarge.code));
+  EXPECT_TRUE(r.run.plan.pending.empty());
 }
 
 TEST(BroadcastMtu, MissingGroupWarnsForThatPKeyOnly) {

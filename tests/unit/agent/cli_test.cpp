@@ -53,12 +53,21 @@ TEST(Cli, ShowListsPortsPKeysAndNetdevs) {
   EXPECT_THAT(c.out, HasSubstr("\"port_guid\" : \"0x0002c90300001234\""));
 }
 
-TEST(Cli, TreeWithSysfsPortsPlansAutoBroadcastMtuWith2048WithoutAskingTheSa) {
+TEST(Cli, TreeWithSysfsPortsHoldsAnMtuTheUnknownGroupMayNotAllowWithoutAskingTheSa) {
   Cli c;
-  c.tree.file("/node.toml", "[[ipoib]]\nport = { guid = 0x0002c90300001234 }\nmtu = 4092\n");
-  EXPECT_EQ(c.verb("plan"), kExitError);
-  EXPECT_THAT(c.out, HasSubstr("IBSM-6104: ib0: mtu 4092 above 2044"));
+  c.tree.file("/node.toml",
+              "[[ipoib]]\nport = { guid = 0x0002c90300001234 }\nmtu = 4092\n"
+              "[memlock]\ngroup = \"rdma\"\n");
+  EXPECT_EQ(c.verb("plan"), kExitChanges);
+  EXPECT_THAT(c.out, HasSubstr("pending ipoib ib0: mtu 4092 needs a broadcast group MTU"));
+  EXPECT_THAT(c.out, HasSubstr("  ~ set ib0 mtu 4092  [waits]\n"));
   EXPECT_EQ(c.err, "");  // no SA, no warning: a tree has no port to send from
+  EXPECT_EQ(c.verb("apply"), kExitPending);
+  EXPECT_THAT(c.out, HasSubstr("pending: ipoib ib0: mtu 4092"));
+  EXPECT_THAT(c.tree.read("/etc/security/limits.d/90-ibsm-agent-memlock.conf"),
+              HasSubstr("memlock"));
+  EXPECT_EQ(c.verb("verify", {"--format", "json"}), kExitPending);
+  EXPECT_THAT(c.out, HasSubstr("\"state\" : \"pending\""));
 }
 
 TEST(Cli, PlanApplyPlanVerifyExitCodes) {

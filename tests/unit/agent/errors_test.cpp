@@ -38,7 +38,12 @@ TEST(AgentErrors, CatalogIdsAreUniqueInTheAgentRangeAndDocumented) {
                      kPortQueryFailed,
                      kGroupMtuNoAnswer,
                      kGroupMtuRejected,
-                     kUsage})
+                     kUsage,
+                     kIfupdownSnippetsUnread,
+                     kWatchFailed,
+                     kWaitTimedOut,
+                     kCheckpointFailed,
+                     kRolledBack})
     EXPECT_TRUE(seen.count(id.code)) << id.code << " missing from kAgentErrors";
 }
 

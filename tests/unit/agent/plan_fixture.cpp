@@ -27,6 +27,15 @@ PlanRun::PlanRun(const std::string& toml, bool build) {
 Plan& PlanRun::replan(Backend b, bool prune) {
   backend = b;
   observed = observe_tree(tree);
+  auto roce_netdev = [&](const Observed& o, const std::string& name) {
+    for (const auto& d : o.devices)
+      for (const auto& p : d.ports)
+        for (const auto& g : p.gids)
+          if (g.ndev == name) return true;
+    return false;
+  };
+  for (auto& n : observed.netdevs)
+    if (n.ipoib() || roce_netdev(observed, n.name)) n.addresses = kernel.addresses(n.name);
   PlanContext ctx{config, observed, tree.fs(), kernel, backend, prune};
   plan = make_plan(ctx);
   return plan;
@@ -45,8 +54,12 @@ std::vector<std::uint16_t> error_ids(const Plan& p) {
 }
 
 std::vector<std::string> described(const Plan& p) {
+  return described(p.actions);
+}
+
+std::vector<std::string> described(const std::vector<Action>& actions) {
   std::vector<std::string> out;
-  for (const auto& a : p.actions)
+  for (const auto& a : actions)
     out.push_back(a.describe());
   return out;
 }

@@ -31,5 +31,6 @@ struct PlanRun {
 std::vector<std::uint16_t> error_ids(const Plan& p);
 // describe() of every action.
 std::vector<std::string> described(const Plan& p);
+std::vector<std::string> described(const std::vector<Action>& actions);
 
 }  // namespace ibsm::agent::testing

@@ -63,7 +63,7 @@ TEST(PlanIpoib, ConnectedModeOnEnhancedIpoibIsRejected) {
 }
 
 TEST(PlanIpoib, DatagramMtuIsBoundByTheBroadcastGroup) {
-  PlanRun r("[[ipoib]]\nport = { device = \"mlx5_0\" }\nmtu = 2045\n");
+  PlanRun r("[[ipoib]]\nport = { device = \"mlx5_0\" }\nmtu = 2045\nbroadcast_mtu = 2048\n");
   ASSERT_THAT(error_ids(r.plan), ElementsAre(kMtuTooLarge.code));
   EXPECT_THAT(r.plan.errors[0].message, HasSubstr("above 2044 allowed in datagram mode"));
   PlanRun big("[[ipoib]]\nport = { device = \"mlx5_0\" }\nmtu = 4092\nbroadcast_mtu = 4096\n");

@@ -27,14 +27,25 @@ Verified systemd_verify(testing::Tree& t, const std::vector<std::string>& units)
   return {rc, t.read("/out")};
 }
 
-std::string installed_unit(const std::string& name) {
-  std::ifstream in(std::string(IBSM_SOURCE_DIR) + "/systemd/" + name);
+// The units as meson configured them (build/systemd/, beside build/agent/ibsm-agent),
+// with the installed binary's path replaced by the built one for the verifier.
+std::string configured_unit(const std::string& name) {
+  std::string bin = IBSM_AGENT_BIN;
+  std::string build = bin.substr(0, bin.rfind("/agent/"));
+  std::ifstream in(build + "/systemd/" + name);
   std::stringstream ss;
   ss << in.rdbuf();
-  std::string text = ss.str();
-  const std::string installed = "/usr/sbin/ibsm-agent";
-  for (auto pos = text.find(installed); pos != std::string::npos; pos = text.find(installed, pos))
-    text.replace(pos, installed.size(), IBSM_AGENT_BIN);
+  return ss.str();
+}
+
+std::string installed_unit(const std::string& name) {
+  std::string text = configured_unit(name);
+  const std::string tail = "/ibsm-agent ";
+  for (auto pos = text.find(tail); pos != std::string::npos; pos = text.find(tail, pos)) {
+    auto start = text.rfind('=', pos) + 1;
+    text.replace(start, pos + tail.size() - 1 - start, IBSM_AGENT_BIN);
+    pos = start + std::string(IBSM_AGENT_BIN).size();
+  }
   return text;
 }
 
@@ -55,6 +66,20 @@ TEST(SystemdUnits, VerifyCleanly) {
   auto v = systemd_verify(t, units);
   EXPECT_EQ(v.status, 0) << v.output;
   EXPECT_EQ(v.output, "");
+}
+
+TEST(SystemdUnits, PathsComeFromMesonAndEachUnitDoesItsJob) {
+  std::string watch = configured_unit("ibsm-agent.service");
+  std::string reapply = configured_unit("ibsm-agent-reapply.service");
+  ASSERT_FALSE(watch.empty());
+  ASSERT_FALSE(reapply.empty());
+  EXPECT_EQ(watch.find('@'), std::string::npos) << "unconfigured placeholder";
+  EXPECT_EQ(reapply.find('@'), std::string::npos) << "unconfigured placeholder";
+  EXPECT_THAT(watch, ::testing::HasSubstr("Type=notify\n"));
+  EXPECT_THAT(watch, ::testing::HasSubstr("/ibsm-agent watch -c /"));
+  EXPECT_THAT(watch, ::testing::HasSubstr("ExecReload=/bin/kill -HUP $MAINPID\n"));
+  // At boot only the in-memory state: the network belongs to the network service.
+  EXPECT_THAT(reapply, ::testing::HasSubstr("/ibsm-agent apply --runtime-only -c /"));
 }
 
 TEST(SystemdUnits, VerifierReportsAMistake) {
