@@ -3,6 +3,7 @@
 #include "qos_policy/compile.hpp"
 
 #include <algorithm>
+#include <cstdlib>
 #include <map>
 
 #include "qos_policy/errors.hpp"
@@ -42,7 +43,7 @@ std::vector<bool> members(const PortGroup& g, const FabricView& f) {
   std::vector<std::pair<std::string, std::uint64_t>> names;
   for (const std::string& pn : g.port_names) {
     const auto slash = pn.rfind('/');
-    names.emplace_back(pn.substr(0, slash), std::stoull(pn.substr(slash + 2), nullptr, 0));
+    names.emplace_back(pn.substr(0, slash), std::strtoull(pn.c_str() + slash + 2, nullptr, 0));
   }
   for (std::size_t i = 0; i < f.ports.size(); ++i) {
     const FabricPort& p = f.ports[i];

@@ -502,6 +502,17 @@ std::uint16_t PathResolver::common_pkey(std::uint32_t a, std::uint32_t b) const 
   return best == nullptr ? 0 : best->value;
 }
 
+std::uint16_t PathResolver::level_pkey(std::uint32_t a, std::uint32_t b,
+                                       const qos_policy::Ranges& r) const {
+  std::uint16_t best = 0;
+  for (const PathTables::PKey& x : t_->pkeys_of(a)) {
+    const std::uint16_t base = x.value & 0x7fff;
+    if (base == 0 || (best != 0 && base >= best) || !qos_policy::contains(r, base)) continue;
+    if (share_this_pkey(a, b, base)) best = base;
+  }
+  return best;
+}
+
 bool PathResolver::share_this_pkey(std::uint32_t a, std::uint32_t b, std::uint16_t pkey) const {
   const std::uint16_t base = pkey & 0x7fff;
   if (base == 0) return false;
@@ -572,6 +583,18 @@ std::optional<PathParams> PathResolver::finish(const Walk& w, std::uint32_t s, s
                               snap_.nodes[t_->ports[d].node].info, q.mtu))
     p.mtu = kTavorMtuLimit;
 
+  // The QoS policy's level for this direction (OpenSM pr_rcv_get_path_parms): its
+  // limits cap what the path offers before the request's selectors see it.
+  const qos_policy::Level* level = nullptr;
+  if (settings_.qos && snap_.qos_policy) {
+    level = &snap_.qos_policy->match(s, d, {q.qos_class, q.service_id, q.pkey});
+    if (level->mtu_limit && p.mtu > *level->mtu_limit) p.mtu = *level->mtu_limit;
+    if (level->rate_limit && rate_rank(p.rate) > rate_rank(*level->rate_limit))
+      p.rate = *level->rate_limit;
+    if ((valid_sls >> *level->sl & 1u) == 0) return std::nullopt;
+    if (s != d && level->packet_life) p.life = *level->packet_life;
+  }
+
   if (q.mtu.set) {
     auto v = select_mtu(p.mtu, q.mtu.sel, q.mtu.value);
     if (!v) return std::nullopt;
@@ -594,15 +617,26 @@ std::optional<PathParams> PathResolver::finish(const Walk& w, std::uint32_t s, s
     p.pkey = common_pkey(s, d);
   } else if (q.pkey) {
     if (!share_this_pkey(s, d, *q.pkey)) return std::nullopt;
+    // A level with P_Keys serves only those (OpenSM ERR 1F1D).
+    if (level != nullptr && !level->pkeys.empty() &&
+        !qos_policy::contains(level->pkeys, *q.pkey & 0x7fffu))
+      return std::nullopt;
     p.pkey = *q.pkey;
+  } else if (level != nullptr && !level->pkeys.empty()) {
+    p.pkey = level_pkey(s, d, level->pkeys);
+    if (p.pkey == 0) return std::nullopt;
   } else {
     p.pkey = common_pkey(s, d);
     if (p.pkey == 0) return std::nullopt;
   }
 
-  // SL: the requested one, else the partition's, else (QoS) the first usable one.
+  // SL: the requested one (which must be the level's, OpenSM ERR 1F1F), else the QoS
+  // level's, else the partition's, else (QoS) the first usable one.
   if (q.sl) {
     p.sl = *q.sl & 0x0f;
+    if (level != nullptr && *level->sl != p.sl) return std::nullopt;
+  } else if (level != nullptr) {
+    p.sl = *level->sl;
   } else if (p.pkey != 0) {
     p.sl = partition_sl(p.pkey);
   } else if ((valid_sls & 1u) == 0) {

@@ -202,6 +202,10 @@ struct PathQuery {
   std::optional<std::uint8_t> sl;
   Selected mtu, rate, life;
   bool reversible_required = false;  // Reversible selected and 1
+  // What QoS policy match rules test (qos_policy/compile.hpp); each only when its
+  // ComponentMask bits are set (ServiceID: both halves).
+  std::optional<std::uint64_t> service_id;
+  std::optional<std::uint16_t> qos_class;
 };
 
 // enable_quirks (OpenSM's only hardware quirk, in its PathRecord and MultiPathRecord
@@ -295,6 +299,9 @@ class PathResolver {
   std::optional<PathParams> finish(const Walk& w, std::uint32_t src, std::uint32_t dst, Lid slid,
                                    Lid dlid, std::uint16_t valid_sls, const PathQuery& q) const;
   std::uint16_t common_pkey(std::uint32_t a, std::uint32_t b) const;
+  // The smallest P_Key of a QoS level's ranges that a and b share (OpenSM
+  // osm_qos_level_get_shared_pkey), 0 when none; returned without the membership bit.
+  std::uint16_t level_pkey(std::uint32_t a, std::uint32_t b, const qos_policy::Ranges& r) const;
   bool share_this_pkey(std::uint32_t a, std::uint32_t b, std::uint16_t pkey) const;
 
   const Snapshot& snap_;
