@@ -87,8 +87,8 @@ std::string make_policy(const std::vector<ibsm::Guid>& guids, unsigned groups, u
   t += "end-port-groups\nqos-levels\n  qos-level\n    name: DEFAULT\n    sl: 0\n  end-qos-level\n";
   for (unsigned l = 1; l <= 8; ++l) {
     t += "  qos-level\n    name: L" + std::to_string(l) + "\n    sl: " + std::to_string(l) +
-         "\n    mtu-limit: " + std::to_string(1 + l % 5) + "\n    rate-limit: " +
-         std::to_string(3 + l % 5) + "\n  end-qos-level\n";
+         "\n    mtu-limit: " + std::to_string(1 + l % 5) +
+         "\n    rate-limit: " + std::to_string(3 + l % 5) + "\n  end-qos-level\n";
   }
   t += "end-qos-levels\nqos-match-rules\n";
   for (unsigned r = 0; r < rules; ++r) {
@@ -286,8 +286,8 @@ int main(int argc, char** argv) {
     std::printf(
         "QoS policy: %zu bytes, %zu port groups, %zu rules; parse %.1f ms, compile %.1f ms "
         "(%u port signatures, %zu candidate entries)\n",
-        text.size(), policy->groups.size(), policy->rules.size(), parse_s * 1e3,
-        compile_s * 1e3, compiled->signatures(), compiled->candidate_entries());
+        text.size(), policy->groups.size(), policy->rules.size(), parse_s * 1e3, compile_s * 1e3,
+        compiled->signatures(), compiled->candidate_entries());
     auto shared = std::make_shared<const qos_policy::CompiledPolicy>(std::move(*compiled));
     auto copy = std::make_shared<sa::Snapshot>(*snap);
     copy->qos_policy = shared;

@@ -124,8 +124,7 @@ int run_check(const std::vector<std::string>& args, std::ostream& out, std::ostr
           return usage("--match " + v + ": '" + parts[k] + "' is not key=number");
         const std::optional<std::uint64_t> n = number(parts[k].substr(eq + 1));
         const std::string key = parts[k].substr(0, eq);
-        if (!n.has_value())
-          return usage("--match " + v + ": '" + parts[k] + "' is not key=number");
+        if (!n.has_value()) return usage("--match " + v + ": '" + parts[k] + "' is not key=number");
         if (key == "service-id") {
           t.q.service_id = *n;
         } else if (key == "pkey" && *n <= 0xffff) {
@@ -204,14 +203,14 @@ int run_check(const std::vector<std::string>& args, std::ostream& out, std::ostr
       if (compiled->in_group(d, g)) groups_d += (groups_d.empty() ? "" : ",") + p.groups[g].name;
     }
     const std::uint32_t r = compiled->match_rule(s, d, t.q);
-    out << "match " << guid_text(t.src) << " [" << groups_s << "] -> " << guid_text(t.dst)
-        << " [" << groups_d << "]";
+    out << "match " << guid_text(t.src) << " [" << groups_s << "] -> " << guid_text(t.dst) << " ["
+        << groups_d << "]";
     if (t.q.service_id) out << " service-id " << guid_text(*t.q.service_id);
     if (t.q.pkey) out << " pkey " << format_ranges({{*t.q.pkey, *t.q.pkey}}, true);
     if (t.q.qos_class) out << " qos-class " << *t.q.qos_class;
     out << ": "
         << (r == CompiledPolicy::kNoRule ? std::string("no rule, default level")
-                                          : describe_rule(p, r))
+                                         : describe_rule(p, r))
         << " -> " << describe_level(compiled->match(s, d, t.q)) << "\n";
   }
   return 0;

@@ -47,8 +47,8 @@ std::vector<bool> members(const PortGroup& g, const FabricView& f) {
   }
   for (std::size_t i = 0; i < f.ports.size(); ++i) {
     const FabricPort& p = f.ports[i];
-    bool m = (g.node_types & p.node_type) != 0 || (g.self && p.is_sm_port) ||
-             contains(g.guids, p.guid);
+    bool m =
+        (g.node_types & p.node_type) != 0 || (g.self && p.is_sm_port) || contains(g.guids, p.guid);
     for (std::size_t k = 0; !m && k < p.partitions.size(); ++k)
       m = std::binary_search(pkeys.begin(), pkeys.end(), p.partitions[k]);
     for (std::size_t k = 0; !m && k < names.size(); ++k) {
@@ -96,8 +96,8 @@ std::uint32_t CompiledPolicy::match_rule(std::uint32_t src, std::uint32_t dst,
   return kNoRule;
 }
 
-std::optional<CompiledPolicy> compile(std::shared_ptr<const Policy> policy,
-                                      const FabricView& f, std::vector<CompileNote>& notes) {
+std::optional<CompiledPolicy> compile(std::shared_ptr<const Policy> policy, const FabricView& f,
+                                      std::vector<CompileNote>& notes) {
   const Policy& p = *policy;
   // IPoIB partitions: strict, as OpenSM (__validate_pkeys with is_ipoib).
   for (const IpoibCheck& c : p.ipoib_checks) {
@@ -111,9 +111,9 @@ std::optional<CompiledPolicy> compile(std::shared_ptr<const Policy> policy,
           return std::nullopt;
         }
         if (it->full_members < 2) {
-          notes.push_back({true, kPolicyIpoibPartition.code, c.pos,
-                           "IPoIB partition, pkey " + hex4(k) +
-                               " - partition has less than two full members"});
+          notes.push_back(
+              {true, kPolicyIpoibPartition.code, c.pos,
+               "IPoIB partition, pkey " + hex4(k) + " - partition has less than two full members"});
           return std::nullopt;
         }
       }
@@ -177,9 +177,8 @@ std::optional<CompiledPolicy> compile(std::shared_ptr<const Policy> policy,
   };
   for (std::size_t r = 0; r < nrules; ++r) {
     const MatchRule& m = p.rules[r];
-    c.rule_needs_[r] = static_cast<std::uint8_t>((m.qos_class.empty() ? 0 : 1) |
-                                                 (m.service_id.empty() ? 0 : 2) |
-                                                 (m.pkey.empty() ? 0 : 4));
+    c.rule_needs_[r] = static_cast<std::uint8_t>(
+        (m.qos_class.empty() ? 0 : 1) | (m.service_id.empty() ? 0 : 2) | (m.pkey.empty() ? 0 : 4));
     for (std::uint32_t s = 0; s < S; ++s) {
       c.src_ok_[r * S + s] = sig_in_any(s, m.source_groups) ? 1 : 0;
       c.dst_ok_[r * S + s] = sig_in_any(s, m.destination_groups) ? 1 : 0;

@@ -28,8 +28,8 @@ namespace ibsm::qos_policy {
 // switch), as OpenSM's port GUID table holds them.
 struct FabricPort {
   std::uint64_t guid = 0;
-  std::uint8_t node_type = kTypeCa;  // kTypeCa / kTypeSwitch / kTypeRouter
-  std::string node_desc;             // NodeDescription, for port-name
+  std::uint8_t node_type = kTypeCa;     // kTypeCa / kTypeSwitch / kTypeRouter
+  std::string node_desc;                // NodeDescription, for port-name
   std::vector<std::uint8_t> port_nums;  // physical ports it stands for (switch: all)
   bool is_sm_port = false;
   std::vector<std::uint16_t> partitions;  // 15-bit P_Keys of which it is a member
@@ -86,14 +86,14 @@ class CompiledPolicy {
  private:
   std::shared_ptr<const Policy> policy_;
   std::uint32_t sig_count_ = 0;
-  std::size_t words_ = 0;                 // 64-bit words per group set
+  std::size_t words_ = 0;  // 64-bit words per group set
   std::vector<std::uint32_t> sig_of_port_;
   std::vector<std::uint64_t> sig_groups_;  // sig_count_ x words_
   // Candidate lists, [(src_sig * sig_count_ + dst_sig) * 8 + fields] -> [begin, end).
   std::vector<std::uint32_t> cand_begin_;
   std::vector<std::uint32_t> cand_;
   bool tabled_ = false;  // false: too many signature pairs; rules are scanned instead
-  std::vector<std::uint8_t> rule_needs_;  // bit 0 qos-class, 1 service-id, 2 pkey
+  std::vector<std::uint8_t> rule_needs_;       // bit 0 qos-class, 1 service-id, 2 pkey
   std::vector<std::uint8_t> src_ok_, dst_ok_;  // [rule * sig_count_ + sig]
 };
 

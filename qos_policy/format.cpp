@@ -72,8 +72,8 @@ std::string describe_level(const Level& l) {
 
 std::string describe_rule(const Policy& p, std::size_t rule) {
   const MatchRule& r = p.rules[rule];
-  std::string s = "qos-match-rule " + std::to_string(rule + 1) + " (line " +
-                  std::to_string(r.pos.line);
+  std::string s =
+      "qos-match-rule " + std::to_string(rule + 1) + " (line " + std::to_string(r.pos.line);
   if (!r.ulp.empty()) s += ", qos-ulps '" + r.ulp + "'";
   if (!r.use.empty()) s += ", '" + r.use + "'";
   return s + ")";
@@ -110,8 +110,8 @@ std::string format_policy(const Policy& p) {
         std::string s;
         for (const auto& [vl, w] : *list)
           s += (s.empty() ? "" : ",") + std::to_string(vl) + ":" + std::to_string(w);
-        o += std::string("            ") + (list == &v.high ? "vlarb-high: " : "vlarb-low: ") +
-             s + "\n";
+        o += std::string("            ") + (list == &v.high ? "vlarb-high: " : "vlarb-low: ") + s +
+             "\n";
       }
       if (v.high_limit) o += "            vl-high-limit: " + std::to_string(*v.high_limit) + "\n";
       o += "        end-vlarb-scope\n";
@@ -126,7 +126,8 @@ std::string format_policy(const Policy& p) {
       if (!v.across_from.empty()) o += "            across-from: " + names(v.across_from) + "\n";
       if (!v.across_to.empty()) o += "            across-to: " + names(v.across_to) + "\n";
       using Side = std::tuple<bool, const std::bitset<128>*, const char*>;
-      for (const auto& [set, bits, name] : {Side{v.from_set, &v.from, "from"}, Side{v.to_set, &v.to, "to"}}) {
+      for (const auto& [set, bits, name] :
+           {Side{v.from_set, &v.from, "from"}, Side{v.to_set, &v.to, "to"}}) {
         if (!set) continue;
         Ranges r;
         for (std::uint64_t port = 0; port < kMaxSwitchPorts; ++port) {
@@ -162,8 +163,8 @@ std::string format_policy(const Policy& p) {
   o += "end-qos-levels\n\nqos-match-rules\n";
   for (std::size_t n = 0; n < p.rules.size(); ++n) {
     const MatchRule& r = p.rules[n];
-    o += "    qos-match-rule  # " + std::to_string(n + 1) + ", line " +
-         std::to_string(r.pos.line) + (r.ulp.empty() ? "" : ", qos-ulps '" + r.ulp + "'") + "\n";
+    o += "    qos-match-rule  # " + std::to_string(n + 1) + ", line " + std::to_string(r.pos.line) +
+         (r.ulp.empty() ? "" : ", qos-ulps '" + r.ulp + "'") + "\n";
     if (!r.use.empty()) o += "        use: " + name(r.use) + "\n";
     if (!r.qos_class.empty()) o += "        qos-class: " + format_ranges(r.qos_class, false) + "\n";
     std::vector<std::string> src, dst;
@@ -173,7 +174,8 @@ std::string format_policy(const Policy& p) {
       dst.push_back(name(p.groups[g].name));
     if (!src.empty()) o += "        source: " + join(src) + "\n";
     if (!dst.empty()) o += "        destination: " + join(dst) + "\n";
-    if (!r.service_id.empty()) o += "        service-id: " + format_ranges(r.service_id, true) + "\n";
+    if (!r.service_id.empty())
+      o += "        service-id: " + format_ranges(r.service_id, true) + "\n";
     if (!r.pkey.empty()) o += "        pkey: " + format_ranges(r.pkey, true) + "\n";
     o += "        qos-level-name: " + name(p.levels[r.level].name) + "\n    end-qos-match-rule\n";
   }

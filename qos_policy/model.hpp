@@ -79,7 +79,7 @@ struct Level {
   std::optional<std::uint8_t> rate_limit;
   std::optional<std::uint8_t> packet_life;
   Ranges path_bits;
-  Ranges pkeys;  // 15-bit
+  Ranges pkeys;            // 15-bit
   bool generated = false;  // a qos-ulps SL (SimpleQoSLevel_SL<n>, SimpleQoSLevel_DEFAULT)
   SourcePos pos;
 };
@@ -88,7 +88,7 @@ struct MatchRule {
   std::string use;
   Ranges qos_class;
   Ranges service_id;
-  Ranges pkey;  // 15-bit
+  Ranges pkey;                                   // 15-bit
   std::vector<std::string> source, destination;  // group names as written
   std::string level_name;
   SourcePos pos, level_pos;

@@ -15,13 +15,14 @@
 namespace ibsm::qos_policy {
 
 void normalize(Ranges& r) {
-  std::sort(r.begin(), r.end(),
-            [](const Range& a, const Range& b) { return a.lo != b.lo ? a.lo < b.lo : a.hi < b.hi; });
+  std::sort(r.begin(), r.end(), [](const Range& a, const Range& b) {
+    return a.lo != b.lo ? a.lo < b.lo : a.hi < b.hi;
+  });
   Ranges out;
   for (const Range& x : r) {
-    if (!out.empty() && (x.lo <= out.back().hi ||
-                         (out.back().hi != std::numeric_limits<std::uint64_t>::max() &&
-                          x.lo == out.back().hi + 1))) {
+    if (!out.empty() &&
+        (x.lo <= out.back().hi || (out.back().hi != std::numeric_limits<std::uint64_t>::max() &&
+                                   x.lo == out.back().hi + 1))) {
       out.back().hi = std::max(out.back().hi, x.hi);
     } else {
       out.push_back(x);
@@ -367,8 +368,9 @@ class Parser {
         const std::size_t first = list.size();
         if (!pair_list(list)) return false;
         for (std::size_t n = first; n < list.size(); ++n) {
-          if (list[n].first > 14) return error(k.pos, "VL " + std::to_string(list[n].first) +
-                                                          " in VL arbitration table (0-14)");
+          if (list[n].first > 14)
+            return error(k.pos,
+                         "VL " + std::to_string(list[n].first) + " in VL arbitration table (0-14)");
           if (list[n].second > 255)
             return error(k.pos, "weight " + std::to_string(list[n].second) + " (0-255)");
         }
@@ -460,8 +462,7 @@ class Parser {
     }
     if (!at(Kw::kEndSl2vlScope)) return close(Kw::kEndSl2vlScope, "sl2vl-scope", v.pos);
     const SourcePos end = take().pos;
-    if (!has_table)
-      return error(end, "sl2vl-scope validation failed - no sl2vl table specified");
+    if (!has_table) return error(end, "sl2vl-scope validation failed - no sl2vl table specified");
     if (v.groups.empty() && v.across_from.empty() && v.across_to.empty())
       return error(end,
                    "sl2vl-scope validation failed - no port groups specified by 'group', "
@@ -487,8 +488,8 @@ class Parser {
     const SourcePos pos = peek().pos;
     if (!number(n)) return false;
     if (n < lo || n > hi)
-      return error(pos, std::string(name) + " is out of range, value: " + std::to_string(n) +
-                            " (" + std::to_string(lo) + "-" + std::to_string(hi) + ")");
+      return error(pos, std::string(name) + " is out of range, value: " + std::to_string(n) + " (" +
+                            std::to_string(lo) + "-" + std::to_string(hi) + ")");
     into = static_cast<std::uint8_t>(n);
     return true;
   }
@@ -680,10 +681,10 @@ class Parser {
           take();
           Ranges g;
           if (!ranges(g) || !colon()) return false;
-          const char* name = k.kw == Kw::kUlpSrpGuid          ? "_SRP_Targets_"
-                             : k.kw == Kw::kUlpAnyTargetGuid  ? "_ULP_Targets_"
-                             : k.kw == Kw::kUlpAnySourceGuid  ? "_ULP_Sources_"
-                                                              : "_ULP_Sources_Targets_";
+          const char* name = k.kw == Kw::kUlpSrpGuid         ? "_SRP_Targets_"
+                             : k.kw == Kw::kUlpAnyTargetGuid ? "_ULP_Targets_"
+                             : k.kw == Kw::kUlpAnySourceGuid ? "_ULP_Sources_"
+                                                             : "_ULP_Sources_Targets_";
           const std::size_t gi = ulp_group(name, g, k.pos);
           if (k.kw != Kw::kUlpAnySourceGuid) r.destination_groups.push_back(gi);
           if (k.kw == Kw::kUlpAnySourceGuid || k.kw == Kw::kUlpAnySourceTargetGuid)
@@ -773,8 +774,8 @@ class Parser {
           const auto g = find_group(n);
           if (!g)
             return error(r.pos,
-                         "qos-match-rule " + std::to_string(num) + ": " + what +
-                             " port-group '" + n + "' not found",
+                         "qos-match-rule " + std::to_string(num) + ": " + what + " port-group '" +
+                             n + "' not found",
                          kPolicyReference);
           groups->push_back(*g);
         }

@@ -32,15 +32,15 @@ Setup::Setup(const CompiledPolicy& policy, std::vector<CompileNote>& notes) : c_
         }
       }
       if (!found)
-        notes.push_back({false, kPolicyReference.code, pos,
-                         std::string(scope) + ": port-group '" + n +
-                             "' not found; it covers no port"});
+        notes.push_back(
+            {false, kPolicyReference.code, pos,
+             std::string(scope) + ": port-group '" + n + "' not found; it covers no port"});
     }
     return out;
   };
   for (const VlArbScope& v : p.vlarb)
-    vlarb_.push_back({&v, resolve(v.groups, v.pos, "vlarb-scope"),
-                      resolve(v.across, v.pos, "vlarb-scope")});
+    vlarb_.push_back(
+        {&v, resolve(v.groups, v.pos, "vlarb-scope"), resolve(v.across, v.pos, "vlarb-scope")});
   for (const Sl2VlScope& v : p.sl2vl)
     sl2vl_.push_back({&v, resolve(v.groups, v.pos, "sl2vl-scope"),
                       resolve(v.across_from, v.pos, "sl2vl-scope"),
@@ -49,7 +49,8 @@ Setup::Setup(const CompiledPolicy& policy, std::vector<CompileNote>& notes) : c_
 
 bool Setup::any(std::uint32_t port, const Names& n) const {
   if (port == kNoPort) return false;
-  return std::any_of(n.ids.begin(), n.ids.end(), [&](std::size_t g) { return c_.in_group(port, g); });
+  return std::any_of(n.ids.begin(), n.ids.end(),
+                     [&](std::size_t g) { return c_.in_group(port, g); });
 }
 
 const VlArbScope* Setup::vlarb(std::uint32_t self, std::uint32_t peer) const {

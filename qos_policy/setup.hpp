@@ -37,8 +37,8 @@ class Setup {
   // An end port's own table.
   const Sl2VlScope* sl2vl_end_port(std::uint32_t self) const;
   // A switch's table for (in, out); in_peer / out_peer as `peer` above.
-  const Sl2VlScope* sl2vl_switch(std::uint32_t sw, unsigned in, std::uint32_t in_peer,
-                                 unsigned out, std::uint32_t out_peer) const;
+  const Sl2VlScope* sl2vl_switch(std::uint32_t sw, unsigned in, std::uint32_t in_peer, unsigned out,
+                                 std::uint32_t out_peer) const;
 
  private:
   struct Names {

@@ -107,10 +107,9 @@ std::vector<Sl2VlWant> sl2vl_wants(const Fabric& f, std::uint8_t max_op_vls,
         if ((p.info.capability_mask & mad::kCapIsSlMappingSupported) == 0) continue;
         const std::uint8_t code = qos::port_operational_vls(qos, f, i, p.num, max_op_vls);
         const auto it = engine.end_ports.find(p.guid);
-        out.push_back(Sl2VlWant{
-            i, p.num, 0,
-            it != engine.end_ports.end() ? masked_sl2vl(it->second, code)
-                                         : base(i, n, 0, p.num, code)});
+        out.push_back(Sl2VlWant{i, p.num, 0,
+                                it != engine.end_ports.end() ? masked_sl2vl(it->second, code)
+                                                             : base(i, n, 0, p.num, code)});
       }
       continue;
     }

@@ -17,6 +17,7 @@
 #include "conf/options.hpp"
 #include "mad/smp_client.hpp"
 #include "mad/transport.hpp"
+#include "qos_policy/model.hpp"
 #include "routing/engine.hpp"
 #include "routing/route_report.hpp"
 #include "sa/server.hpp"
@@ -34,7 +35,6 @@
 #include "sm/pkey_manager.hpp"
 #include "sm/port_config.hpp"
 #include "sm/port_tables.hpp"
-#include "qos_policy/model.hpp"
 #include "sm/qos/qos_config.hpp"
 #include "sm/security_trap.hpp"
 #include "sm/sweep_phase.hpp"
@@ -315,8 +315,8 @@ class SubnetManager {
   std::shared_ptr<Sl2VlCounts> sl2vl_counts_;
   qos::QosConfig qos_;  // opensm.conf qos and the qos_* keys, resolved per port class
   std::shared_ptr<const qos_policy::Policy> qos_policy_;  // last good policy file, or none
-  std::string qos_policy_notes_;       // what compiling it last logged (logged on change)
-  std::string qos_setup_notes_;        // the same for its qos-setup
+  std::string qos_policy_notes_;           // what compiling it last logged (logged on change)
+  std::string qos_setup_notes_;            // the same for its qos-setup
   bool qos_policy_engine_logged_ = false;  // the engine-vs-policy SL line, once per load
   // long_transaction_timeout, at least transaction_timeout: optimized SL2VL Sets wait this.
   std::chrono::milliseconds long_timeout_{500};

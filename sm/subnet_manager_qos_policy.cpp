@@ -18,8 +18,8 @@ namespace {
 
 // Logs what compiling the policy found, unless it is what was logged last time (each
 // finding once, not every sweep).
-void log_notes(Logger& log, const std::string& file, const std::vector<qos_policy::CompileNote>& notes,
-               std::string& last) {
+void log_notes(Logger& log, const std::string& file,
+               const std::vector<qos_policy::CompileNote>& notes, std::string& last) {
   std::string text;
   for (const auto& n : notes) {
     text += format_error_id(ErrorId{n.id}) + ": " + file + ":" + std::to_string(n.pos.line) + ":" +

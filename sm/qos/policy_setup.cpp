@@ -68,10 +68,11 @@ class PolicySetup final : public PortOverrides {
 
 }  // namespace
 
-std::shared_ptr<const PortOverrides> policy_setup(
-    const Fabric& f, const QosConfig& base, std::shared_ptr<const qos_policy::Policy> policy,
-    const partitions::ResolvedConfig& partitions, const partitions::MembershipResult& membership,
-    std::vector<qos_policy::CompileNote>& notes) {
+std::shared_ptr<const PortOverrides> policy_setup(const Fabric& f, const QosConfig& base,
+                                                  std::shared_ptr<const qos_policy::Policy> policy,
+                                                  const partitions::ResolvedConfig& partitions,
+                                                  const partitions::MembershipResult& membership,
+                                                  std::vector<qos_policy::CompileNote>& notes) {
   if (!policy || (policy->vlarb.empty() && policy->sl2vl.empty())) return nullptr;
   // The view: one entry per switch (its ports share its GUID), one per CA/router port.
   qos_policy::FabricView view;
@@ -83,7 +84,7 @@ std::shared_ptr<const PortOverrides> policy_setup(
     auto add = [&](Guid guid, std::vector<std::uint8_t> nums, bool sm) {
       qos_policy::FabricPort p;
       p.guid = guid;
-      p.node_type = n.is_switch()                       ? qos_policy::kTypeSwitch
+      p.node_type = n.is_switch()                        ? qos_policy::kTypeSwitch
                     : n.type() == mad::NodeType::kRouter ? qos_policy::kTypeRouter
                                                          : qos_policy::kTypeCa;
       p.node_desc = n.description;

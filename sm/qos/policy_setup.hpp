@@ -17,9 +17,10 @@ namespace ibsm::sm::qos {
 
 // Null when the policy has no qos-setup scope or cannot apply to this fabric (the
 // reason is in `notes`, with the warnings).
-std::shared_ptr<const PortOverrides> policy_setup(
-    const Fabric& f, const QosConfig& base, std::shared_ptr<const qos_policy::Policy> policy,
-    const partitions::ResolvedConfig& partitions, const partitions::MembershipResult& membership,
-    std::vector<qos_policy::CompileNote>& notes);
+std::shared_ptr<const PortOverrides> policy_setup(const Fabric& f, const QosConfig& base,
+                                                  std::shared_ptr<const qos_policy::Policy> policy,
+                                                  const partitions::ResolvedConfig& partitions,
+                                                  const partitions::MembershipResult& membership,
+                                                  std::vector<qos_policy::CompileNote>& notes);
 
 }  // namespace ibsm::sm::qos

@@ -46,8 +46,8 @@ qos-match-rules
 end-qos-match-rules
 )");
   std::ostringstream out, err;
-  const int rc = run_check({file, "--match", "0x20,0x10", "--match", "0x10,0x20,service-id=0x5"},
-                           out, err);
+  const int rc =
+      run_check({file, "--match", "0x20,0x10", "--match", "0x10,0x20,service-id=0x5"}, out, err);
   EXPECT_EQ(rc, 0) << err.str();
   const std::string o = out.str();
   EXPECT_NE(o.find("1 port groups, 2 qos-levels, 1 match rules"), std::string::npos) << o;

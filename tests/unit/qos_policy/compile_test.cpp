@@ -108,13 +108,13 @@ FabricView fabric() {
     p.is_sm_port = sm;
     f.ports.push_back(p);
   };
-  add(0x11, kTypeCa);                     // 0: storage
-  add(0x20, kTypeCa, "h", {0x0005});      // 1: gold
-  add(0x21, kTypeSwitch);                 // 2: switch
-  add(0x22, kTypeCa, "host 7");           // 3: named
-  add(0x23, kTypeCa, "h", {}, true);      // 4: SM port
-  add(0x30, kTypeCa);                     // 5: ULP target
-  add(0x40, kTypeCa);                     // 6: nobody
+  add(0x11, kTypeCa);                 // 0: storage
+  add(0x20, kTypeCa, "h", {0x0005});  // 1: gold
+  add(0x21, kTypeSwitch);             // 2: switch
+  add(0x22, kTypeCa, "host 7");       // 3: named
+  add(0x23, kTypeCa, "h", {}, true);  // 4: SM port
+  add(0x30, kTypeCa);                 // 5: ULP target
+  add(0x40, kTypeCa);                 // 6: nobody
   f.partitions.push_back({"Gold", 0x0005, 2});
   f.partitions.push_back({"Default", 0x7fff, 7});
   return f;
@@ -127,8 +127,8 @@ std::shared_ptr<const Policy> policy(const char* text) {
 }
 
 // The reference: OpenSM's rule-by-rule loop.
-std::uint32_t slow_match(const Policy& p, const CompiledPolicy& c, std::uint32_t s,
-                         std::uint32_t d, const MatchQuery& q) {
+std::uint32_t slow_match(const Policy& p, const CompiledPolicy& c, std::uint32_t s, std::uint32_t d,
+                         const MatchQuery& q) {
   auto in_any = [&](std::uint32_t port, const std::vector<std::size_t>& gs) {
     for (auto g : gs) {
       if (c.in_group(port, g)) return true;
@@ -226,8 +226,7 @@ TEST(QosPolicyMatch, IpoibPartitionIsChecked) {
 }
 
 TEST(QosPolicyMatch, UnknownRulePKeyIsAWarning) {
-  auto p = policy(
-      "qos-ulps\n default: 0\n any, pkey 0x44 : 3\nend-qos-ulps\n");
+  auto p = policy("qos-ulps\n default: 0\n any, pkey 0x44 : 3\nend-qos-ulps\n");
   std::vector<CompileNote> notes;
   auto c = compile(p, fabric(), notes);
   ASSERT_TRUE(c.has_value());

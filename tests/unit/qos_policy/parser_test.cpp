@@ -116,7 +116,7 @@ TEST(QosPolicyParser, ReadsEverySection) {
 
   ASSERT_EQ(p.rules.size(), 2u);
   EXPECT_EQ(p.rules[0].qos_class, (Ranges{{7, 9}, {11, 11}}));  // reversed range turned
-  EXPECT_EQ(p.rules[0].level, 1u);                             // names are case-insensitive
+  EXPECT_EQ(p.rules[0].level, 1u);                              // names are case-insensitive
   EXPECT_EQ(p.rules[1].source_groups, (std::vector<std::size_t>{1}));
   EXPECT_EQ(p.rules[1].destination_groups, (std::vector<std::size_t>{0}));
   EXPECT_EQ(p.rules[1].pkey, (Ranges{{1, 1}}));
@@ -185,8 +185,8 @@ TEST(QosPolicyParser, ShortestPolicies) {
       parse_policy("qos-levels\n qos-level\n name: DEFAULT\n sl: 0\n end-qos-level\nend-qos-levels")
           .ok());
   // Keywords need no line of their own (the scanner has no line structure).
-  EXPECT_TRUE(parse_policy("qos-levels qos-level name: default sl: 2 end-qos-level end-qos-levels")
-                  .ok());
+  EXPECT_TRUE(
+      parse_policy("qos-levels qos-level name: default sl: 2 end-qos-level end-qos-levels").ok());
 }
 
 TEST(QosPolicyParser, NumbersAreCNotation) {
@@ -215,9 +215,9 @@ TEST_P(QosPolicyErrors, RefusedWithLineAndColumn) {
   EXPECT_NE(r.error().message.find(c.words), std::string::npos) << r.error().message;
   const std::string f = format_error(r.error(), "/etc/q.conf");
   EXPECT_EQ(f.rfind("IBSM-", 0), 0u);
-  const std::string where = c.line == 0 ? std::string("/etc/q.conf: ")
-                                         : "/etc/q.conf:" + std::to_string(c.line) + ":" +
-                                               std::to_string(c.column) + ": ";
+  const std::string where =
+      c.line == 0 ? std::string("/etc/q.conf: ")
+                  : "/etc/q.conf:" + std::to_string(c.line) + ":" + std::to_string(c.column) + ": ";
   EXPECT_NE(f.find(where), std::string::npos) << f;
 }
 
@@ -225,8 +225,7 @@ INSTANTIATE_TEST_SUITE_P(
     EachKind, QosPolicyErrors,
     ::testing::Values(
         BadCase{"bogus\n", 1, 1, "expected a section"},
-        BadCase{"qos-levels\n qos-level\n  name: a\n  sl: 0\n end-qos-level\n", 6, 1,
-                "not closed"},
+        BadCase{"qos-levels\n qos-level\n  name: a\n  sl: 0\n end-qos-level\n", 6, 1, "not closed"},
         BadCase{"qos-levels\n qos-level\n  nme: a\n", 3, 3, "unexpected"},
         BadCase{"qos-levels\n qos-level\n  name: a\n  sl: x\n", 4, 7, "expected a number"},
         BadCase{"qos-levels\n qos-level\n  name: a\n  sl: 16\n", 4, 7, "out of range"},
@@ -241,18 +240,19 @@ INSTANTIATE_TEST_SUITE_P(
                 "too large"},
         BadCase{"qos-levels\n qos-level\n  name: a\n  sl: 1\n  pkey: 1-\n", 6, 1,
                 "expected a number"},
-        BadCase{"port-groups\n port-group\n  use: x\n end-port-group\n", 4, 2, "no port group name"},
+        BadCase{"port-groups\n port-group\n  use: x\n end-port-group\n", 4, 2,
+                "no port group name"},
         BadCase{"port-groups\n port-group\n  name: a\n  node-type: CA, HOST\n", 4, 18,
                 "CA, SWITCH"},
         BadCase{"port-groups\n port-group\n  name: a\n  port-name: host1\n", 4, 3,
                 "illegal port name"},
         BadCase{"port-groups\nend-port-groups\n", 2, 1, "expected 'port-group'"},
-        BadCase{"qos-setup\n sl2vl-tables\n  sl2vl-scope\n   group: a\n   sl2vl-table: 0,1\n", 5,
-                4, "should be 16"},
-        BadCase{"qos-setup\n sl2vl-tables\n  sl2vl-scope\n   group: a\n  end-sl2vl-scope\n", 5,
-                3, "no sl2vl table"},
-        BadCase{"qos-setup\n vlarb-tables\n  vlarb-scope\n   group: a\n   vlarb-high: 15:1\n", 5,
-                4, "VL 15"},
+        BadCase{"qos-setup\n sl2vl-tables\n  sl2vl-scope\n   group: a\n   sl2vl-table: 0,1\n", 5, 4,
+                "should be 16"},
+        BadCase{"qos-setup\n sl2vl-tables\n  sl2vl-scope\n   group: a\n  end-sl2vl-scope\n", 5, 3,
+                "no sl2vl table"},
+        BadCase{"qos-setup\n vlarb-tables\n  vlarb-scope\n   group: a\n   vlarb-high: 15:1\n", 5, 4,
+                "VL 15"},
         BadCase{"qos-setup\n vlarb-tables\n  vlarb-scope\n   vlarb-high: 1:1\n  end-vlarb-scope\n",
                 5, 3, "no port groups"},
         BadCase{"qos-setup\n sl2vl-tables\n  sl2vl-scope\n   group: a\n   to: 128\n", 5, 8,
@@ -267,10 +267,11 @@ INSTANTIATE_TEST_SUITE_P(
         BadCase{"qos-match-rules\n qos-match-rule\n  qos-level-name: nope\n end-qos-match-rule\n"
                 "end-qos-match-rules\nqos-ulps\n default: 0\nend-qos-ulps\n",
                 3, 19, "'nope' not found", 2502},
-        BadCase{"qos-match-rules\n qos-match-rule\n  source: g\n  qos-level-name: default\n "
-                "end-qos-match-rule\nend-qos-match-rules\n"
-                "qos-levels\n qos-level\n  name: DEFAULT\n  sl: 0\n end-qos-level\nend-qos-levels\n",
-                2, 2, "source port-group 'g' not found", 2502},
+        BadCase{
+            "qos-match-rules\n qos-match-rule\n  source: g\n  qos-level-name: default\n "
+            "end-qos-match-rule\nend-qos-match-rules\n"
+            "qos-levels\n qos-level\n  name: DEFAULT\n  sl: 0\n end-qos-level\nend-qos-levels\n",
+            2, 2, "source port-group 'g' not found", 2502},
         BadCase{"qos-ulps\n sdp: 1\nend-qos-ulps\n", 0, 0, "DEFAULT", 2502}));
 
 TEST(QosPolicyFormat, PrintsWhatWasRead) {

@@ -86,8 +86,8 @@ end-qos-match-rules
 struct Files {
   std::filesystem::path dir;
   Files() {
-    dir = std::filesystem::temp_directory_path() /
-          ("ibsm-qos-policy-" + std::to_string(::getpid()));
+    dir =
+        std::filesystem::temp_directory_path() / ("ibsm-qos-policy-" + std::to_string(::getpid()));
     std::filesystem::create_directories(dir);
     std::ofstream(dir / "partitions.conf")
         << "Default=0x7fff, ipoib: ALL=full;\nP5=0x0005: 0x100005=full, 0x100007=full;\n";
