@@ -101,7 +101,7 @@ void SubnetManager::attach_qos_policy(sa::Snapshot& snap) {
     log_->warn(
         "{}: the routing engine assigns per-path SLs and the QoS policy gives SLs too: the "
         "engine wins on SL bits 0x{:x} (deadlock freedom needs them, as with OpenSM's path_sl "
-        "hook); the policy's SL decides {} ",
+        "hook); the policy's SL decides {}",
         format_error_id(qos_policy::kPolicyEngineSl), 0x0f & ~free,
         free == 0 ? std::string("nothing")
                   : "bits 0x" + fmt::format("{:x}", free) + " (the QoS level bits)");
