@@ -133,7 +133,18 @@ class Parser {
     return false;
   }
   bool unexpected(const std::string& expected) {
-    return error(peek().pos, "unexpected " + describe(peek()) + ", expected " + expected);
+    std::string what = describe(peek());
+    if (peek().kind == Tok::kText) {  // the scanner cuts words into letters: show the word
+      std::string word;
+      for (std::size_t k = i_; k < t_.size() && t_[k].kind == Tok::kText &&
+                               t_[k].pos.line == peek().pos.line && word.size() < 40;
+           ++k) {
+        if (k > i_ && t_[k].pos.column != t_[k - 1].pos.column + t_[k - 1].text.size()) break;
+        word += t_[k].text;
+      }
+      what = "'" + word + "'";
+    }
+    return error(peek().pos, "unexpected " + what + ", expected " + expected);
   }
 
   // ---- values --------------------------------------------------------------

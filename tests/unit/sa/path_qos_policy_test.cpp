@@ -10,6 +10,7 @@
 #include <fstream>
 
 #include "sa/records/record_util.hpp"
+#include "sa/sa_mad.hpp"
 #include "tests/unit/sa/sa_fixture.hpp"
 
 namespace ibsm::sa {
@@ -209,6 +210,62 @@ TEST(PathQosPolicy, ReloadIsAllOrNothing) {
   r.sm->request_heavy_sweep(sm::HeavyReason::kForced);
   static_cast<void>(r.sm->sweep(stop));
   EXPECT_EQ(ask(r, Q(kHa, kHc)).sl, 7);
+}
+
+// MultiPathRecord GetMulti from `src` to `dst` (one RMPP segment, as a kernel sends it),
+// with ServiceID and QoS class when given: the SL and P_Key of each answer.
+std::vector<std::pair<int, int>> multipath(SaRig& r, Guid src, const std::vector<Guid>& dst,
+                                           std::optional<std::uint64_t> sid,
+                                           std::optional<std::uint16_t> qos_class) {
+  SaHeader h;
+  h.method = method::kGetMulti;
+  h.tid = 0x4243;
+  h.attr_id = attr::kMultiPathRecord;
+  h.comp_mask = (1ull << 19) | (1ull << 20);
+  h.rmpp_version = 1;
+  h.rmpp_type = rmpp::kTypeData;
+  h.rmpp_flags = rmpp::kFlagActive | rmpp::kFlagFirst | rmpp::kFlagLast;
+  h.rmpp_segment = 1;
+  std::vector<std::uint8_t> bytes(kMadSize, 0);
+  std::span<std::uint8_t> rec(bytes.data() + kHeaderSize, kDataSize);
+  if (sid) {
+    h.comp_mask |= (1ull << 16) | (1ull << 21);
+    rec[13] = static_cast<std::uint8_t>(*sid >> 56);
+    put_be(rec, 17, *sid & 0x00ffffffffffffffull, 7);
+  }
+  if (qos_class) {
+    h.comp_mask |= 1ull << 8;
+    put_be(rec, 8, std::uint64_t{*qos_class} << 4, 2);
+  }
+  encode_header(h, bytes);
+  rec[15] = 1;
+  rec[16] = static_cast<std::uint8_t>(dst.size());
+  put_be(rec, 24, kLinkLocal, 8);
+  put_be(rec, 32, src, 8);
+  std::size_t at = 40;
+  for (Guid g : dst) {
+    put_be(rec, at, kLinkLocal, 8);
+    put_be(rec, at + 8, g, 8);
+    at += 16;
+  }
+  std::vector<std::pair<int, int>> out;
+  auto a = r.raw(bytes, r.lid_of("ha"));
+  if (!a) return out;
+  for (std::size_t i = 0; i < a->record_count(); ++i) {
+    const auto p = a->record(i);
+    out.emplace_back(static_cast<int>(get_be(p, 52, 2) & 0xf), static_cast<int>(get_be(p, 50, 2)));
+  }
+  return out;
+}
+
+TEST(PathQosPolicy, MultiPathRecordMatchesLikePathRecord) {
+  Files f;
+  SaRig r(satest::kSmallNet, f.options());
+  using V = std::vector<std::pair<int, int>>;
+  EXPECT_EQ(multipath(r, kHd, {kHb, kHc}, std::nullopt, std::nullopt), (V{{1, 0xffff}, {1, 0xffff}}));
+  EXPECT_EQ(multipath(r, kHd, {kHb, kHc}, 0x10, std::nullopt), (V{{5, 0xffff}, {5, 0xffff}}));
+  // The P_Key level: hb shares no P_Key of it with hd, so only hc answers.
+  EXPECT_EQ(multipath(r, kHd, {kHb, kHc}, std::nullopt, 3), (V{{4, 0x0005}}));
 }
 
 }  // namespace
