@@ -67,7 +67,7 @@ std::filesystem::path find_net(const std::string& name) {
 // match rules: a quarter on source and destination groups, a quarter on source group
 // and ServiceID, a quarter on destination group and P_Key, a quarter on both groups
 // and QoS class; nine levels with SL, MTU and rate limits.
-std::string make_policy(const std::vector<ibsm::Guid>& guids, unsigned groups, unsigned rules) {
+std::string make_policy(const std::vector<std::uint64_t>& guids, unsigned groups, unsigned rules) {
   std::string t = "port-groups\n";
   for (unsigned g = 0; g < groups; ++g) {
     t += "  port-group\n    name: g" + std::to_string(g) + "\n";
@@ -263,13 +263,13 @@ int main(int argc, char** argv) {
 
   // (a3) qos on, with a QoS policy file of 200 match rules over 50 port groups.
   {
-    std::vector<Guid> guids;
+    std::vector<std::uint64_t> guids;
     for (const sa::PortRef& h : hosts)
       guids.push_back(snap->port(h).guid);
     std::sort(guids.begin(), guids.end());
-    const std::string text = make_policy(guids, 50, 200);
+    const std::string policy_text = make_policy(guids, 50, 200);
     t0 = WallClock::now();
-    auto parsed = qos_policy::parse_policy(text);
+    auto parsed = qos_policy::parse_policy(policy_text);
     if (!parsed) {
       std::fprintf(stderr, "sa_path_bench: policy: %s\n",
                    qos_policy::format_error(parsed.error(), "generated").c_str());
@@ -286,8 +286,8 @@ int main(int argc, char** argv) {
     std::printf(
         "QoS policy: %zu bytes, %zu port groups, %zu rules; parse %.1f ms, compile %.1f ms "
         "(%u port signatures, %zu candidate entries)\n",
-        text.size(), policy->groups.size(), policy->rules.size(), parse_s * 1e3, compile_s * 1e3,
-        compiled->signatures(), compiled->candidate_entries());
+        policy_text.size(), policy->groups.size(), policy->rules.size(), parse_s * 1e3,
+        compile_s * 1e3, compiled->signatures(), compiled->candidate_entries());
     auto shared = std::make_shared<const qos_policy::CompiledPolicy>(std::move(*compiled));
     auto copy = std::make_shared<sa::Snapshot>(*snap);
     copy->qos_policy = shared;
