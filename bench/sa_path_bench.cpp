@@ -290,28 +290,32 @@ int main(int argc, char** argv) {
         compile_s * 1e3, compiled->signatures(), compiled->candidate_entries());
     auto shared = std::make_shared<const qos_policy::CompiledPolicy>(std::move(*compiled));
     auto copy = std::make_shared<sa::Snapshot>(*snap);
-    copy->qos_policy = shared;
     sa::SaSettings st = server.settings();
     st.qos = true;
-    const sa::PathResolver r(*copy, st);
-    std::size_t found = 0, leveled = 0;
-    const double c0 = cpu_seconds();
-    t0 = WallClock::now();
-    for (std::size_t i = 0; i < queries; ++i) {
-      const Pair& p = pairs[i & mask];
-      const sa::PathQuery q;
-      auto resolved = r.resolve(p.s, snap->port(p.s).lid, p.d, snap->port(p.d).lid, q, 0);
-      if (resolved) {
-        ++found;
-        leveled += resolved->params.sl != 0 ? 1 : 0;
+    // qos on without a policy first (the cost of QoS itself), then with it.
+    for (const bool with_policy : {false, true}) {
+      copy->qos_policy = with_policy ? shared : nullptr;
+      const sa::PathResolver r(*copy, st);
+      std::size_t found = 0, leveled = 0;
+      const double c0 = cpu_seconds();
+      t0 = WallClock::now();
+      for (std::size_t i = 0; i < queries; ++i) {
+        const Pair& p = pairs[i & mask];
+        const sa::PathQuery q;
+        auto resolved = r.resolve(p.s, snap->port(p.s).lid, p.d, snap->port(p.d).lid, q, 0);
+        if (resolved) {
+          ++found;
+          leveled += resolved->params.sl != 0 ? 1 : 0;
+        }
       }
+      const double s = seconds_since(t0);
+      const double c = cpu_seconds() - c0;
+      std::printf(
+          "resolver, qos%s: %zu paths in %.3f s = %.2f M paths/s wall, %.2f M/s per CPU "
+          "second (%zu found, %zu with a rule's SL)\n",
+          with_policy ? " + policy" : "", queries, s, queries / s / 1e6, queries / c / 1e6, found,
+          leveled);
     }
-    const double s = seconds_since(t0);
-    const double c = cpu_seconds() - c0;
-    std::printf(
-        "resolver, qos + policy: %zu paths in %.3f s = %.2f M paths/s wall, %.2f M/s per CPU "
-        "second (%zu found, %zu with a rule's SL)\n",
-        queries, s, queries / s / 1e6, queries / c / 1e6, found, leveled);
 
     server.set_settings(st);
     server.amend([&](sa::Snapshot& sn) { sn.qos_policy = shared; });

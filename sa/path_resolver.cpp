@@ -261,6 +261,12 @@ std::shared_ptr<const PathTables> build_path_tables(const Snapshot& s) {
                         (node.ports[0].info.capability_mask & kCapExtendedSpeeds) != 0;
     for (std::size_t pi = 0; pi < node.ports.size(); ++pi) {
       const SnapPort& sp = node.ports[pi];
+      if (sp.vl_tables && !t->sl2vl_drops) {
+        for (std::uint64_t map : sp.vl_tables->sl2vl) {
+          for (unsigned sl = 0; sl < 16 && !t->sl2vl_drops; ++sl)
+            t->sl2vl_drops = (map >> (4 * sl) & 0xf) == 15;
+        }
+      }
       PathTables::Port& p = t->ports[t->node_base[ni] + pi];
       p.node = ni;
       p.num = static_cast<PortNum>(pi);
@@ -559,7 +565,7 @@ std::optional<PathParams> PathResolver::one_way(PortRef src, Lid slid, PortRef d
   const std::uint32_t s = t_->flat(src);
   const std::uint32_t d = t_->flat(dst);
   Walk w;
-  if (settings_.qos) {
+  if (settings_.qos && t_->sl2vl_drops) {
     SlMask mask{snap_, *t_};
     if (!walk(w, s, d, dlid, mask) || mask.valid == 0) return std::nullopt;
     return finish(w, s, d, slid, dlid, mask.valid, q);
@@ -663,7 +669,9 @@ std::optional<ResolvedPath> PathResolver::resolve(PortRef src, Lid slid, PortRef
                                                   std::uint8_t preference) const {
   std::optional<PathParams> fwd;
   bool reversible = false;
-  if (settings_.qos) {
+  // With QoS and an SL2VL table that drops some SL, each direction walks with the
+  // tables; otherwise every SL is usable and the two walks run side by side.
+  if (settings_.qos && t_->sl2vl_drops) {
     fwd = one_way(src, slid, dst, dlid, q);
     if (!fwd) return std::nullopt;
     reversible = one_way(dst, dlid, src, slid, q).has_value();

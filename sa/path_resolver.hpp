@@ -153,6 +153,10 @@ struct PathTables {
     std::uint32_t fp = kNone;
   };
   std::vector<GuidSlot> by_guid;
+  // Some known SL2VL table maps an SL to VL15 (drop): only then can a path's usable
+  // SLs be fewer than 16, and only then does QoS need the slower walk that reads every
+  // hop's table (PathResolver::one_way).
+  bool sl2vl_drops = false;
 
   std::uint32_t flat(PortRef r) const { return node_base[r.node] + r.port; }
   // The egress port number a switch's LFT names for `lid` (0xFF: none).
