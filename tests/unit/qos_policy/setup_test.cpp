@@ -80,7 +80,7 @@ TEST(QosPolicySetup, FirstCoveringScopeDecides) {
   auto c = compile(std::make_shared<const Policy>(std::move(*parsed)), f, notes);
   ASSERT_TRUE(c.has_value());
   const ibsm::qos_policy::Setup s(*c, notes);  // qualified: gtest has a Setup() trap
-  ASSERT_EQ(notes.size(), 1u);  // 'nosuch' is warned about, not refused
+  ASSERT_EQ(notes.size(), 1u);                 // 'nosuch' is warned about, not refused
   EXPECT_EQ(notes[0].id, kPolicyReference.code);
   EXPECT_FALSE(notes[0].error);
   EXPECT_NE(notes[0].message.find("nosuch"), std::string::npos);
