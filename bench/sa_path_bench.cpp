@@ -7,10 +7,14 @@
 //   - the same paths through the resolver alone (both directions walked, as a
 //     record needs the Reversible bit);
 //   - the snapshot publication (build_sa_snapshot, path tables included) and
-//     Snapshot::memory_bytes().
+//     Snapshot::memory_bytes();
+//   - with qos on and a QoS policy file of 200 match rules over 50 port groups (GUID
+//     lists of the hosts): the policy's compile time, and the resolver and
+//     SaServer::answer rates again (target: at least 1 M answers/s).
 // Usage: sa_path_bench [net file] [queries]. The net file is looked up in
 // $IBSM_TOPOLOGIES, then ../shared/topologies next to the source tree; without it the
 // benchmark says so and exits 0.
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdio>
@@ -22,7 +26,10 @@
 #include <sstream>
 #include <string>
 
+#include "qos_policy/compile.hpp"
+#include "qos_policy/parser.hpp"
 #include "sa/path_resolver.hpp"
+#include "sa/qos_view.hpp"
 #include "sa/records/record_util.hpp"
 #include "sm/sa_snapshot.hpp"
 #include "sm/subnet_manager.hpp"
@@ -54,6 +61,58 @@ std::filesystem::path find_net(const std::string& name) {
   const auto p = std::filesystem::path(IBSM_SOURCE_DIR) / ".." / "shared" / "topologies" / name;
   if (std::filesystem::exists(p)) return p;
   return {};
+}
+
+// A policy of `groups` port groups (hosts dealt round-robin by GUID) and `rules`
+// match rules: a quarter on source and destination groups, a quarter on source group
+// and ServiceID, a quarter on destination group and P_Key, a quarter on both groups
+// and QoS class; nine levels with SL, MTU and rate limits.
+std::string make_policy(const std::vector<std::uint64_t>& guids, unsigned groups, unsigned rules) {
+  std::string t = "port-groups\n";
+  for (unsigned g = 0; g < groups; ++g) {
+    t += "  port-group\n    name: g" + std::to_string(g) + "\n";
+    std::string list;
+    for (std::size_t i = g; i < guids.size(); i += groups) {
+      char buf[24];
+      std::snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(guids[i]));
+      list += (list.empty() ? "" : ", ") + std::string(buf);
+      if (list.size() > 900) {  // several port-guid lines, as a site would write them
+        t += "    port-guid: " + list + "\n";
+        list.clear();
+      }
+    }
+    if (!list.empty()) t += "    port-guid: " + list + "\n";
+    t += "  end-port-group\n";
+  }
+  t += "end-port-groups\nqos-levels\n  qos-level\n    name: DEFAULT\n    sl: 0\n  end-qos-level\n";
+  for (unsigned l = 1; l <= 8; ++l) {
+    t += "  qos-level\n    name: L" + std::to_string(l) + "\n    sl: " + std::to_string(l) +
+         "\n    mtu-limit: " + std::to_string(1 + l % 5) +
+         "\n    rate-limit: " + std::to_string(3 + l % 5) + "\n  end-qos-level\n";
+  }
+  t += "end-qos-levels\nqos-match-rules\n";
+  for (unsigned r = 0; r < rules; ++r) {
+    const std::string src = "g" + std::to_string(r % groups);
+    const std::string dst = "g" + std::to_string((r * 7 + 3) % groups);
+    t += "  qos-match-rule\n";
+    switch (r % 4) {
+      case 0:
+        t += "    source: " + src + "\n    destination: " + dst + "\n";
+        break;
+      case 1:
+        t += "    source: " + src + "\n    service-id: " + std::to_string(0x10000 + r) + "\n";
+        break;
+      case 2:
+        t += "    destination: " + dst + "\n    pkey: " + std::to_string(r) + "\n";
+        break;
+      default:
+        t += "    source: " + src + "\n    destination: " + dst +
+             "\n    qos-class: " + std::to_string(r % 16) + "\n";
+        break;
+    }
+    t += "    qos-level-name: L" + std::to_string(1 + r % 8) + "\n  end-qos-match-rule\n";
+  }
+  return t + "end-qos-match-rules\n";
 }
 
 }  // namespace
@@ -200,6 +259,96 @@ int main(int argc, char** argv) {
         "SaServer::answer (Get SGID+DGID): %zu requests in %.3f s = %.2f M/s wall, "
         "%.2f M/s per CPU second (%zu records)\n",
         queries, s, queries / s / 1e6, queries / c / 1e6, ok);
+  }
+
+  // (a3) qos on, with a QoS policy file of 200 match rules over 50 port groups.
+  {
+    std::vector<std::uint64_t> guids;
+    for (const sa::PortRef& h : hosts)
+      guids.push_back(snap->port(h).guid);
+    std::sort(guids.begin(), guids.end());
+    const std::string policy_text = make_policy(guids, 50, 200);
+    t0 = WallClock::now();
+    auto parsed = qos_policy::parse_policy(policy_text);
+    if (!parsed) {
+      std::fprintf(stderr, "sa_path_bench: policy: %s\n",
+                   qos_policy::format_error(parsed.error(), "generated").c_str());
+      return 1;
+    }
+    const double parse_s = seconds_since(t0);
+    auto policy = std::make_shared<const qos_policy::Policy>(std::move(*parsed));
+    t0 = WallClock::now();
+    std::vector<qos_policy::CompileNote> notes;
+    auto compiled =
+        qos_policy::compile(policy, sa::qos_fabric_view(*snap, *snap->path_tables), notes);
+    const double compile_s = seconds_since(t0);
+    if (!compiled) return 1;
+    std::printf(
+        "QoS policy: %zu bytes, %zu port groups, %zu rules; parse %.1f ms, compile %.1f ms "
+        "(%u port signatures, %zu candidate entries)\n",
+        policy_text.size(), policy->groups.size(), policy->rules.size(), parse_s * 1e3,
+        compile_s * 1e3, compiled->signatures(), compiled->candidate_entries());
+    auto shared = std::make_shared<const qos_policy::CompiledPolicy>(std::move(*compiled));
+    auto copy = std::make_shared<sa::Snapshot>(*snap);
+    sa::SaSettings st = server.settings();
+    st.qos = true;
+    // qos on without a policy first (the cost of QoS itself), then with it.
+    for (const bool with_policy : {false, true}) {
+      copy->qos_policy = with_policy ? shared : nullptr;
+      const sa::PathResolver r(*copy, st);
+      std::size_t found = 0, leveled = 0;
+      const double c0 = cpu_seconds();
+      t0 = WallClock::now();
+      for (std::size_t i = 0; i < queries; ++i) {
+        const Pair& p = pairs[i & mask];
+        const sa::PathQuery q;
+        auto resolved = r.resolve(p.s, snap->port(p.s).lid, p.d, snap->port(p.d).lid, q, 0);
+        if (resolved) {
+          ++found;
+          leveled += resolved->params.sl != 0 ? 1 : 0;
+        }
+      }
+      const double s = seconds_since(t0);
+      const double c = cpu_seconds() - c0;
+      std::printf(
+          "resolver, qos%s: %zu paths in %.3f s = %.2f M paths/s wall, %.2f M/s per CPU "
+          "second (%zu found, %zu with a rule's SL)\n",
+          with_policy ? " + policy" : "", queries, s, queries / s / 1e6, queries / c / 1e6, found,
+          leveled);
+    }
+
+    server.set_settings(st);
+    server.amend([&](sa::Snapshot& sn) { sn.qos_policy = shared; });
+    const sa::Lid from = snap->port(hosts.front()).lid;
+    mad::MadAddress addr;
+    addr.lid = from;
+    std::vector<sa::SaMad> requests(4096);
+    for (std::size_t i = 0; i < requests.size(); ++i) {
+      const Pair& p = pairs[i];
+      sa::SaMad& m = requests[i];
+      m.header.method = sa::method::kGet;
+      m.header.attr_id = sa::attr::kPathRecord;
+      m.header.tid = i;
+      m.header.comp_mask = (1ull << 2) | (1ull << 3);  // DGID, SGID
+      m.data.assign(sa::kDataSize, 0);
+      sa::put_be(m.data, 8, snap->subnet_prefix, 8);
+      sa::put_be(m.data, 16, snap->port(p.d).guid, 8);
+      sa::put_be(m.data, 24, snap->subnet_prefix, 8);
+      sa::put_be(m.data, 32, snap->port(p.s).guid, 8);
+    }
+    std::size_t ok = 0;
+    const double c1 = cpu_seconds();
+    t0 = WallClock::now();
+    for (std::size_t i = 0; i < queries; ++i) {
+      const sa::SaResponse resp = server.answer(requests[i & (requests.size() - 1)], addr);
+      ok += resp.records;
+    }
+    const double s2 = seconds_since(t0);
+    const double c2 = cpu_seconds() - c1;
+    std::printf(
+        "SaServer::answer, qos + policy (Get SGID+DGID): %zu requests in %.3f s = %.2f M/s "
+        "wall, %.2f M/s per CPU second (%zu records)\n",
+        queries, s2, queries / s2 / 1e6, queries / c2 / 1e6, ok);
   }
   std::filesystem::remove_all(cache);
   return 0;

@@ -152,7 +152,7 @@
   X(kLogging, console_port, std::uint16_t, 10000, dec(), kRestart, kNo, cli_arg('C', "console-port"), "TCP port of the console") \
   /* ---- QoS ---- */ \
   X(kQos, qos, bool, false, flag(), kHup, kYes, cli_set('Q', "qos"), "Program VLArbitration tables, SL2VL tables and PortInfo VLHighLimit from the qos_* keys") \
-  X(kQos, qos_policy_file, std::string, "/etc/opensm/qos-policy.conf", text(), kRestart, kNo, cli_arg('Y', "qos_policy_file"), "QoS policy file") \
+  X(kQos, qos_policy_file, std::string, "/etc/opensm/qos-policy.conf", text(), kRestart, kYes, cli_arg('Y', "qos_policy_file"), "QoS policy file (OpenSM grammar, docs/qos-policy.md); read with qos on, re-read on SIGHUP") \
   X(kQos, suppress_sl2vl_mad_status_errors, bool, false, flag(), kHup, kYes, no_cli(), "Log an SL2VL Set refused with a MAD status at debug level only") \
   X(kQos, qos_max_vls, std::uint32_t, 0, dec(0, 15), kHup, kYes, no_cli(), "QoS default (all port classes): data VLs at most (caps OperationalVLs); 0 = unset") \
   X(kQos, qos_high_limit, std::int32_t, -1, dec(-1, 255), kHup, kYes, no_cli(), "QoS default (all port classes): PortInfo.VLHighLimit; -1 = unset") \

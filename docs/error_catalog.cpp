@@ -13,6 +13,7 @@
 #include "conf/errors.hpp"
 #include "mad/errors.hpp"
 #include "partitions/errors.hpp"
+#include "qos_policy/errors.hpp"
 #include "routing/errors.hpp"
 #include "sa/errors.hpp"
 #include "sm/election/errors.hpp"
@@ -32,6 +33,7 @@ const Module kModules[] = {
     {"Subnet manager (sm/)", 2, ibsm::sm::kSmErrors},
     {"Master/standby election (sm/election/)", 2, ibsm::sm::election::kElectionErrors},
     {"M_Key (sm/mkey/)", 2, ibsm::sm::mkey::kMkeyErrors},
+    {"QoS policy file (qos_policy/)", 2, ibsm::qos_policy::kQosPolicyErrors},
     {"Subnet Administrator (sa/)", 7, ibsm::sa::kSaErrors},
     {"Routing (routing/)", 3, ibsm::routing::kRoutingErrors},
     {"Partitions (partitions/, ibsm-part)", 4, ibsm::partitions::kPartitionErrors},

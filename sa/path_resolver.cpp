@@ -261,6 +261,12 @@ std::shared_ptr<const PathTables> build_path_tables(const Snapshot& s) {
                         (node.ports[0].info.capability_mask & kCapExtendedSpeeds) != 0;
     for (std::size_t pi = 0; pi < node.ports.size(); ++pi) {
       const SnapPort& sp = node.ports[pi];
+      if (sp.vl_tables && !t->sl2vl_drops) {
+        for (std::uint64_t map : sp.vl_tables->sl2vl) {
+          for (unsigned sl = 0; sl < 16 && !t->sl2vl_drops; ++sl)
+            t->sl2vl_drops = (map >> (4 * sl) & 0xf) == 15;
+        }
+      }
       PathTables::Port& p = t->ports[t->node_base[ni] + pi];
       p.node = ni;
       p.num = static_cast<PortNum>(pi);
@@ -502,6 +508,17 @@ std::uint16_t PathResolver::common_pkey(std::uint32_t a, std::uint32_t b) const 
   return best == nullptr ? 0 : best->value;
 }
 
+std::uint16_t PathResolver::level_pkey(std::uint32_t a, std::uint32_t b,
+                                       const qos_policy::Ranges& r) const {
+  std::uint16_t best = 0;
+  for (const PathTables::PKey& x : t_->pkeys_of(a)) {
+    const std::uint16_t base = x.value & 0x7fff;
+    if (base == 0 || (best != 0 && base >= best) || !qos_policy::contains(r, base)) continue;
+    if (share_this_pkey(a, b, base)) best = base;
+  }
+  return best;
+}
+
 bool PathResolver::share_this_pkey(std::uint32_t a, std::uint32_t b, std::uint16_t pkey) const {
   const std::uint16_t base = pkey & 0x7fff;
   if (base == 0) return false;
@@ -548,7 +565,7 @@ std::optional<PathParams> PathResolver::one_way(PortRef src, Lid slid, PortRef d
   const std::uint32_t s = t_->flat(src);
   const std::uint32_t d = t_->flat(dst);
   Walk w;
-  if (settings_.qos) {
+  if (settings_.qos && t_->sl2vl_drops) {
     SlMask mask{snap_, *t_};
     if (!walk(w, s, d, dlid, mask) || mask.valid == 0) return std::nullopt;
     return finish(w, s, d, slid, dlid, mask.valid, q);
@@ -572,6 +589,18 @@ std::optional<PathParams> PathResolver::finish(const Walk& w, std::uint32_t s, s
                               snap_.nodes[t_->ports[d].node].info, q.mtu))
     p.mtu = kTavorMtuLimit;
 
+  // The QoS policy's level for this direction (OpenSM pr_rcv_get_path_parms): its
+  // limits cap what the path offers before the request's selectors see it.
+  const qos_policy::Level* level = nullptr;
+  if (settings_.qos && snap_.qos_policy) {
+    level = &snap_.qos_policy->match(s, d, {q.qos_class, q.service_id, q.pkey});
+    if (level->mtu_limit && p.mtu > *level->mtu_limit) p.mtu = *level->mtu_limit;
+    if (level->rate_limit && rate_rank(p.rate) > rate_rank(*level->rate_limit))
+      p.rate = *level->rate_limit;
+    if ((valid_sls >> *level->sl & 1u) == 0) return std::nullopt;
+    if (s != d && level->packet_life) p.life = *level->packet_life;
+  }
+
   if (q.mtu.set) {
     auto v = select_mtu(p.mtu, q.mtu.sel, q.mtu.value);
     if (!v) return std::nullopt;
@@ -594,15 +623,26 @@ std::optional<PathParams> PathResolver::finish(const Walk& w, std::uint32_t s, s
     p.pkey = common_pkey(s, d);
   } else if (q.pkey) {
     if (!share_this_pkey(s, d, *q.pkey)) return std::nullopt;
+    // A level with P_Keys serves only those (OpenSM ERR 1F1D).
+    if (level != nullptr && !level->pkeys.empty() &&
+        !qos_policy::contains(level->pkeys, *q.pkey & 0x7fffu))
+      return std::nullopt;
     p.pkey = *q.pkey;
+  } else if (level != nullptr && !level->pkeys.empty()) {
+    p.pkey = level_pkey(s, d, level->pkeys);
+    if (p.pkey == 0) return std::nullopt;
   } else {
     p.pkey = common_pkey(s, d);
     if (p.pkey == 0) return std::nullopt;
   }
 
-  // SL: the requested one, else the partition's, else (QoS) the first usable one.
+  // SL: the requested one (which must be the level's, OpenSM ERR 1F1F), else the QoS
+  // level's, else the partition's, else (QoS) the first usable one.
   if (q.sl) {
     p.sl = *q.sl & 0x0f;
+    if (level != nullptr && *level->sl != p.sl) return std::nullopt;
+  } else if (level != nullptr) {
+    p.sl = *level->sl;
   } else if (p.pkey != 0) {
     p.sl = partition_sl(p.pkey);
   } else if ((valid_sls & 1u) == 0) {
@@ -629,7 +669,9 @@ std::optional<ResolvedPath> PathResolver::resolve(PortRef src, Lid slid, PortRef
                                                   std::uint8_t preference) const {
   std::optional<PathParams> fwd;
   bool reversible = false;
-  if (settings_.qos) {
+  // With QoS and an SL2VL table that drops some SL, each direction walks with the
+  // tables; otherwise every SL is usable and the two walks run side by side.
+  if (settings_.qos && t_->sl2vl_drops) {
     fwd = one_way(src, slid, dst, dlid, q);
     if (!fwd) return std::nullopt;
     reversible = one_way(dst, dlid, src, slid, q).has_value();

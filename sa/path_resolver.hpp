@@ -153,6 +153,10 @@ struct PathTables {
     std::uint32_t fp = kNone;
   };
   std::vector<GuidSlot> by_guid;
+  // Some known SL2VL table maps an SL to VL15 (drop): only then can a path's usable
+  // SLs be fewer than 16, and only then does QoS need the slower walk that reads every
+  // hop's table (PathResolver::one_way).
+  bool sl2vl_drops = false;
 
   std::uint32_t flat(PortRef r) const { return node_base[r.node] + r.port; }
   // The egress port number a switch's LFT names for `lid` (0xFF: none).
@@ -202,6 +206,10 @@ struct PathQuery {
   std::optional<std::uint8_t> sl;
   Selected mtu, rate, life;
   bool reversible_required = false;  // Reversible selected and 1
+  // What QoS policy match rules test (qos_policy/compile.hpp); each only when its
+  // ComponentMask bits are set (ServiceID: both halves).
+  std::optional<std::uint64_t> service_id;
+  std::optional<std::uint16_t> qos_class;
 };
 
 // enable_quirks (OpenSM's only hardware quirk, in its PathRecord and MultiPathRecord
@@ -295,6 +303,9 @@ class PathResolver {
   std::optional<PathParams> finish(const Walk& w, std::uint32_t src, std::uint32_t dst, Lid slid,
                                    Lid dlid, std::uint16_t valid_sls, const PathQuery& q) const;
   std::uint16_t common_pkey(std::uint32_t a, std::uint32_t b) const;
+  // The smallest P_Key of a QoS level's ranges that a and b share (OpenSM
+  // osm_qos_level_get_shared_pkey), 0 when none; returned without the membership bit.
+  std::uint16_t level_pkey(std::uint32_t a, std::uint32_t b, const qos_policy::Ranges& r) const;
   bool share_this_pkey(std::uint32_t a, std::uint32_t b, std::uint16_t pkey) const;
 
   const Snapshot& snap_;

@@ -18,6 +18,7 @@
 #include "mad/attr/port_info.hpp"
 #include "mad/attr/switch_info.hpp"
 #include "mad/types.hpp"
+#include "qos_policy/compile.hpp"
 
 namespace ibsm::sa {
 
@@ -170,6 +171,10 @@ struct Snapshot {
   std::vector<SnapSm> sms;
   std::vector<SnapPartition> partitions;  // sorted by P_Key (partitions.conf)
   PathSlTable path_sl;                    // filled by routing engines with per-path SLs
+  // The QoS policy file (qos_policy_file) compiled for this fabric, its ports indexed
+  // like PathTables::ports (flat port index); null: no policy (or qos off). Set by the
+  // SM after index(); shared between snapshots of the same fabric and policy.
+  std::shared_ptr<const qos_policy::CompiledPolicy> qos_policy;
 
   // Lookups, filled by index().
   // Unicast LIDs 0 up to the highest in use (every LID of an LMC range).

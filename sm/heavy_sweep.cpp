@@ -707,6 +707,7 @@ SweepResult SubnetManager::heavy_sweep(const std::atomic<bool>& stop, PreparedFa
   // The LFT blocks first: they flow while the P_Key planner runs on its worker.
   program_switches(f, result.report);
   partitions_.program(f, client_, result.report, pure_runner());
+  update_qos_setup(f);  // the policy file's qos-setup, for the three below
   program_sl2vl(f, result.report);
   program_vlarb(f, result.report);
   program_fdr10(f, fabric_, static_cast<Fdr10Mode>(options_.fdr10), client_, log_);

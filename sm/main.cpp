@@ -7,12 +7,14 @@
 #include <cstdio>
 #include <fstream>
 #include <iostream>
+#include <string_view>
 
 #include "common/service_status.hpp"
 #include "conf/invocation.hpp"
 #include "conf/log_settings.hpp"
 #include "conf/reload.hpp"
 #include "mad/umad_transport.hpp"
+#include "qos_policy/check.hpp"
 #include "sm/subnet_manager.hpp"
 
 namespace {
@@ -54,6 +56,11 @@ bool daemonize(const std::string& pidfile) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // ibsm --check-qos-policy FILE ...: a tool mode with its own arguments (docs/qos-policy.md).
+  if (argc >= 2 && std::string_view(argv[1]) == "--check-qos-policy") {
+    return ibsm::qos_policy::run_check(std::vector<std::string>(argv + 2, argv + argc), std::cout,
+                                       std::cerr);
+  }
   auto inv = ibsm::conf::parse_invocation(argc, argv, ibsm::conf::Environment::from_process());
   if (!inv.ok()) {
     std::cerr << "ibsm: " << ibsm::to_string(inv.error()) << "\n";

@@ -151,7 +151,7 @@ std::optional<mad::PortInfo> desired_port_info(const Fabric& fabric, NodeIndex n
       // gets a turn, from the class's qos_*high_limit; 0 on a port with one data VL, which
       // has no VLArbitration table (osm_qos.c vlarb_update, written by osm_link_mgr.c).
       const std::uint8_t limit =
-          cur.vl_cap <= 1 ? 0 : policy.qos->of(qos::port_class(node, port)).high_limit;
+          cur.vl_cap <= 1 ? 0 : policy.qos->of(node, node_idx, port).high_limit;
       if (!untaken_by(policy, node, port).vl_high_limit) {
         if (cur.vl_high_limit != limit) differs = true;
         want.vl_high_limit = limit;

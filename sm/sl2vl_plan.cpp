@@ -89,8 +89,13 @@ std::vector<Sl2VlWant> sl2vl_wants(const Fabric& f, std::uint8_t max_op_vls,
                                    const EngineSl2Vl& engine, const qos::QosConfig* qos) {
   if (qos != nullptr && !qos->enabled) qos = nullptr;
   std::vector<Sl2VlWant> out;
-  // The table a port wants before any engine table: QoS's class table, or the identity.
-  const auto base = [&](const Node& n, PortNum port, std::uint8_t code) {
+  // The table a port wants before any engine table: the policy's qos-setup table for
+  // (node, in, out), else QoS's class table, else the identity.
+  const qos::PortOverrides* ov = qos != nullptr ? qos->overrides.get() : nullptr;
+  const auto base = [&](NodeIndex i, const Node& n, PortNum in, PortNum port, std::uint8_t code) {
+    if (ov != nullptr) {
+      if (const auto* t = ov->sl2vl(i, in, port)) return qos::masked_class_sl2vl(*t, code);
+    }
     return qos != nullptr ? qos::masked_class_sl2vl(qos->of(qos::port_class(n, port)).sl2vl, code)
                           : identity_sl2vl(code);
   };
@@ -102,9 +107,9 @@ std::vector<Sl2VlWant> sl2vl_wants(const Fabric& f, std::uint8_t max_op_vls,
         if ((p.info.capability_mask & mad::kCapIsSlMappingSupported) == 0) continue;
         const std::uint8_t code = qos::port_operational_vls(qos, f, i, p.num, max_op_vls);
         const auto it = engine.end_ports.find(p.guid);
-        out.push_back(Sl2VlWant{
-            i, p.num, 0,
-            it != engine.end_ports.end() ? masked_sl2vl(it->second, code) : base(n, p.num, code)});
+        out.push_back(Sl2VlWant{i, p.num, 0,
+                                it != engine.end_ports.end() ? masked_sl2vl(it->second, code)
+                                                             : base(i, n, 0, p.num, code)});
       }
       continue;
     }
@@ -116,15 +121,14 @@ std::vector<Sl2VlWant> sl2vl_wants(const Fabric& f, std::uint8_t max_op_vls,
     // OpenSM's qos_extports_setup: the optimized form only where no engine has per-input
     // tables (its update_sl2vl hook).
     const bool optimized = qos != nullptr && qos->optimized_sl2vl && engine.empty() &&
-                           n.switch_info &&
+                           (ov == nullptr || !ov->per_input(i)) && n.switch_info &&
                            mad::optimized_sl2vl_programming(n.switch_info->optimized_sl_to_vl);
     for (const Port& o : n.ports) {
       if (o.num == 0 && !enhanced) continue;  // a base port 0 has no table of its own (14.2.5.8)
       if (o.num != 0 && (!o.link_up() || o.peer == kNoNode)) continue;
       const std::uint8_t code = qos::port_operational_vls(qos, f, i, o.num, max_op_vls);
-      const mad::SlToVlTable table = base(n, o.num, code);
       if (optimized) {
-        out.push_back(Sl2VlWant{i, o.num, 0, table, true});
+        out.push_back(Sl2VlWant{i, o.num, 0, base(i, n, 0, o.num, code), true});
         continue;
       }
       for (PortNum in : sl2vl_inputs(f, i, o.num)) {
@@ -134,7 +138,7 @@ std::vector<Sl2VlWant> sl2vl_wants(const Fabric& f, std::uint8_t max_op_vls,
             o.num < mine->second.ports && at < mine->second.tables.size())
           out.push_back(Sl2VlWant{i, o.num, in, masked_sl2vl(mine->second.tables[at], code)});
         else
-          out.push_back(Sl2VlWant{i, o.num, in, table});
+          out.push_back(Sl2VlWant{i, o.num, in, base(i, n, in, o.num, code)});
       }
     }
   }

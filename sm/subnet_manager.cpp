@@ -95,6 +95,7 @@ SubnetManager::SubnetManager(mad::MadTransport& transport, const Clock& clock, L
   apply_mkey_options();
   static_cast<void>(link_settings(options_, &log_));  // warns of reserved force_link_* codes
   apply_qos_options();
+  reload_qos_policy();
   load_guid2mkey();
   client_.set_mkey_resolver([this](const mad::SmpTarget& t) { return resolve_mkey(t); });
   // sa_db_file: service records and subscriptions of the last run. A bad file is
@@ -148,6 +149,7 @@ void SubnetManager::publish_sa_snapshot() {
   sa_.rebuild([&] {
     const auto t0 = std::chrono::steady_clock::now();
     auto snap = build_sa_snapshot(in);
+    attach_qos_policy(*snap);
     const double ms =
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     log_->info("SA snapshot {} published in {:.1f} ms ({} nodes, {} groups, ~{} KB)", in.generation,
@@ -367,6 +369,7 @@ std::optional<int> SubnetManager::step(ControlFlags& control) {
     if (control.heavy_sweep.exchange(false)) {
       if (on_hangup_) on_hangup_();
       partitions_.reload();
+      reload_qos_policy();
       heavy_reason_ = HeavyReason::kForced;
     }
     if (control.handover.exchange(false)) election_.hand_over_manually();

@@ -17,6 +17,7 @@
 #include "conf/options.hpp"
 #include "mad/smp_client.hpp"
 #include "mad/transport.hpp"
+#include "qos_policy/model.hpp"
 #include "routing/engine.hpp"
 #include "routing/route_report.hpp"
 #include "sa/server.hpp"
@@ -96,6 +97,11 @@ class SubnetManager {
   // Re-reads partitions.conf (SIGHUP does it before its heavy sweep). A broken file
   // is logged and the last good configuration stays in force: returns false.
   bool reload_partitions() { return partitions_.reload(); }
+  // Re-reads the QoS policy file (qos_policy_file, with qos on; at start and on SIGHUP)
+  // as a whole or not at all: a file that does not parse is logged with
+  // file:line:column and the last good policy stays (returns false). The next SA
+  // snapshot carries the result (sm/subnet_manager_qos_policy.cpp).
+  bool reload_qos_policy();
   const PartitionManager& partitions() const { return partitions_; }
   const PortTables& port_tables() const { return port_tables_; }
   // The last heavy sweep's SL2VL programming for per-path SLs or QoS (null: none needed).
@@ -190,6 +196,12 @@ class SubnetManager {
   void program_vlarb(Fabric& f, SweepReport& report);
   // QoS settings and long_transaction_timeout from options_ (constructor, apply_options).
   void apply_qos_options();
+  // Compiles the policy for the snapshot's fabric and attaches it (the SA's PathRecord
+  // and MultiPathRecord answers follow it).
+  void attach_qos_policy(sa::Snapshot& snap);
+  // The policy's qos-setup as per-port overrides in qos_ (sm/qos/policy_setup.hpp), for
+  // the SL2VL, VLArbitration and VLHighLimit programming of this heavy sweep.
+  void update_qos_setup(const Fabric& f);
   void adopt_mirrored_tables(const Fabric& f);
   void forget_reset_switches(const Fabric& f);
 
@@ -302,6 +314,10 @@ class SubnetManager {
   std::shared_ptr<const routing::PathSls> path_sls_;
   std::shared_ptr<Sl2VlCounts> sl2vl_counts_;
   qos::QosConfig qos_;  // opensm.conf qos and the qos_* keys, resolved per port class
+  std::shared_ptr<const qos_policy::Policy> qos_policy_;  // last good policy file, or none
+  std::string qos_policy_notes_;           // what compiling it last logged (logged on change)
+  std::string qos_setup_notes_;            // the same for its qos-setup
+  bool qos_policy_engine_logged_ = false;  // the engine-vs-policy SL line, once per load
   // long_transaction_timeout, at least transaction_timeout: optimized SL2VL Sets wait this.
   std::chrono::milliseconds long_timeout_{500};
   std::size_t vlarb_sets_ = 0;  // VLArbitrationTable blocks Set by this sweep

@@ -22,6 +22,7 @@ constexpr unsigned kRawTraffic = 0;
 constexpr unsigned kReversible = 5;
 constexpr unsigned kNumbPath = 6;
 constexpr unsigned kPKey = 7;
+constexpr unsigned kQosClass = 8;
 constexpr unsigned kSl = 9;
 constexpr unsigned kMtuSelector = 10;
 constexpr unsigned kMtu = 11;
@@ -48,6 +49,10 @@ PathQuery read_query(std::span<const std::uint8_t> rec, std::uint64_t m) {
   q.raw_traffic = has(m, kRawTraffic) && (rec[0] & 0x80) != 0;
   if (has(m, kPKey)) q.pkey = static_cast<std::uint16_t>(get_be(rec, 6, 2));
   if (has(m, kSl)) q.sl = static_cast<std::uint8_t>(rec[9] & 0x0f);
+  if (has(m, kQosClass)) q.qos_class = static_cast<std::uint16_t>(get_be(rec, 8, 2) >> 4);
+  // ServiceID: 8 MSBs in byte 13, 56 LSBs in bytes 17-23 (OpenSM only with both bits).
+  if (has(m, kServiceIdMsb) && has(m, kServiceIdLsb))
+    q.service_id = (get_be(rec, 13, 1) << 56) | get_be(rec, 17, 7);
   auto selected = [&](unsigned sel_bit, unsigned val_bit, std::uint8_t byte) {
     PathQuery::Selected s;
     s.set = has(m, sel_bit) && has(m, val_bit);

@@ -78,6 +78,8 @@ std::uint16_t read_request(const RequestContext& ctx, const PathTables& t, Reque
   q.raw_traffic = has(m, kRawTraffic) && (rec[44] & 0x80) != 0;
   if (has(m, kPKey)) q.pkey = be16(rec + 50);
   if (has(m, kSl)) q.sl = static_cast<std::uint8_t>(rec[53] & 0x0f);
+  if (has(m, kQosClass)) q.qos_class = static_cast<std::uint16_t>(be16(rec + 52) >> 4);
+  if (has(m, kServiceIdMsb) && has(m, kServiceIdLsb)) q.service_id = be64(rec);
   auto selected = [&](unsigned sel_bit, unsigned val_bit, std::uint8_t byte) {
     PathQuery::Selected s;
     s.set = has(m, sel_bit) && has(m, val_bit);

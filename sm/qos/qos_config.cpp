@@ -122,4 +122,11 @@ mad::SlToVlTable masked_class_sl2vl(const std::array<std::uint8_t, 16>& sl2vl, s
   return t;
 }
 
+const ClassConfig& QosConfig::of(const Node& n, NodeIndex i, PortNum port) const {
+  if (overrides) {
+    if (const ClassConfig* c = overrides->vlarb(i, port)) return *c;
+  }
+  return of(port_class(n, port));
+}
+
 }  // namespace ibsm::sm::qos

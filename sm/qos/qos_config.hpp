@@ -6,6 +6,7 @@
 
 #include <array>
 #include <cstdint>
+#include <memory>
 #include <string_view>
 
 #include "conf/options.hpp"
@@ -35,11 +36,28 @@ struct ClassConfig {
   bool operator==(const ClassConfig&) const = default;
 };
 
+// Per-port tables that replace the class ones: the QoS policy file's qos-setup
+// (sm/qos/policy_setup.hpp). Null where a port keeps its class's.
+class PortOverrides {
+ public:
+  virtual ~PortOverrides() = default;
+  // VLArbitration lists and VLHighLimit of (node, port).
+  virtual const ClassConfig* vlarb(NodeIndex node, PortNum port) const = 0;
+  // SL2VL table (unmasked) of (node, in, out); an end port's own table is (node, 0, port).
+  virtual const std::array<std::uint8_t, 16>* sl2vl(NodeIndex node, PortNum in,
+                                                    PortNum out) const = 0;
+  // Whether a switch's tables may differ by input port (no optimized one-per-output Set).
+  virtual bool per_input(NodeIndex node) const = 0;
+};
+
 struct QosConfig {
   bool enabled = false;          // qos / -Q
   bool optimized_sl2vl = false;  // use_optimized_slvl
   std::array<ClassConfig, kPortClasses> classes{};
+  std::shared_ptr<const PortOverrides> overrides;  // qos-setup of the policy file, or null
   const ClassConfig& of(PortClass c) const { return classes[static_cast<std::size_t>(c)]; }
+  // The configuration of one port: its qos-setup scope's, else its class's.
+  const ClassConfig& of(const Node& n, NodeIndex i, PortNum port) const;
 };
 
 // The options' QoS settings. The text keys were checked when the configuration was read

@@ -35,9 +35,8 @@ std::vector<VlArbWant> vlarb_wants(const Fabric& f, const QosConfig& qos, std::u
     const Node& n = f.node(i);
     const mad::PortInfo& pi = n.ports[port].info;
     const std::uint8_t code = port_operational_vls(&qos, f, i, port, max_op_vls);
-    for (VlArbWant w :
-         port_vlarb_blocks(qos.of(port_class(n, port)), pi.vl_cap, pi.vl_arbitration_low_cap,
-                           pi.vl_arbitration_high_cap, code)) {
+    for (VlArbWant w : port_vlarb_blocks(qos.of(n, i, port), pi.vl_cap, pi.vl_arbitration_low_cap,
+                                         pi.vl_arbitration_high_cap, code)) {
       w.node = i;
       w.port = port;
       out.push_back(w);

@@ -136,6 +136,18 @@ TEST(Invocation, StayOnFatalClearsExitOnFatal) {
   EXPECT_TRUE(std::get<conf::Run>(*r).options.exit_on_fatal);
 }
 
+TEST(Invocation, QosPolicyFileFlagIsTaken) {
+  auto r = invoke({"-Q", "-Y", "/etc/site/qos-policy.conf"});
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  ASSERT_TRUE(std::holds_alternative<conf::Run>(*r));
+  const auto& o = std::get<conf::Run>(*r).options;
+  EXPECT_TRUE(o.qos);
+  EXPECT_EQ(o.qos_policy_file, "/etc/site/qos-policy.conf");
+  r = invoke({"--qos_policy_file", "/q.conf"});
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  EXPECT_EQ(std::get<conf::Run>(*r).options.qos_policy_file, "/q.conf");
+}
+
 TEST(Invocation, ElectionFlagsSetTheirKeys) {
   auto r = invoke({"-I", "-x"});
   ASSERT_TRUE(r.ok()) << r.error().message;
