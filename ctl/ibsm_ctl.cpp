@@ -177,6 +177,12 @@ int main(int argc, char** argv) {
   for (const auto& w : words)
     cmd += (cmd.empty() ? "" : " ") + w;
   if (!c.send_line(prefix + cmd)) {
+    // ibsm may have answered and closed before reading (a refused user): show that.
+    std::string first;
+    if (c.read_line(first)) {
+      std::cerr << (first.starts_with(".") ? first.substr(1) : first) << "\n";
+      return 1;
+    }
     std::cerr << "ibsm-ctl: " << format_error_id(ibsm::ctl::kErrConnect) << ": " << socket
               << " closed the connection\n";
     return 3;

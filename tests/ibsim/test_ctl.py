@@ -17,6 +17,7 @@ import shutil
 import signal
 import socket
 import subprocess
+import tempfile
 import threading
 import time
 from pathlib import Path
@@ -67,7 +68,10 @@ def rig(fabric_dir, tmp_path_factory):
     sim = Simulator(fabric.path, work, tag="ctl").start()
     conf = work / "opensm.conf"
     conf.write_text("sweep_interval 2\nlog_flags 0x03\n")
-    sock = work / "ctl.sock"
+    # Outside pytest's 0700 tree, so that another uid can reach it (and be refused by ibsm).
+    sockdir = Path(tempfile.mkdtemp(prefix="ibsm-ctl-"))
+    sockdir.chmod(0o755)
+    sock = sockdir / "ctl.sock"
     events = work / "events.json"
     proc = SMProcess(impl, sim, fabric.sm_node, work / "sm", once=False,
                      extra=["-F", str(conf), "--ctl-socket", str(sock), "--events-file", str(events)])
@@ -79,6 +83,7 @@ def rig(fabric_dir, tmp_path_factory):
     finally:
         proc.kill()
         sim.stop()
+        shutil.rmtree(sockdir, ignore_errors=True)
 
 
 def switch_lids(topo) -> dict[str, int]:
@@ -110,12 +115,17 @@ def test_querylid_agrees_with_smpquery(rig):
 def test_portstatus_agrees_with_iblinkinfo(rig):
     fabric, sim, proc, sock, *_ = rig
     links = parse_iblinkinfo(run_tool(sim, fabric.judge, ["iblinkinfo"]).stdout)
-    got = ctl_json(sock, "portstatus", "switch")
-    active = sum(1 for st, _ in links.values() if st == "Active")
-    down = sum(1 for st, _ in links.values() if st == "Down")
-    assert got["states"]["active"] == active, (got, links)
-    assert got["states"]["down"] == down, (got, links)
-    assert got["ports"] == len(links)
+    topo = checks.discover(sim, fabric.judge)
+    switch_names = {n.desc for n in topo.nodes.values() if n.is_switch}
+    for kind, names in (("switch", switch_names), ("ca", None), ("", None)):
+        mine = ctl_json(sock, "portstatus", *([kind] if kind else []))
+        sel = {k: v for k, v in links.items()
+               if kind == "" or (k[0] in switch_names) == (kind == "switch")}
+        active = sum(1 for st, _ in sel.values() if st == "Active")
+        down = sum(1 for st, _ in sel.values() if st == "Down")
+        assert mine["states"]["active"] == active, (kind, mine, sel)
+        assert mine["states"]["down"] == down, (kind, mine, sel)
+        assert mine["ports"] == len(sel), (kind, mine, sel)
 
 
 def test_switchbalance_agrees_with_ibroute(rig):
