@@ -125,7 +125,8 @@ TEST(Invocation, ConsoleFlagsAsOpenSmAndSocketRefused) {
 }
 
 TEST(Invocation, CtlAndEventsFlagsSetTheirKeys) {
-  const Options o = run_options(invoke({"--ctl-socket", "/tmp/x.sock", "--events-file", "/tmp/ev"}));
+  const Options o =
+      run_options(invoke({"--ctl-socket", "/tmp/x.sock", "--events-file", "/tmp/ev"}));
   EXPECT_EQ(o.ctl_socket, "/tmp/x.sock");
   EXPECT_EQ(o.events_file, "/tmp/ev");
 }
