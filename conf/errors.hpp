@@ -18,6 +18,8 @@ inline constexpr ErrorId kLineTooLong{5010};
 inline constexpr ErrorId kLogFileUnopenable{5011};
 inline constexpr ErrorId kNonCanonicalBoolean{5012};
 inline constexpr ErrorId kMissingValue{5013};
+inline constexpr ErrorId kConsoleSocketRefused{5030};
+inline constexpr ErrorId kEventPluginRefused{5031};
 
 inline constexpr ErrorInfo kConfErrors[] = {
     {kUnknownKey, "Unknown configuration key",
@@ -64,6 +66,19 @@ inline constexpr ErrorInfo kConfErrors[] = {
     {kMissingValue, "Configuration key without value",
      "A line of opensm.conf has a key but no value. The line is ignored (a warning).",
      "Add the value or remove the line."},
+    {kConsoleSocketRefused, "console socket refused",
+     "`console socket` (or -q socket) would serve every console command, including those that "
+     "change the fabric, on all network interfaces without any authentication. ibsm refuses to "
+     "start with it.",
+     "Use ibsm-ctl on the Unix socket (ctl_socket; root and ctl_group, checked by the kernel's "
+     "SO_PEERCRED), or `console loopback` for 127.0.0.1 only; reach remote SMs with ssh."},
+    {kEventPluginRefused, "OpenSM event plugins cannot be loaded",
+     "event_plugin_name or event_plugin_options is set. OpenSM's event plugins are shared objects "
+     "built against OpenSM's internal structures (osm_opensm_t), which ibsm does not have; "
+     "loading one would crash. ibsm refuses to start rather than silently drop what the plugin "
+     "did.",
+     "Remove the keys and read the same information from ibsm's event stream (`ibsm-ctl events "
+     "--follow`, or events_file: one JSON object per line) or from the metrics endpoint."},
     {kLogFileUnopenable, "Cannot open log file",
      "The log file (log_file, -f) cannot be opened or reopened for writing.",
      "Check the path and permissions, or use -f stdout."},

@@ -7,6 +7,7 @@
 
 #include "conf/command_line.hpp"
 #include "conf/config_file.hpp"
+#include "conf/console_keys.hpp"
 #include "conf/errors.hpp"
 #include "conf/opensm_conf_writer.hpp"
 #include "conf/option_value.hpp"
@@ -173,6 +174,7 @@ Result<Invocation> parse_invocation(int argc, const char* const* argv, const Env
     if (!s) return fail(s.error());
   }
 
+  if (auto s = check_refused_values(o); !s) return fail(s.error());
   if (auto w = unimplemented_options_warning(o)) warnings.push_back(*w);
 
   if (!create_config.empty()) {

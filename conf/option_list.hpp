@@ -133,8 +133,8 @@
   X(kPerfmgr, perfmgr_xmit_wait_threshold, std::uint32_t, 65535, dec(), kRestart, kNo, no_cli(), "PortXmitWait threshold for logging") \
   /* ---- event db, plugins, node names ---- */ \
   X(kEvents, event_db_dump_file, std::string, "", text(), kRestart, kNo, no_cli(), "File the event database is dumped to") \
-  X(kEvents, event_plugin_name, std::string, "", text(), kRestart, kNo, no_cli(), "Event plugin(s) to load") \
-  X(kEvents, event_plugin_options, std::string, "", text(), kRestart, kNo, no_cli(), "Options passed to the event plugin(s)") \
+  X(kEvents, event_plugin_name, std::string, "", text(), kRestart, kNo, no_cli(), "OpenSM event plugins: refused when set (they are built against OpenSM's internals); use the event stream (ibsm-ctl events, events_file) or the metrics endpoint") \
+  X(kEvents, event_plugin_options, std::string, "", text(), kRestart, kNo, no_cli(), "Options of OpenSM event plugins: refused when set, as event_plugin_name") \
   X(kEvents, node_name_map_name, std::string, "", text(), kRestart, kNo, no_cli(), "Node name map (ibnetdiscover format)") \
   /* ---- logging and debug ---- */ \
   X(kLogging, log_flags, std::uint8_t, 0x03, hex(2), kHup, kYes, no_cli(), "Log flags: 0x01 error, 0x02 info, 0x04 verbose, 0x08 debug, 0x10 funcs, 0x20 frames, 0x40 routing, 0x80 sys") \
@@ -148,8 +148,8 @@
   X(kLogging, no_clients_rereg, bool, false, flag(), kHup, kYes, no_cli(), "Never ask clients to re-register") \
   X(kLogging, disable_multicast, bool, false, flag(), kHup, kYes, no_cli(), "No multicast support at all") \
   X(kLogging, exit_on_fatal, bool, true, flag(), kHup, kYes, cli_clear('y', "stay_on_fatal"), "Exit when a sweep finds two devices with one GUID (FALSE: leave the duplicate out and keep running)") \
-  X(kLogging, console, std::string, "off", choice("off", "local", "loopback", "socket"), kRestart, kNo, cli_arg('q', "console"), "Console: off, local, loopback or socket") \
-  X(kLogging, console_port, std::uint16_t, 10000, dec(), kRestart, kNo, cli_arg('C', "console-port"), "TCP port of the console") \
+  X(kLogging, console, std::string, "off", choice("off", "local", "loopback", "socket"), kRestart, kYes, cli_arg('q', "console"), "OpenSM's console: off, local (the terminal, foreground only) or loopback (127.0.0.1:console_port); socket is refused (no authentication: use ibsm-ctl)") \
+  X(kLogging, console_port, std::uint16_t, 10000, dec(1, 65535), kRestart, kYes, cli_arg('C', "console-port"), "TCP port of the loopback console") \
   /* ---- QoS ---- */ \
   X(kQos, qos, bool, false, flag(), kHup, kYes, cli_set('Q', "qos"), "Program VLArbitration tables, SL2VL tables and PortInfo VLHighLimit from the qos_* keys") \
   X(kQos, qos_policy_file, std::string, "/etc/opensm/qos-policy.conf", text(), kRestart, kYes, cli_arg('Y', "qos_policy_file"), "QoS policy file (OpenSM grammar, docs/qos-policy.md); read with qos on, re-read on SIGHUP") \
@@ -203,5 +203,10 @@
   X(kMisc, consolidate_ipv6_snm_req, bool, false, flag(), kHup, kYes, cli_set(0, "consolidate_ipv6_snm_req"), "One MLID for all IPv6 solicited-node multicast groups") \
   X(kLogging, log_prefix, std::string, "", text(), kHup, kYes, cli_arg(0, "log_prefix"), "Prefix of syslog messages") \
   /* ---- ibsm extensions: ibsm's own keys with ibsm's defaults, after all OpenSM keys ---- */ \
-  X(kIbsm, master_sm_priority, std::uint8_t, 0, dec(0, 15), kHup, kYes, no_cli(), "Priority a MASTER advertises in SMInfo (0 = sm_priority); above sm_priority it keeps a recovered higher-priority SM from taking the fabric back (no automatic fail-back)")
+  X(kIbsm, master_sm_priority, std::uint8_t, 0, dec(0, 15), kHup, kYes, no_cli(), "Priority a MASTER advertises in SMInfo (0 = sm_priority); above sm_priority it keeps a recovered higher-priority SM from taking the fabric back (no automatic fail-back)") \
+  X(kIbsm, ctl_socket, std::string, "", text(), kRestart, kYes, cli_arg(0, "ctl-socket"), "Unix socket ibsm-ctl talks to; empty = /run/ibsm/<instance>.sock (instance: the --guid as 0x..., else default); none = no control socket") \
+  X(kIbsm, ctl_group, std::string, "", text(), kRestart, kYes, no_cli(), "Group whose members may run ibsm-ctl's read-only commands (commands that change the SM stay root only); empty = root only") \
+  X(kIbsm, events_file, std::string, "", text(), kRestart, kYes, cli_arg(0, "events-file"), "File the event stream is appended to, one JSON object per line (docs/ctl.md); empty = none") \
+  X(kIbsm, events_file_max_mb, std::uint32_t, 64, dec(1, 1048576), kRestart, kYes, no_cli(), "Size in MiB at which the events file is rotated (FILE -> FILE.1)") \
+  X(kIbsm, events_file_keep, std::uint8_t, 5, dec(0, 99), kRestart, kYes, no_cli(), "Rotated events files kept (FILE.1 ... FILE.N); 0 = none, the file starts over")
 // clang-format on

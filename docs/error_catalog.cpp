@@ -11,6 +11,7 @@
 #include "agent/errors.hpp"
 #include "common/errors.hpp"
 #include "conf/errors.hpp"
+#include "ctl/errors.hpp"
 #include "mad/errors.hpp"
 #include "partitions/errors.hpp"
 #include "qos_policy/errors.hpp"
@@ -39,6 +40,7 @@ const Module kModules[] = {
     {"Partitions (partitions/, ibsm-part)", 4, ibsm::partitions::kPartitionErrors},
     {"Configuration (conf/)", 5, ibsm::conf::kConfErrors},
     {"Host agent (agent/, ibsm-agent)", 6, ibsm::agent::kAgentErrors},
+    {"Control socket, ibsm-ctl and events (ctl/)", 8, ibsm::ctl::kCtlErrors},
     {"Files (common/)", 9, ibsm::kCommonErrors},
 };
 

@@ -170,6 +170,8 @@ bool SubnetManager::compute_routes(const Fabric& f, SweepReport& report) {
     for (const Error& w : out.routes->warnings)
       log_->warn("{}: routing engine {}: {}", format_error_id(w.id), name, w.message);
     if (!out.cache_note.empty()) log_->info("ucast cache: {}", out.cache_note);
+    note_routing(name, out.ms, nullptr);
+    if (!out.graded_later) note_routing(name, out.ms, &out.grade);
     if (out.graded_later) {
       log_->info(
           "routing engine {} computed {} LFTs in {:.1f} ms; route report once the subnet is up",
@@ -243,6 +245,7 @@ void SubnetManager::grade_routes_after_up() {
   log_->info("route report of routing engine {} ({:.1f} ms): {}", u.engine, ms,
              routing::format_route_report_line(grade));
   write_route_report(routed_topology_, grade, u.engine, u.ms);
+  note_routing(u.engine, u.ms, &grade);
 }
 
 // A takeover: the LFTs a standby read count as programmed when the fabric is the one

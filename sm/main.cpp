@@ -2,6 +2,7 @@
 // opens the local port, and runs the SubnetManager until SIGTERM/SIGINT.
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -13,6 +14,9 @@
 #include "conf/invocation.hpp"
 #include "conf/log_settings.hpp"
 #include "conf/reload.hpp"
+#include "ctl/event_file.hpp"
+#include "ctl/paths.hpp"
+#include "ctl/server.hpp"
 #include "mad/umad_transport.hpp"
 #include "qos_policy/check.hpp"
 #include "sm/subnet_manager.hpp"
@@ -144,11 +148,38 @@ int main(int argc, char** argv) {
     sm.apply_options(running);
   });
   sm.set_status_handler([](const std::string& line) { ibsm::notify_service_status(line); });
+  sm.set_version(IBSM_VERSION);
+  sm.publish_ops();
+  // The operator side (ctl/): ibsm-ctl's socket, OpenSM's console and the events file,
+  // each on a thread of its own reading sm.ops(); none of them can hold up a sweep.
+  ibsm::ctl::ServerSettings ctl_settings;
+  if (options.ctl_socket != "none") {
+    ctl_settings.socket_path = options.ctl_socket;
+    if (ctl_settings.socket_path.empty()) {
+      ::mkdir(ibsm::ctl::kRuntimeDir, 0755);  // systemd's RuntimeDirectory makes it in service
+      ctl_settings.socket_path =
+          ibsm::ctl::socket_path_for(ibsm::ctl::default_instance(options.guid));
+    }
+  }
+  ctl_settings.group = options.ctl_group;
+  ctl_settings.console = options.daemon && options.console == "local" ? "off" : options.console;
+  if (options.daemon && options.console == "local")
+    log->warn("console local needs ibsm in the foreground; not started (-B)");
+  ctl_settings.console_port = options.console_port;
+  ibsm::ctl::ControlServer ctl_server(sm.ops(), log, ctl_settings);
+  ctl_server.start();
+  ibsm::ctl::EventFileWriter events_file(
+      sm.ops().events, log,
+      {options.events_file, std::uint64_t{options.events_file_max_mb} << 20,
+       options.events_file_keep, 65536});
+  events_file.start();
   ibsm::sm::ControlFlags control;
   g_control = &control;
   install_signals();
   const int rc = sm.run(control);
   g_control = nullptr;
+  ctl_server.stop();
+  events_file.stop();
   log->info("Exiting SM");
   log->flush();
   return rc;

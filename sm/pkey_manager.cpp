@@ -145,6 +145,7 @@ void PartitionManager::load_cache() {
 bool PartitionManager::reload() {
   std::vector<std::string> errors, warnings;
   auto config = read_partitions_config(options_.partition_config_file, errors, &warnings);
+  last_errors_ = errors;
   for (const auto& w : warnings)
     log_->warn("{}", w);
   if (!config) {

@@ -39,6 +39,8 @@ class PartitionManager {
   // Re-reads the file. A broken file is logged and changes nothing (returns false).
   // Before any good load, a broken file leaves OpenSM's no-file default in force.
   bool reload();
+  // The errors of the last reload() (empty when it succeeded).
+  const std::vector<std::string>& last_errors() const { return last_errors_; }
   void apply_options(const conf::Options& options) { options_ = options; }
 
   // Queues Get(P_KeyTable) for every block of the end ports and of the switch
@@ -66,6 +68,7 @@ class PartitionManager {
                                            std::vector<std::pair<NodeIndex, PortNum>>* where);
 
  private:
+  std::vector<std::string> last_errors_;
   void set_config(partitions::Config config);
   void load_cache();
   std::string cache_path(const char* name) const;

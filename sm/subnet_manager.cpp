@@ -101,6 +101,24 @@ SubnetManager::SubnetManager(mad::MadTransport& transport, const Clock& clock, L
   // sa_db_file: service records and subscriptions of the last run. A bad file is
   // logged by the SA with its line; the SM runs without what it could not read.
   static_cast<void>(sa_.load_db());
+  partitions_status_.file = options_.partition_config_file;
+  partitions_status_.when = std::chrono::system_clock::now();
+  publish_ops();
+}
+
+bool SubnetManager::reload_partitions() {
+  const bool ok = partitions_.reload();
+  partitions_status_.file = options_.partition_config_file;
+  partitions_status_.ok = ok;
+  partitions_status_.errors = partitions_.last_errors();
+  partitions_status_.partitions = partitions_.resolved().partitions.size();
+  partitions_status_.when = std::chrono::system_clock::now();
+  emit(ops::EventType::kPartitionsReloaded,
+       {{"file", partitions_status_.file},
+        {"ok", ok},
+        {"partitions", static_cast<std::uint64_t>(partitions_status_.partitions)},
+        {"errors", static_cast<std::uint64_t>(partitions_status_.errors.size())}});
+  return ok;
 }
 
 Status SubnetManager::validate_start() const {
@@ -146,6 +164,7 @@ void SubnetManager::publish_sa_snapshot() {
   in.path_sls = path_sls_;
   mft_publish_pending_ = false;  // this snapshot carries every MFT confirmed so far
   static_cast<void>(mcast_.take_held_changed());
+  release_big_fabric();
   sa_.rebuild([&] {
     const auto t0 = std::chrono::steady_clock::now();
     auto snap = build_sa_snapshot(in);
@@ -158,6 +177,8 @@ void SubnetManager::publish_sa_snapshot() {
   });
   sa_.set_serving(state() == mad::SmState::kMaster && first_master_sweep_done_);
   sa_.dump_db();  // sa_db_dump: after each sweep that brought the subnet up, as OpenSM
+  report_fabric_changes();
+  publish_ops();
 }
 
 void SubnetManager::set_phase(SweepPhase p) {
@@ -172,6 +193,13 @@ void SubnetManager::set_phase(SweepPhase p) {
 void SubnetManager::on_state_change(mad::SmState from, mad::SmState to) {
   if (to != mad::SmState::kMaster) last_up_.clear();
   report_status();
+  {
+    std::vector<ops::EventField> f = {{"from", std::string(mad::sm_state_name(from))},
+                                      {"to", std::string(mad::sm_state_name(to))}};
+    if (auto m = election_.polled()) f.push_back({"master_guid", mad::format_guid(*m)});
+    emit(ops::EventType::kSmState, std::move(f));
+    publish_ops();
+  }
   // A standby's copy of the switch tables serves the takeover (STANDBY -> DISCOVERING
   // -> MASTER); back to STANDBY, a new copy is read.
   if (from == mad::SmState::kStandby && to != mad::SmState::kStandby)
@@ -305,16 +333,40 @@ void SubnetManager::on_request(const mad::Smp& req, const mad::IncomingMad& raw)
 }
 
 SweepResult SubnetManager::sweep(const std::atomic<bool>& stop) {
+  using SysClock = std::chrono::system_clock;
+  auto started = [&](ops::SweepKind kind, std::string_view reason) {
+    emit(ops::EventType::kSweepStarted, {{"sweep", sweeps_ + 1},
+                                         {"kind", std::string(ops::sweep_kind_name(kind))},
+                                         {"reason", std::string(reason)}});
+    return SysClock::now();
+  };
   if (options_.force_heavy_sweep && heavy_reason_ == HeavyReason::kNone)
     heavy_reason_ = HeavyReason::kForced;
+  if (std::exchange(reroute_requested_, false) && fabric_.size() > 0) {
+    const auto t = started(ops::SweepKind::kTargeted, "reroute");
+    SweepResult r = reroute_sweep(stop);
+    record_sweep(ops::SweepKind::kTargeted, "reroute", r, t);
+    return r;
+  }
   if (heavy_reason_ == HeavyReason::kNone) {
+    const auto t = started(ops::SweepKind::kLight, "interval");
     SweepResult light = light_sweep(stop);
+    record_sweep(ops::SweepKind::kLight, "interval", light, t);
     if (light.subnet_up) sa_.dump_db();  // sa_db_dump: OpenSM writes after every light sweep
     if (heavy_reason_ == HeavyReason::kNone || stop.load()) return light;
   }
-  if (may_target())
-    if (auto targeted = targeted_sweep(stop)) return *targeted;
-  return heavy_sweep(stop);
+  const std::string reason(heavy_reason_name(heavy_reason_));
+  if (may_target()) {
+    const auto t = started(ops::SweepKind::kTargeted, reason);
+    if (auto targeted = targeted_sweep(stop)) {
+      record_sweep(ops::SweepKind::kTargeted, reason, *targeted, t);
+      return *targeted;
+    }
+  }
+  const auto t = started(ops::SweepKind::kHeavy, reason);
+  SweepResult r = heavy_sweep(stop);
+  record_sweep(ops::SweepKind::kHeavy, reason, r, t);
+  return r;
 }
 
 std::size_t SubnetManager::program_alias_changes() {
@@ -341,6 +393,7 @@ void SubnetManager::publish_multicast_tables() {
   const auto t0 = std::chrono::steady_clock::now();
   // New MFTs only: nodes, ports and the path tables they index stay the same, so this
   // is far cheaper than a full rebuild (and done in place when nothing holds the old).
+  release_big_fabric();
   sa_.amend([this](sa::Snapshot& snap) {
     snap.generation = ++sa_generation_;
     for (sa::SnapNode& n : snap.nodes)
@@ -350,6 +403,7 @@ void SubnetManager::publish_multicast_tables() {
   mft_publish_cost_ =
       std::chrono::duration_cast<Clock::Duration>(std::chrono::steady_clock::now() - t0);
   mft_publish_pending_ = false;
+  publish_ops();
 }
 
 int SubnetManager::run(ControlFlags& control) {
@@ -368,10 +422,12 @@ std::optional<int> SubnetManager::step(ControlFlags& control) {
       log_->error("cannot reopen the log file; still writing to the old one");
     if (control.heavy_sweep.exchange(false)) {
       if (on_hangup_) on_hangup_();
-      partitions_.reload();
+      reload_partitions();
       reload_qos_policy();
       heavy_reason_ = HeavyReason::kForced;
+      publish_ops();
     }
+    take_control_requests();
     if (control.handover.exchange(false)) election_.hand_over_manually();
     // The election's polls and timeouts; a standby whose master is gone asks for a sweep.
     election_.tick();
@@ -396,7 +452,9 @@ std::optional<int> SubnetManager::step(ControlFlags& control) {
     // after a failed sweep does (at most one second), so a dead fabric never spins.
     const bool urgent =
         heavy_reason_ != HeavyReason::kNone && heavy_reason_ != HeavyReason::kErrorsLastSweep;
-    if (may_sweep && (urgent || clock_.now() >= next_sweep)) {
+    // `sweep off` inhibits every sweep but those an operator asks for (resweep, reroute).
+    const bool allowed = sweeping_enabled_ || !sweep_waiters_.empty() || reroute_requested_;
+    if (may_sweep && allowed && (urgent || reroute_requested_ || clock_.now() >= next_sweep)) {
       SweepResult r = sweep(stop);
       if (stop.load()) return std::nullopt;
       if (auto fatal = fatal_problem(r.report)) {

@@ -4,8 +4,10 @@
 #pragma once
 
 #include <atomic>
+#include <deque>
 #include <functional>
 #include <future>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -32,6 +34,8 @@
 #include "sm/mkey/mkey_rules.hpp"
 #include "sm/mkey/target_port.hpp"
 #include "sm/multicast_manager.hpp"
+#include "sm/ops/fabric_diff.hpp"
+#include "sm/ops/ops.hpp"
 #include "sm/pkey_manager.hpp"
 #include "sm/port_config.hpp"
 #include "sm/port_tables.hpp"
@@ -96,7 +100,7 @@ class SubnetManager {
 
   // Re-reads partitions.conf (SIGHUP does it before its heavy sweep). A broken file
   // is logged and the last good configuration stays in force: returns false.
-  bool reload_partitions() { return partitions_.reload(); }
+  bool reload_partitions();
   // Re-reads the QoS policy file (qos_policy_file, with qos on; at start and on SIGHUP)
   // as a whole or not at all: a file that does not parse is logged with
   // file:line:column and the last good policy stays (returns false). The next SA
@@ -142,6 +146,16 @@ class SubnetManager {
   const MulticastManager& multicast() const { return mcast_; }
   // The M_Keys this SM presents and programs (sm/mkey/).
   const mkey::MkeyManager& mkeys() const { return mkeys_; }
+
+  // The operator seam (sm/ops/): the snapshot ibsm-ctl and the metrics read, the event
+  // bus, and the queue of changing requests this SM takes between MAD polls
+  // (sm/subnet_manager_ops.cpp). Readers may use it from any thread.
+  ops::Ops& ops() { return ops_; }
+  // What the snapshot reports as the version; main() sets it once.
+  void set_version(std::string v) { version_ = std::move(v); }
+  bool sweeping_enabled() const { return sweeping_enabled_; }
+  // Publishes a new OpsSnapshot now (run() does it after every change worth showing).
+  void publish_ops();
 
  private:
   // A fabric model the targeted sweep built from the last one (sm/reroute/): the heavy
@@ -235,6 +249,21 @@ class SubnetManager {
   }
   void write_dumps();
   void publish_sa_snapshot();
+  // sm/subnet_manager_ops.cpp: events, sweep records and the control queue.
+  void emit(ops::EventType type, std::vector<ops::EventField> fields);
+  void record_sweep(ops::SweepKind kind, std::string reason, const SweepResult& r,
+                    std::chrono::system_clock::time_point started);
+  void take_control_requests();
+  void carry_out(ops::ControlRequest& req);
+  // After a new SA snapshot: port, link and LID events against the last one.
+  void report_fabric_changes();
+  // reroute: routes recomputed and programmed from the last model, no rediscovery.
+  SweepResult reroute_sweep(const std::atomic<bool>& stop);
+  void note_routing(const std::string& engine, double ms, const routing::RouteReport* grade);
+  void answer_sweep_waiters(const SweepResult& r, ops::SweepKind kind);
+  // A big fabric's SA snapshot is not held by the ops snapshot while the SA builds the
+  // next one or amends it (sa/server.hpp: never two big copies at once).
+  void release_big_fabric();
   // A problem of this sweep that exit_on_fatal makes fatal (a duplicate GUID), if any.
   std::optional<Error> fatal_problem(const SweepReport& report) const;
   void on_request(const mad::Smp& req, const mad::IncomingMad& raw);
@@ -333,6 +362,30 @@ class SubnetManager {
   // the blocks that differ (sm/election/lft_mirror.hpp).
   election::LftMirror lft_mirror_;
   std::optional<election::MirroredTables> takeover_tables_;
+
+  // The operator seam (sm/ops/).
+  ops::Ops ops_;
+  std::string version_;
+  ops::PortIndex port_index_;  // ports of the last published SA snapshot
+  std::deque<ops::SweepRecord> recent_sweeps_;
+  std::uint64_t sweeps_ = 0;
+  std::uint64_t heavy_sweeps_ = 0;
+  ops::RoutingOutcome routing_outcome_;
+  ops::PartitionsStatus partitions_status_;
+  bool sweeping_enabled_ = true;  // `sweep off`: no sweeps at all (OpenSM's sweeping_enabled)
+  bool reroute_requested_ = false;
+  std::chrono::system_clock::time_point started_ = std::chrono::system_clock::now();
+  std::optional<std::chrono::system_clock::time_point> last_subnet_up_;
+  std::uint64_t ops_generation_ = 0;
+  std::uint64_t mcast_changes_seen_ = 0;
+  std::map<Lid, ops::McastGroupInfo> mcast_known_;
+  std::shared_ptr<const conf::Options> options_shared_;
+  // resweep/reroute requests answered when their sweep ends.
+  struct SweepWaiter {
+    bool heavy = false;
+    std::function<void(ops::ControlReply)> reply;
+  };
+  std::vector<SweepWaiter> sweep_waiters_;
 };
 
 }  // namespace ibsm::sm

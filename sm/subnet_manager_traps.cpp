@@ -44,6 +44,12 @@ void SubnetManager::on_trap(const mad::Smp& req, const mad::IncomingMad& raw) {
                  format_error_id(kErrNoisyTraps), notice->trap_number, raw.slid, v.repeats);
     return;
   }
+  // Events after the filter: a babbling port does not flood the stream either.
+  emit(describe_security_trap(*notice) ? ops::EventType::kSecurityTrap : ops::EventType::kTrap,
+       {{"trap", static_cast<std::uint64_t>(notice->trap_number)},
+        {"issuer_lid", static_cast<std::uint64_t>(notice->issuer_lid)},
+        {"source_lid", static_cast<std::uint64_t>(raw.slid)},
+        {"details_lid", static_cast<std::uint64_t>(notice->details_lid())}});
   log_->info("trap {} from LID {} (details LID {})", notice->trap_number, notice->issuer_lid,
              notice->details_lid());
   if (options_.sweep_on_trap) {

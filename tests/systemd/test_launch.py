@@ -171,9 +171,11 @@ def test_numbered_files_ignore_backups(host, etcdir):
     conf1 = str(host.root / f"etc/{etcdir}/opensm.conf.1")
     assert host.argv("conf.1") == ["OSM_CACHE_DIR=/var/cache/ibsm/conf.1", "/usr/sbin/ibsm", "-F", conf1,
                                    "--log_file", "/var/log/ibsm.conf.1.log",
-                                   "--dump_files_dir", "/var/log/ibsm/conf.1"]
+                                   "--dump_files_dir", "/var/log/ibsm/conf.1",
+                                   "--ctl-socket", "/run/ibsm/conf.1.sock"]
     # The file's own log and dump locations are kept.
-    assert host.argv("conf.2")[1:] == ["/usr/sbin/ibsm", "-F", str(host.root / f"etc/{etcdir}/opensm.conf.2")]
+    assert host.argv("conf.2")[1:] == ["/usr/sbin/ibsm", "-F", str(host.root / f"etc/{etcdir}/opensm.conf.2"),
+                                       "--ctl-socket", "/run/ibsm/conf.2.sock"]
     assert host.run("argv", "conf.3", check=False).returncode == 2
     assert host.run("argv", "conf.1~", check=False).returncode == 2
 

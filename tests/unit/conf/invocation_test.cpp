@@ -109,8 +109,26 @@ TEST(Invocation, UnimplementedFlagsAreRefusedByName) {
     EXPECT_EQ(e.id, kUnimplementedFlag) << flag;
     EXPECT_THAT(e.message, HasSubstr(flag));
   }
-  EXPECT_EQ(invoke_err({"-q", "local"}).id, kUnimplementedFlag);
   EXPECT_EQ(invoke_err({"-d", "0"}).id, kUnimplementedFlag);
+}
+
+TEST(Invocation, ConsoleFlagsAsOpenSmAndSocketRefused) {
+  const Options o = run_options(invoke({"-q", "loopback", "-C", "10123"}));
+  EXPECT_EQ(o.console, "loopback");
+  EXPECT_EQ(o.console_port, 10123);
+  EXPECT_EQ(run_options(invoke({"--console", "local"})).console, "local");
+  const Error e = invoke_err({"-q", "socket"});
+  EXPECT_EQ(e.id, kConsoleSocketRefused);
+  EXPECT_THAT(e.message, HasSubstr("ibsm-ctl"));
+  EXPECT_EQ(invoke_err({"-q", "everywhere"}).id, kBadValue);
+  EXPECT_EQ(invoke_err({"-C", "0"}).id, kBadValue);
+}
+
+TEST(Invocation, CtlAndEventsFlagsSetTheirKeys) {
+  const Options o =
+      run_options(invoke({"--ctl-socket", "/tmp/x.sock", "--events-file", "/tmp/ev"}));
+  EXPECT_EQ(o.ctl_socket, "/tmp/x.sock");
+  EXPECT_EQ(o.events_file, "/tmp/ev");
 }
 
 TEST(Invocation, QosFlagSetsQos) {
@@ -248,6 +266,17 @@ TEST(Invocation, ConfigFileErrorsStopStartUp) {
   EXPECT_EQ(e.id, kBadValue);
   EXPECT_THAT(e.message, HasSubstr(file + ":1"));
   EXPECT_EQ(invoke_err({"-F", dir.path("missing.conf")}).id, kFileUnreadable);
+}
+
+TEST(Invocation, EventPluginsAreRefusedNamingTheEventStream) {
+  TempDir dir;
+  for (const char* line : {"event_plugin_name osmeventplugin\n", "event_plugin_options x\n"}) {
+    const auto file = dir.write("f.conf", line);
+    const Error e = invoke_err({"-F", file});
+    EXPECT_EQ(e.id, kEventPluginRefused) << line;
+    EXPECT_THAT(e.message, HasSubstr("ibsm-ctl events"));
+    EXPECT_THAT(e.message, HasSubstr("metrics"));
+  }
 }
 
 TEST(Invocation, StrictMakesUnknownKeysErrors) {

@@ -1,0 +1,123 @@
+// Operator-visible errors of the control socket, ibsm-ctl and the event stream
+// (range IBSM-8001..8199). A request that fails gets exactly one error line with one of
+// these IDs; the connection stays usable and the SM is not affected.
+#pragma once
+
+#include "common/error.hpp"
+
+namespace ibsm::ctl {
+
+inline constexpr ErrorId kErrUnknownCommand{8001};
+inline constexpr ErrorId kErrBadArgument{8002};
+inline constexpr ErrorId kErrLineTooLong{8003};
+inline constexpr ErrorId kErrNotAllowed{8004};
+inline constexpr ErrorId kErrRootOnly{8005};
+inline constexpr ErrorId kErrIdleTimeout{8006};
+inline constexpr ErrorId kErrTooManyConnections{8007};
+inline constexpr ErrorId kErrBusy{8008};
+inline constexpr ErrorId kErrNoFabric{8009};
+inline constexpr ErrorId kErrNotFound{8010};
+inline constexpr ErrorId kErrNotAvailable{8011};
+inline constexpr ErrorId kErrSocketSetup{8012};
+inline constexpr ErrorId kErrConnect{8013};
+inline constexpr ErrorId kErrProtocol{8014};
+inline constexpr ErrorId kErrEventsFile{8015};
+inline constexpr ErrorId kErrMalformed{8016};
+inline constexpr ErrorId kErrUsage{8017};
+inline constexpr ErrorId kErrConsoleSetup{8018};
+inline constexpr ErrorId kErrSweepFailed{8040};
+inline constexpr ErrorId kErrNotSweeping{8041};
+inline constexpr ErrorId kErrNoModel{8042};
+inline constexpr ErrorId kErrNotMaster{8043};
+inline constexpr ErrorId kErrNoStandby{8044};
+
+inline constexpr ErrorInfo kCtlErrors[] = {
+    {kErrUnknownCommand, "Unknown control command",
+     "A line sent to the control socket (or typed at the console) does not start with a command "
+     "ibsm knows. Nothing was done; the connection stays open.",
+     "`ibsm-ctl help` lists the commands (docs/ctl.md)."},
+    {kErrBadArgument, "Invalid argument to a control command",
+     "A command got a missing, extra or malformed argument (a LID out of range, a GUID that is "
+     "not hexadecimal, `resweep` without heavy or light). The message names the argument and "
+     "what is allowed. Nothing was done.",
+     "`ibsm-ctl help COMMAND` shows the syntax."},
+    {kErrLineTooLong, "Control request line too long",
+     "A request line exceeded 4096 bytes. The bytes up to the next newline are discarded and "
+     "the line is answered with this error.",
+     "Send one command per line; no command needs more than a few hundred bytes."},
+    {kErrNotAllowed, "Control socket access refused",
+     "The peer's uid (from the kernel, SO_PEERCRED) is neither root, nor ibsm's own user, nor a "
+     "member of the group named by ctl_group. The connection is closed.",
+     "Run ibsm-ctl as root, or add the user to the ctl_group group (docs/ctl.md)."},
+    {kErrRootOnly, "Command changes the SM: root only",
+     "A member of ctl_group sent a command that changes the SM or the fabric (resweep, reroute, "
+     "sweep, priority, handover, loglevel or logflush with an argument, update_desc, "
+     "dump_portguid file). Read-only commands still work on this connection.",
+     "Run the command as root."},
+    {kErrIdleTimeout, "Control connection timed out",
+     "A connection sent no complete line for 30 seconds (or left a partial line unfinished), "
+     "and is closed. A reader following events is never timed out for being quiet.",
+     "Send the command as soon as the connection is open, ending it with a newline."},
+    {kErrTooManyConnections, "Too many control connections",
+     "The control socket already serves 256 connections; the new one is closed at once.",
+     "Close idle ibsm-ctl sessions (event followers count too)."},
+    {kErrBusy, "SM busy: too many changing requests waiting",
+     "64 changing requests already wait for the SM's thread; this one was not queued.",
+     "Wait for the earlier requests to be answered, then retry."},
+    {kErrNoFabric, "No fabric snapshot yet",
+     "The command reads the fabric of the last heavy sweep, and there is none yet (the first "
+     "sweep is running, this SM is STANDBY and never swept, or a big fabric's snapshot is being "
+     "rebuilt).",
+     "Retry after the next SUBNET UP (`ibsm-ctl events --follow` shows it)."},
+    {kErrNotFound, "LID, GUID or name not found",
+     "The LID or GUID given is not in the fabric of the last heavy sweep.",
+     "Check the value with `ibsm-ctl dump_portguid .` or saquery."},
+    {kErrNotAvailable, "Feature not available in this ibsm",
+     "The command belongs to a feature this ibsm does not run (perfmgr: the PerfMgr is off; "
+     "permodlog: per-module logging is not configured).",
+     "See the message for the option that enables it."},
+    {kErrSocketSetup, "Cannot open the control socket or console",
+     "ibsm could not create, bind or listen on its control socket (or the loopback console "
+     "port). The SM runs without it; the log line names the path or port and the reason.",
+     "Create the directory (the systemd unit's RuntimeDirectory does), free the port, or set "
+     "ctl_socket / console_port."},
+    {kErrConnect, "ibsm-ctl cannot reach ibsm",
+     "ibsm-ctl could not connect to the control socket: no ibsm runs for that instance, or the "
+     "path is wrong.",
+     "Check `systemctl status ibsm@INSTANCE`, or pass --socket PATH / --instance NAME."},
+    {kErrProtocol, "Malformed answer from ibsm",
+     "ibsm-ctl received an answer it cannot read (the connection closed in the middle of it).",
+     "Check the ibsm log; retry."},
+    {kErrEventsFile, "Cannot write the events file",
+     "The events file (events_file, --events-file) cannot be opened, written or rotated. Events "
+     "still reach ibsm-ctl readers; the file is retried at the next event after 10 seconds.",
+     "Check the path, its directory and free space."},
+    {kErrMalformed, "Control request is not text",
+     "A request line holds control characters or bytes that are not printable ASCII. Nothing "
+     "was done.",
+     "Send commands as plain text lines."},
+    {kErrUsage, "ibsm-ctl usage error", "ibsm-ctl was given an unknown option or no command.",
+     "See `ibsm-ctl --help` or man ibsm-ctl(8)."},
+    {kErrConsoleSetup, "Console not started",
+     "`console local` needs ibsm in the foreground with a terminal on standard input; without "
+     "one (daemon mode, systemd) the local console is not started. The SM runs normally.",
+     "Use `console loopback`, or ibsm-ctl, which always works."},
+    {kErrSweepFailed, "Requested sweep did not bring the subnet up",
+     "The sweep a resweep, reroute or update_desc asked for ended with problems; the answer "
+     "counts them and the log lists them.",
+     "Read the ERRORS DURING INITIALIZATION lines in the log; the next sweep is heavy."},
+    {kErrNotSweeping, "This SM does not sweep",
+     "Sweeps are asked of an SM that is STANDBY or NOT-ACTIVE; only a MASTER (or DISCOVERING) SM "
+     "sweeps (IBA 14.4.1).",
+     "Send the command to the master SM (`ibsm-ctl status` names it)."},
+    {kErrNoModel, "No fabric model to reroute",
+     "reroute recomputes the routes of the last heavy sweep's model, and there is none yet.",
+     "Use `resweep heavy`."},
+    {kErrNotMaster, "Only a MASTER hands over", "handover was asked of an SM that is not MASTER.",
+     "Send it to the master SM."},
+    {kErrNoStandby, "No SM to hand over to",
+     "handover found no other SM that answers and could take the fabric; this SM stays MASTER.",
+     "Start a standby SM first (`ibsm-ctl status` lists the known SMs)."},
+};
+
+}  // namespace ibsm::ctl

@@ -1,0 +1,68 @@
+// Requests that change the SM (resweep, reroute, priority, ...) reach the SM's
+// thread through this queue: the control socket pushes from its own thread, the SM
+// takes them between MAD polls and answers each through its `reply` callback, which
+// it calls on the SM's thread and which must not block (the socket server queues the
+// answer and wakes its poll loop).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <mutex>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace ibsm::sm::ops {
+
+enum class ControlAction : std::uint8_t {
+  kResweepHeavy,
+  kResweepLight,
+  kReroute,  // recompute routes from the current model, no rediscovery
+  kSweepOn,
+  kSweepOff,
+  kPriority,  // arg: 0-15
+  kHandover,  // SIGUSR2's handover to the best standby
+  kLogLevel,  // arg: OpenSM log flags (already validated)
+  kLogFlush,
+  kUpdateDesc,    // re-read every NodeDescription
+  kReloadConfig,  // as SIGHUP: re-read the configuration, then a heavy sweep
+};
+
+struct ControlReply {
+  bool ok = true;
+  std::uint16_t error_id = 0;  // IBSM-NNNN when !ok
+  std::string text;            // one or more lines, no trailing newline
+};
+
+struct ControlRequest {
+  ControlAction action = ControlAction::kResweepHeavy;
+  std::string arg;
+  std::uint32_t uid = 0;  // who asked (logged)
+  std::string command;    // the command line as typed (logged)
+  std::function<void(ControlReply)> reply;
+};
+
+class ControlQueue {
+ public:
+  // Any thread. Refused (false) when `limit` requests already wait: a flood of
+  // commands cannot grow the SM's work without bound.
+  bool push(ControlRequest r, std::size_t limit = 64) {
+    std::lock_guard lock(mu_);
+    if (queue_.size() >= limit) return false;
+    queue_.push_back(std::move(r));
+    return true;
+  }
+  // SM thread: what waits, in arrival order. Never waits for the lock: when a
+  // producer holds it, the requests are taken at the next turn of the loop.
+  std::vector<ControlRequest> take() {
+    std::unique_lock lock(mu_, std::try_to_lock);
+    if (!lock.owns_lock()) return {};
+    return std::exchange(queue_, {});
+  }
+
+ private:
+  std::mutex mu_;
+  std::vector<ControlRequest> queue_;
+};
+
+}  // namespace ibsm::sm::ops

@@ -1,0 +1,185 @@
+#include "sm/ops/event.hpp"
+
+#include <cmath>
+#include <ctime>
+
+#include <spdlog/fmt/fmt.h>
+
+namespace ibsm::sm::ops {
+
+std::string_view event_type_name(EventType t) {
+  switch (t) {
+    case EventType::kSmState:
+      return "sm_state";
+    case EventType::kElection:
+      return "election";
+    case EventType::kSweepStarted:
+      return "sweep_started";
+    case EventType::kSweepFinished:
+      return "sweep_finished";
+    case EventType::kPortState:
+      return "port_state";
+    case EventType::kLinkUp:
+      return "link_up";
+    case EventType::kLinkDown:
+      return "link_down";
+    case EventType::kTrap:
+      return "trap";
+    case EventType::kSecurityTrap:
+      return "security_trap";
+    case EventType::kLidAssigned:
+      return "lid_assigned";
+    case EventType::kLidChanged:
+      return "lid_changed";
+    case EventType::kRouting:
+      return "routing";
+    case EventType::kPartitionsReloaded:
+      return "partitions_reloaded";
+    case EventType::kMcastGroupCreated:
+      return "mcast_group_created";
+    case EventType::kMcastGroupDeleted:
+      return "mcast_group_deleted";
+    case EventType::kConfigReloaded:
+      return "config_reloaded";
+    case EventType::kControl:
+      return "control";
+    case EventType::kEventsDropped:
+      return "events_dropped";
+  }
+  return "unknown";
+}
+
+const std::vector<EventType>& all_event_types() {
+  static const std::vector<EventType> all = {EventType::kSmState,
+                                             EventType::kElection,
+                                             EventType::kSweepStarted,
+                                             EventType::kSweepFinished,
+                                             EventType::kPortState,
+                                             EventType::kLinkUp,
+                                             EventType::kLinkDown,
+                                             EventType::kTrap,
+                                             EventType::kSecurityTrap,
+                                             EventType::kLidAssigned,
+                                             EventType::kLidChanged,
+                                             EventType::kRouting,
+                                             EventType::kPartitionsReloaded,
+                                             EventType::kMcastGroupCreated,
+                                             EventType::kMcastGroupDeleted,
+                                             EventType::kConfigReloaded,
+                                             EventType::kControl,
+                                             EventType::kEventsDropped};
+  return all;
+}
+
+const FieldValue* Event::field(std::string_view key) const {
+  for (const EventField& f : fields)
+    if (f.key == key) return &f.value;
+  return nullptr;
+}
+
+void append_json_string(std::string& out, std::string_view s) {
+  out += '"';
+  for (const char ch : s) {
+    const auto c = static_cast<unsigned char>(ch);
+    switch (c) {
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\r':
+        out += "\\r";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
+      default:
+        if (c < 0x20 || c == 0x7f) {
+          out += fmt::format("\\u{:04x}", c);
+        } else {
+          out += ch;  // UTF-8 passes through; node descriptions are bytes from the wire
+        }
+    }
+  }
+  out += '"';
+}
+
+std::string format_utc(std::chrono::system_clock::time_point t) {
+  const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(t.time_since_epoch());
+  const std::time_t secs =
+      static_cast<std::time_t>(std::chrono::floor<std::chrono::seconds>(ms).count());
+  std::tm tm{};
+  gmtime_r(&secs, &tm);
+  const auto milli =
+      static_cast<int>(ms.count() % 1000 < 0 ? ms.count() % 1000 + 1000 : ms.count() % 1000);
+  return fmt::format("{:04}-{:02}-{:02}T{:02}:{:02}:{:02}.{:03}Z", tm.tm_year + 1900, tm.tm_mon + 1,
+                     tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, milli);
+}
+
+namespace {
+
+void append_value(std::string& out, const FieldValue& v, bool json) {
+  std::visit(
+      [&](const auto& x) {
+        using T = std::decay_t<decltype(x)>;
+        if constexpr (std::is_same_v<T, bool>) {
+          out += x ? "true" : "false";
+        } else if constexpr (std::is_same_v<T, double>) {
+          if (!std::isfinite(x)) {
+            out += json ? "null" : "nan";
+          } else {
+            out += fmt::format("{}", x);
+          }
+        } else if constexpr (std::is_same_v<T, std::string>) {
+          if (json) {
+            append_json_string(out, x);
+          } else if (x.find_first_of(" \t\"=") != std::string::npos || x.empty()) {
+            append_json_string(out, x);  // quoted, so that key=value splits cleanly
+          } else {
+            out += x;
+          }
+        } else {
+          out += fmt::format("{}", x);
+        }
+      },
+      v);
+}
+
+}  // namespace
+
+std::string encode_json(const Event& e) {
+  std::string out;
+  out.reserve(128 + 32 * e.fields.size());
+  out += "{\"time\":\"";
+  out += format_utc(e.time);
+  out += fmt::format("\",\"seq\":{},\"id\":{},\"type\":\"{}\",\"fields\":{{", e.seq,
+                     static_cast<unsigned>(e.type), event_type_name(e.type));
+  bool first = true;
+  for (const EventField& f : e.fields) {
+    if (!first) out += ',';
+    first = false;
+    append_json_string(out, f.key);
+    out += ':';
+    append_value(out, f.value, true);
+  }
+  out += "}}";
+  return out;
+}
+
+std::string encode_text(const Event& e) {
+  std::string out = format_utc(e.time);
+  out += fmt::format(" {}({})", event_type_name(e.type), static_cast<unsigned>(e.type));
+  for (const EventField& f : e.fields) {
+    out += ' ';
+    out += f.key;
+    out += '=';
+    append_value(out, f.value, false);
+  }
+  return out;
+}
+
+}  // namespace ibsm::sm::ops

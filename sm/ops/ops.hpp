@@ -1,0 +1,19 @@
+// The operator seam of one SM: the published snapshot, the event bus and the
+// queue of changing requests. The SubnetManager owns one and writes to it on its
+// own thread; ibsm-ctl's server, the events file, the PerfMgr and the metrics
+// endpoint read it from theirs (docs/architecture.md, "Operator seam").
+#pragma once
+
+#include "sm/ops/control_queue.hpp"
+#include "sm/ops/event_bus.hpp"
+#include "sm/ops/ops_publisher.hpp"
+
+namespace ibsm::sm::ops {
+
+struct Ops {
+  OpsPublisher snapshot;
+  EventBus events;
+  ControlQueue control;
+};
+
+}  // namespace ibsm::sm::ops

@@ -1,0 +1,17 @@
+#include "sm/ops/ops_snapshot.hpp"
+
+namespace ibsm::sm::ops {
+
+std::string_view sweep_kind_name(SweepKind k) {
+  switch (k) {
+    case SweepKind::kLight:
+      return "light";
+    case SweepKind::kHeavy:
+      return "heavy";
+    case SweepKind::kTargeted:
+      return "targeted";
+  }
+  return "?";
+}
+
+}  // namespace ibsm::sm::ops

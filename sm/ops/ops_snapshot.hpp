@@ -1,0 +1,121 @@
+// What the operator tools read of the SM: one immutable snapshot, published by the
+// SM's thread after every change worth showing (a sweep, a state change, a command
+// carried out) and read from any thread without locking the SM. ibsm-ctl, the
+// PerfMgr, the /metrics endpoint and the status page all read this one object; the
+// fabric itself is the SA's snapshot of the last heavy sweep, shared, not copied.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "conf/options.hpp"
+#include "mad/smp_client.hpp"
+#include "mad/types.hpp"
+#include "sa/server.hpp"
+#include "sa/snapshot.hpp"
+
+namespace ibsm::sm::ops {
+
+enum class SweepKind : std::uint8_t { kLight, kHeavy, kTargeted };
+std::string_view sweep_kind_name(SweepKind k);  // "light", "heavy", "targeted"
+
+struct SweepRecord {
+  std::uint64_t number = 0;  // 1 = the first sweep of this process
+  SweepKind kind = SweepKind::kLight;
+  std::string reason;  // why a heavy sweep ran (heavy_reason_name); "interval" for light ones
+  std::chrono::system_clock::time_point started;
+  double seconds = 0;
+  mad::SmpCounters mads;  // this sweep only
+  bool subnet_up = false;
+  bool standby = false;  // the election stopped it
+  std::size_t problems = 0;
+  std::size_t nodes = 0, switches = 0, end_ports = 0;  // heavy and targeted sweeps
+};
+
+// The last routing run (heavy or targeted sweep).
+struct RoutingOutcome {
+  std::string engine;              // the engine whose tables were programmed
+  std::vector<std::string> chain;  // routing_engine as configured, in order
+  bool fallback = false;           // `engine` is not the first of the chain
+  double ms = 0;                   // the engine's time
+  bool graded = false;             // the route report below is filled in
+  std::uint64_t pairs = 0;         // (source end port, destination LID) pairs
+  std::uint64_t unreachable = 0;
+  std::uint64_t loops = 0;
+  bool acyclic = true;        // channel dependency graph, every VL
+  std::uint64_t max_efi = 0;  // edge forwarding index of the busiest channel
+  double mean_efi = 0;
+  std::chrono::system_clock::time_point when;
+};
+
+struct RemoteSmInfo {
+  mad::Guid guid = 0;
+  mad::Lid lid = 0;
+  std::uint8_t priority = 0;
+  mad::SmState state = mad::SmState::kNotActive;
+  bool answered = false;
+};
+
+struct McastGroupInfo {
+  mad::Lid mlid = 0;
+  std::string mgid;  // "ff12:401b:ffff::ffff:ffff"
+  std::uint16_t pkey = 0;
+  std::size_t members = 0;
+};
+
+struct PartitionsStatus {
+  std::string file;
+  bool ok = true;  // the last read succeeded (else the last good one stays in force)
+  std::vector<std::string> errors;
+  std::size_t partitions = 0;
+  std::chrono::system_clock::time_point when;
+};
+
+struct OpsSnapshot {
+  std::uint64_t generation = 0;  // +1 per publish
+  std::chrono::system_clock::time_point published;
+  std::chrono::system_clock::time_point started;  // when the SM started
+  std::string version;
+
+  // The SM (IBA 14.4).
+  mad::SmState state = mad::SmState::kDiscovering;
+  std::uint8_t priority = 0;             // sm_priority in force
+  std::uint8_t master_priority = 0;      // master_sm_priority (0: sm_priority)
+  mad::Guid port_guid = 0;               // our SM port
+  mad::Lid sm_lid = 0;                   // the master's LID as we programmed/learned it
+  std::optional<mad::Guid> master_guid;  // standby: the master we poll
+  std::vector<RemoteSmInfo> other_sms;
+  std::string status_line;  // what `systemctl status` shows
+
+  // Sweeping.
+  bool sweeping_enabled = true;  // `sweep off` stops the periodic light sweeps
+  std::uint32_t sweep_interval_s = 0;
+  std::uint64_t sweeps = 0;
+  std::uint64_t heavy_sweeps = 0;
+  std::string phase;                       // sweep phase now (IDLE between sweeps)
+  std::vector<SweepRecord> recent_sweeps;  // newest last, at most kRecentSweeps
+  static constexpr std::size_t kRecentSweeps = 16;
+  std::optional<std::chrono::system_clock::time_point> last_subnet_up;
+
+  // MADs by class since start: SMPs (SubnMgt, 0x01/0x81) and SA (SubnAdm, 0x03).
+  mad::SmpCounters smp;
+  sa::SaCounters sa;
+
+  RoutingOutcome routing;
+  std::vector<McastGroupInfo> mcast_groups;
+  PartitionsStatus partitions;
+
+  // The configuration in force (after reloads), and the fabric of the last heavy sweep
+  // (null before the first one, and, on fabrics above kBigFabricNodes, while the
+  // next one is being built: the SM never holds two big copies at once).
+  std::shared_ptr<const conf::Options> options;
+  std::shared_ptr<const sa::Snapshot> fabric;
+  static constexpr std::size_t kBigFabricNodes = 1000;
+};
+using OpsSnapshotPtr = std::shared_ptr<const OpsSnapshot>;
+
+}  // namespace ibsm::sm::ops

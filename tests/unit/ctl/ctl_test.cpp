@@ -1,0 +1,512 @@
+// ctl/: the command parser, the read-only answers on a fabric the SM brought up on a
+// FakeFabric, changing requests carried out by the SM between polls (resweep light
+// sends no NodeInfo, heavy rediscovers, reroute recomputes routes without discovery),
+// the control socket against real clients (garbage, long lines, refusals), the
+// access rule and the events file rotation.
+#include <gtest/gtest.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <thread>
+
+#include "ctl/command.hpp"
+#include "ctl/errors.hpp"
+#include "ctl/event_file.hpp"
+#include "ctl/reports.hpp"
+#include "ctl/server.hpp"
+#include "sm/subnet_manager.hpp"
+#include "tests/fake/fake_fabric.hpp"
+#include "tests/support/log_capture.hpp"
+#include "tests/support/net_file.hpp"
+#include "tests/support/temp_dir.hpp"
+
+namespace ibsm::ctl {
+namespace {
+
+using namespace std::chrono_literals;
+
+// --- parser -------------------------------------------------------------------------
+
+TEST(CommandParser, OpenSmCommandsWithTheirArguments) {
+  auto c = parse_command("querylid 0x1a2");
+  ASSERT_TRUE(c.ok());
+  EXPECT_EQ(c->id, CommandId::kQueryLid);
+  EXPECT_EQ(*c->number, 0x1a2u);
+  EXPECT_FALSE(c->changes);
+
+  c = parse_command("  resweep   light\r");
+  ASSERT_TRUE(c.ok());
+  EXPECT_EQ(c->word, "light");
+  EXPECT_TRUE(c->changes);
+
+  c = parse_command("switchbalance verbose 0x0002c90300001234");
+  ASSERT_TRUE(c.ok());
+  EXPECT_TRUE(c->flag);
+  EXPECT_EQ(*c->guid, 0x0002c90300001234u);
+
+  c = parse_command("--json priority 14");
+  ASSERT_TRUE(c.ok());
+  EXPECT_TRUE(c->json);
+  EXPECT_TRUE(c->changes);
+  EXPECT_EQ(*c->number, 14u);
+
+  c = parse_command("priority");  // shows, changes nothing
+  ASSERT_TRUE(c.ok());
+  EXPECT_FALSE(c->changes);
+
+  c = parse_command("dump_portguid file /tmp/x ^sw a.*");
+  ASSERT_TRUE(c.ok());
+  EXPECT_EQ(c->file, "/tmp/x");
+  EXPECT_EQ(c->patterns.size(), 2u);
+  EXPECT_TRUE(c->changes);
+
+  c = parse_command("routes 0x0002c90300001234 12");
+  ASSERT_TRUE(c.ok());
+  EXPECT_TRUE(c->dest->is_guid);
+  EXPECT_FALSE(c->source->is_guid);
+  EXPECT_EQ(c->source->value, 12u);
+
+  c = parse_command("events --follow --last 5");
+  ASSERT_TRUE(c.ok());
+  EXPECT_TRUE(c->flag);
+  EXPECT_EQ(*c->number, 5u);
+}
+
+TEST(CommandParser, EveryCommandOfTheTableParsesWithoutArguments) {
+  // Those that need one say so with kErrBadArgument, never an unknown command.
+  for (const CommandSpec& s : command_specs()) {
+    auto c = parse_command(s.name);
+    if (!c.ok()) {
+      EXPECT_EQ(c.error().id, kErrBadArgument) << s.name;
+    }
+  }
+}
+
+TEST(CommandParser, BadInputGetsOneErrorWithAStableId) {
+  EXPECT_EQ(parse_command("frobnicate").error().id, kErrUnknownCommand);
+  EXPECT_EQ(parse_command("").error().id, kErrUnknownCommand);
+  EXPECT_EQ(parse_command("resweep").error().id, kErrBadArgument);
+  EXPECT_EQ(parse_command("resweep medium").error().id, kErrBadArgument);
+  EXPECT_EQ(parse_command("priority 16").error().id, kErrBadArgument);
+  EXPECT_EQ(parse_command("priority x").error().id, kErrBadArgument);
+  EXPECT_EQ(parse_command("querylid").error().id, kErrBadArgument);
+  EXPECT_EQ(parse_command("querylid 0").error().id, kErrBadArgument);
+  EXPECT_EQ(parse_command("querylid 0xC000").error().id, kErrBadArgument);
+  EXPECT_EQ(parse_command("querylid 12 13").error().id, kErrBadArgument);
+  EXPECT_EQ(parse_command("loglevel 0x100").error().id, kErrBadArgument);
+  EXPECT_EQ(parse_command("switchbalance 0").error().id, kErrBadArgument);
+  EXPECT_EQ(parse_command("dump_portguid").error().id, kErrBadArgument);
+  EXPECT_EQ(parse_command("dump_portguid file").error().id, kErrBadArgument);
+  EXPECT_EQ(parse_command("status\x01").error().id, kErrMalformed);
+  EXPECT_EQ(parse_command(std::string("status \xff")).error().id, kErrMalformed);
+  EXPECT_EQ(parse_command(std::string(kMaxLine + 1, 'a')).error().id, kErrLineTooLong);
+  std::string many = "help";
+  for (int i = 0; i < 100; ++i)
+    many += " x";
+  EXPECT_EQ(parse_command(many).error().id, kErrBadArgument);
+  EXPECT_NE(parse_command("frobnicate").error().message.find("help"), std::string::npos);
+}
+
+TEST(Access, RootAndOwnerChangeGroupReadsOthersNothing) {
+  EXPECT_TRUE(decide_access(0, {0}, 0, std::nullopt).may_change);
+  EXPECT_TRUE(decide_access(500, {500}, 500, std::nullopt).may_change);  // ibsm's own user
+  const Peer member = decide_access(1000, {1000, 77}, 0, 77u);
+  EXPECT_TRUE(member.may_read);
+  EXPECT_FALSE(member.may_change);
+  const Peer other = decide_access(1001, {1001}, 0, 77u);
+  EXPECT_FALSE(other.may_read);
+  EXPECT_FALSE(decide_access(1001, {77}, 0, std::nullopt).may_read);  // no group configured
+}
+
+TEST(EventsFile, RotationShiftsAndDropsTheOldest) {
+  testsupport::TempDir dir;
+  const std::string p = dir.path() + "/events.json";
+  for (int round = 0; round < 4; ++round) {
+    std::ofstream(p) << round << "\n";
+    rotate_files(p, 2);
+  }
+  EXPECT_FALSE(std::filesystem::exists(p));
+  std::string a, b;
+  std::ifstream(p + ".1") >> a;
+  std::ifstream(p + ".2") >> b;
+  EXPECT_EQ(a, "3");
+  EXPECT_EQ(b, "2");
+  EXPECT_FALSE(std::filesystem::exists(p + ".3"));
+}
+
+TEST(EventsFile, WriterAppendsJsonLinesAndRotatesBySize) {
+  testsupport::TempDir dir;
+  std::ostringstream text;
+  Logger log = testsupport::capture_log(text, "ev", spdlog::level::info);
+  sm::ops::EventBus bus;
+  const std::string p = dir.path() + "/ev";
+  EventFileWriter w(bus, log, {p, 300, 2, 1000});
+  w.start();
+  for (int i = 0; i < 20; ++i)
+    bus.emit(sm::ops::EventType::kTrap, {{"trap", std::uint64_t{128}}});
+  const auto deadline = std::chrono::steady_clock::now() + 10s;
+  while (!std::filesystem::exists(p + ".2") && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(10ms);
+  w.stop();
+  ASSERT_TRUE(std::filesystem::exists(p + ".1"));
+  EXPECT_TRUE(std::filesystem::exists(p + ".2"));
+  std::ifstream in(p + ".1");
+  std::string line;
+  ASSERT_TRUE(std::getline(in, line));
+  EXPECT_TRUE(line.starts_with("{\"time\":\"")) << line;
+  EXPECT_NE(line.find("\"type\":\"trap\""), std::string::npos);
+}
+
+// --- the SM's side: answers and requests on a fake fabric ---------------------------
+
+constexpr std::string_view kLine = R"(Switch 2 "a"
+[1] "ha"[1]
+[2] "b"[1]
+
+Switch 3 "b"
+[1] "a"[2]
+[2] "c"[1]
+[3] "hb"[1]
+
+Switch 2 "c"
+[1] "b"[2]
+[2] "hc"[1]
+
+Hca 1 "ha"
+[1] "a"[1]
+
+Hca 1 "hb"
+[1] "b"[3]
+
+Hca 1 "hc"
+[1] "c"[2]
+)";
+
+class SmRig : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    auto d = testsupport::parse_net(kLine);
+    ASSERT_TRUE(d.ok());
+    fabric = std::make_unique<fake::FakeFabric>(*d, clock);
+    options.cache_dir = dir.path() + "/cache";
+    sm = std::make_unique<sm::SubnetManager>(*fabric, clock, logger, options);
+    for (int i = 0; i < 200 && !up(); ++i)
+      sm->step(control);
+    ASSERT_TRUE(up());
+  }
+  bool up() const {
+    auto s = sm->ops().snapshot.current();
+    return s && s->fabric && s->state == mad::SmState::kMaster && !s->recent_sweeps.empty() &&
+           s->recent_sweeps.back().subnet_up;
+  }
+  Answer ask(std::string_view line) {
+    auto c = parse_command(line);
+    EXPECT_TRUE(c.ok()) << line;
+    return answer_read_only(*c, *sm->ops().snapshot.current(), sm->ops().events);
+  }
+  // Queues a changing request and runs the SM's loop until it is answered.
+  sm::ops::ControlReply request(sm::ops::ControlAction a, std::string arg = {}) {
+    std::optional<sm::ops::ControlReply> got;
+    sm::ops::ControlRequest r;
+    r.action = a;
+    r.arg = std::move(arg);
+    r.command = "test";
+    r.reply = [&](sm::ops::ControlReply rep) { got = std::move(rep); };
+    EXPECT_TRUE(sm->ops().control.push(std::move(r)));
+    for (int i = 0; i < 500 && !got; ++i)
+      sm->step(control);
+    EXPECT_TRUE(got.has_value());
+    return got.value_or(sm::ops::ControlReply{false, 0, "no answer"});
+  }
+
+  FakeClock clock;
+  testsupport::TempDir dir;
+  std::ostringstream log_text;
+  Logger logger = testsupport::capture_log(log_text, "sm", spdlog::level::info);
+  std::unique_ptr<fake::FakeFabric> fabric;
+  conf::Options options;
+  sm::ControlFlags control;
+  std::unique_ptr<sm::SubnetManager> sm;
+};
+
+TEST_F(SmRig, QueryLidNamesThePortHoldingIt) {
+  const auto& f = *sm->ops().snapshot.current()->fabric;
+  for (const sa::SnapNode& n : f.nodes) {
+    if (n.is_switch()) continue;
+    const sa::SnapPort& p = n.ports[1];
+    const Answer a = ask("querylid " + std::to_string(p.lid));
+    ASSERT_TRUE(a.ok) << a.text;
+    EXPECT_NE(a.text.find(fmt::format("0x{:016x}", p.guid)), std::string::npos) << a.text;
+    EXPECT_NE(a.text.find(n.description), std::string::npos);
+    EXPECT_NE(a.json.find("\"node_type\":\"CA\""), std::string::npos) << a.json;
+  }
+  const Answer none = ask("querylid 999");
+  EXPECT_FALSE(none.ok);
+  EXPECT_EQ(none.error, kErrNotFound);
+}
+
+TEST_F(SmRig, PortStatusCountsEveryLinkedPort) {
+  const Answer a = ask("--json portstatus");
+  ASSERT_TRUE(a.ok);
+  // 5 cables, both ends active; switch "b" has no down port.
+  EXPECT_NE(a.json.find("\"ports\":10"), std::string::npos) << a.json;
+  EXPECT_NE(a.json.find("\"active\":10"), std::string::npos) << a.json;
+  const Answer cas = ask("portstatus ca");
+  EXPECT_NE(cas.text.find("3 port(s) scanned on 3 nodes"), std::string::npos) << cas.text;
+}
+
+TEST_F(SmRig, SwitchBalanceCountsEndPortLidsPerInterSwitchPort) {
+  const Answer a = ask("--json switchbalance verbose");
+  ASSERT_TRUE(a.ok);
+  // Switch b: port 1 toward a carries ha's LID, port 2 toward c carries hc's.
+  EXPECT_NE(a.text.find("Port 1: 1\nPort 2: 1\n"), std::string::npos) << a.text;
+  EXPECT_EQ(a.text.find("Unbalanced"), std::string::npos) << a.text;
+}
+
+TEST_F(SmRig, RoutesTraceAPathHopByHop) {
+  const auto& f = *sm->ops().snapshot.current()->fabric;
+  mad::Lid hc = 0;
+  for (const sa::SnapNode& n : f.nodes)
+    if (n.description == "hc") hc = n.ports[1].lid;
+  const Answer a = ask("routes " + std::to_string(hc));
+  ASSERT_TRUE(a.ok) << a.text;
+  EXPECT_NE(a.text.find("delivered to"), std::string::npos) << a.text;
+}
+
+TEST_F(SmRig, DumpConfShowsTheOptionsInForce) {
+  const Answer a = ask("dump_conf");
+  EXPECT_NE(a.text.find("sm_priority 0"), std::string::npos);
+  const auto r = request(sm::ops::ControlAction::kPriority, "14");
+  EXPECT_TRUE(r.ok);
+  EXPECT_NE(ask("dump_conf").text.find("sm_priority 14"), std::string::npos);
+  EXPECT_EQ(sm->ops().snapshot.current()->priority, 14);
+}
+
+TEST_F(SmRig, LightResweepSendsNoNodeInfoHeavyRediscovers) {
+  fabric->reset_stats();
+  auto r = request(sm::ops::ControlAction::kResweepLight);
+  EXPECT_TRUE(r.ok) << r.text;
+  EXPECT_NE(r.text.find("light sweep"), std::string::npos) << r.text;
+  EXPECT_EQ(fabric->stats().count(mad::Method::kGet, mad::AttrId::kNodeInfo), 0u);
+  EXPECT_GT(fabric->stats().count(mad::Method::kGet, mad::AttrId::kSwitchInfo), 0u);
+
+  fabric->reset_stats();
+  r = request(sm::ops::ControlAction::kResweepHeavy);
+  EXPECT_TRUE(r.ok) << r.text;
+  EXPECT_NE(r.text.find("heavy sweep"), std::string::npos) << r.text;
+  EXPECT_GE(fabric->stats().count(mad::Method::kGet, mad::AttrId::kNodeInfo), 6u);
+
+  // Both are in the event history.
+  int light = 0, heavy = 0;
+  for (const auto& e : sm->ops().events.history(100)) {
+    if (e->type != sm::ops::EventType::kSweepFinished) continue;
+    const auto kind = std::get<std::string>(*e->field("kind"));
+    light += kind == "light";
+    heavy += kind == "heavy";
+  }
+  EXPECT_GE(light, 1);
+  EXPECT_GE(heavy, 2);  // the first sweep and the requested one
+}
+
+TEST_F(SmRig, RerouteRecomputesRoutesWithoutDiscovery) {
+  fabric->reset_stats();
+  const auto r = request(sm::ops::ControlAction::kReroute);
+  EXPECT_TRUE(r.ok) << r.text;
+  EXPECT_EQ(fabric->stats().count(mad::Method::kGet, mad::AttrId::kNodeInfo), 0u);
+  const auto snap = sm->ops().snapshot.current();
+  EXPECT_EQ(snap->recent_sweeps.back().kind, sm::ops::SweepKind::kTargeted);
+  EXPECT_EQ(snap->recent_sweeps.back().reason, "reroute");
+  EXPECT_NE(log_text.str().find("REROUTE"), std::string::npos);
+}
+
+TEST_F(SmRig, SweepOffStopsPeriodicSweeps) {
+  EXPECT_TRUE(request(sm::ops::ControlAction::kSweepOff).ok);
+  const auto before = sm->ops().snapshot.current()->sweeps;
+  for (int i = 0; i < 50; ++i) {
+    clock.advance(1s);
+    sm->step(control);
+  }
+  EXPECT_EQ(sm->ops().snapshot.current()->sweeps, before);
+  EXPECT_TRUE(request(sm::ops::ControlAction::kSweepOn).ok);
+  for (int i = 0; i < 50; ++i) {
+    clock.advance(1s);
+    sm->step(control);
+  }
+  EXPECT_GT(sm->ops().snapshot.current()->sweeps, before);
+}
+
+TEST_F(SmRig, HandoverWithoutAStandbySaysSo) {
+  const auto r = request(sm::ops::ControlAction::kHandover);
+  EXPECT_FALSE(r.ok);
+  EXPECT_EQ(r.error_id, kErrNoStandby.code);
+}
+
+// --- the socket ---------------------------------------------------------------------
+
+class Client {
+ public:
+  explicit Client(const std::string& path) {
+    fd_ = ::socket(AF_UNIX, SOCK_STREAM, 0);
+    sockaddr_un a{};
+    a.sun_family = AF_UNIX;
+    std::snprintf(a.sun_path, sizeof(a.sun_path), "%s", path.c_str());
+    ok_ = ::connect(fd_, reinterpret_cast<sockaddr*>(&a), sizeof(a)) == 0;
+    timeval tv{10, 0};
+    ::setsockopt(fd_, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+  }
+  ~Client() { ::close(fd_); }
+  bool ok() const { return ok_; }
+  void send(std::string_view s) {
+    ASSERT_EQ(::send(fd_, s.data(), s.size(), MSG_NOSIGNAL), static_cast<ssize_t>(s.size()));
+  }
+  // One line (without newline); empty at end of stream or after 10 s.
+  std::string line() {
+    for (;;) {
+      const auto nl = buf_.find('\n');
+      if (nl != std::string::npos) {
+        std::string l = buf_.substr(0, nl);
+        buf_.erase(0, nl + 1);
+        return l;
+      }
+      char tmp[65536];
+      const ssize_t n = ::read(fd_, tmp, sizeof(tmp));
+      if (n <= 0) return {};
+      buf_.append(tmp, static_cast<std::size_t>(n));
+    }
+  }
+  // One framed answer, the terminator line last.
+  std::string answer() {
+    std::string out;
+    for (;;) {
+      const auto nl = buf_.find('\n');
+      if (nl != std::string::npos) {
+        std::string line = buf_.substr(0, nl);
+        buf_.erase(0, nl + 1);
+        out += line + "\n";
+        if (line == ".ok" || line == ".err") return out;
+        continue;
+      }
+      char tmp[4096];
+      const ssize_t n = ::read(fd_, tmp, sizeof(tmp));
+      if (n <= 0) return out + "<eof>";
+      buf_.append(tmp, static_cast<std::size_t>(n));
+    }
+  }
+
+ private:
+  int fd_ = -1;
+  bool ok_ = false;
+  std::string buf_;
+};
+
+class ServerRig : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    auto s = std::make_shared<sm::ops::OpsSnapshot>();
+    s->version = "9.9";
+    s->options = std::make_shared<conf::Options>();
+    ops.snapshot.publish(s);
+    ServerSettings st;
+    st.socket_path = dir.path() + "/ctl.sock";
+    st.idle_timeout = 500ms;
+    server = std::make_unique<ControlServer>(ops, logger, st);
+    server->start();
+    // A stand-in for the SM's thread: answers changing requests.
+    sm_thread = std::thread([this] {
+      while (!done) {
+        for (auto& r : ops.control.take())
+          r.reply({true, 0, "done " + r.command});
+        std::this_thread::sleep_for(5ms);
+      }
+    });
+  }
+  void TearDown() override {
+    done = true;
+    sm_thread.join();
+    server->stop();
+  }
+  std::string path() const { return dir.path() + "/ctl.sock"; }
+
+  testsupport::TempDir dir;
+  std::ostringstream log_text;
+  Logger logger = testsupport::capture_log(log_text, "ctl", spdlog::level::info);
+  sm::ops::Ops ops;
+  std::unique_ptr<ControlServer> server;
+  std::atomic<bool> done{false};
+  std::thread sm_thread;
+};
+
+TEST_F(ServerRig, AnswersAndStaysUsableAfterBadInput) {
+  Client c(path());
+  ASSERT_TRUE(c.ok());
+  c.send("version\n");
+  EXPECT_EQ(c.answer(), "ibsm 9.9\n.ok\n");
+  c.send("frobnicate\n");
+  EXPECT_EQ(c.answer().substr(0, 10), "IBSM-8001:");
+  c.send(std::string("\x01\x02garbage\xff\n"));
+  EXPECT_NE(c.answer().find("IBSM-8016"), std::string::npos);
+  c.send(std::string(1 << 20, 'x') + "\n");  // 1 MiB line
+  EXPECT_NE(c.answer().find("IBSM-8003"), std::string::npos);
+  c.send("--json version\n");
+  EXPECT_EQ(c.answer(),
+            "{\"command\":\"version\",\"ok\":true,\"result\":{\"version\":\"9.9\"}}\n.ok\n");
+  c.send("--json priority 99\n");
+  EXPECT_EQ(
+      c.answer(),
+      "{\"command\":\"\",\"ok\":false,\"error\":{\"id\":\"IBSM-8002\",\"message\":\"priority 99 is "
+      "above 15; usage: priority [<sm-priority>]\"}}\n.err\n");
+  c.send("resweep heavy\n");  // the test runs as root or as the server's own user
+  EXPECT_EQ(c.answer(), "done resweep heavy\n.ok\n");
+  EXPECT_NE(log_text.str().find("sent 'resweep heavy'"), std::string::npos);
+  c.send("perfmgr\n");
+  EXPECT_NE(c.answer().find("IBSM-8011: PerfMgr is off"), std::string::npos);
+}
+
+TEST_F(ServerRig, SilentAndHalfOpenConnectionsTimeOut) {
+  Client silent(path());
+  Client partial(path());
+  partial.send("stat");  // never finished
+  EXPECT_NE(silent.answer().find("IBSM-8006"), std::string::npos);
+  EXPECT_NE(partial.answer().find("IBSM-8006"), std::string::npos);
+  const auto deadline = std::chrono::steady_clock::now() + 10s;
+  while (server->connections() != 0 && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(10ms);
+  EXPECT_EQ(server->connections(), 0u);
+}
+
+TEST_F(ServerRig, FollowersGetLiveEventsAndAStuckOneDropsOnlyItsOwn) {
+  Client follower(path());
+  Client stuck(path());
+  follower.send("--json events --follow\n");
+  stuck.send("events --follow\n");
+  const auto deadline = std::chrono::steady_clock::now() + 10s;
+  while (ops.events.stats().subscribers < 2 && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(5ms);
+  ASSERT_EQ(ops.events.stats().subscribers, 2u);
+  ops.events.emit(sm::ops::EventType::kSweepStarted, {{"kind", std::string("light")}});
+  const std::string first = follower.line();
+  EXPECT_NE(first.find("\"type\":\"sweep_started\""), std::string::npos) << first;
+  // The stuck reader never reads: its socket buffer and then its queue fill, the
+  // follower and the emitter go on, and the bus counts what the stuck one lost.
+  const std::string pad(1000, 'x');
+  std::size_t got = 0, dropped_lines = 0;
+  for (int batch = 0; batch < 20; ++batch) {
+    for (int i = 0; i < 1000; ++i)
+      ops.events.emit(sm::ops::EventType::kTrap, {{"pad", pad}});
+    while (got < 1000u * static_cast<std::size_t>(batch + 1)) {
+      const std::string l = follower.line();
+      if (l.empty()) break;
+      if (l.find("\"events_dropped\"") != std::string::npos) ++dropped_lines;
+      if (l.find("\"type\":\"trap\"") != std::string::npos) ++got;
+    }
+  }
+  EXPECT_EQ(got, 20000u);  // the follower lost nothing
+  EXPECT_EQ(dropped_lines, 0u);
+  EXPECT_GT(ops.events.stats().dropped, 0u);
+}
+
+}  // namespace
+}  // namespace ibsm::ctl
