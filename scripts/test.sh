@@ -25,8 +25,8 @@ if [ "$#" -gt 0 ]; then
 else
   # Ordered for a 2-core machine: the ibsim suite mostly waits (on SM timers and the
   # simulator), so it runs beside the rest of the build, which runs niced so the waiting
-  # tests get the CPU they want. It needs only the daemon and the agent.
-  ninja -C "$tree" --quiet sm/ibsm agent/ibsm-agent
+  # tests get the CPU they want. It needs only the daemon, the agent and ibsm-ctl.
+  ninja -C "$tree" --quiet sm/ibsm agent/ibsm-agent ctl/ibsm-ctl
   mkdir -p "$logs"
   rm -f "$logs/testlog.json" "$logs/testlog-ibsim.json"
   meson test -C "$tree" --no-rebuild --print-errorlogs --num-processes 2 --suite ibsim \
