@@ -361,8 +361,8 @@ PairCheck check_all_pairs(const Topology& topo, const Routes& routes) {
       for (std::uint32_t src : ends) {
         if (out.examples.size() >= 10) break;
         if (topo.end_ports[src].sw != sw || src == self) continue;
-        out.examples.push_back(topo.end_ports[src].description + " -> LID " +
-                               std::to_string(dlid) + " (" + name + "): " + outcome_name(d));
+        out.examples.push_back(topo.end_ports[src].description + " -> LID " + std::to_string(dlid) +
+                               " (" + name + "): " + outcome_name(d));
         break;  // one example per (source switch, destination)
       }
     }

@@ -166,7 +166,6 @@ class EscapeRouter {
   std::vector<std::uint32_t> queue_;
 };
 
-
 // Switches that have no route to end-port LID `lid` (no entry, or one that loops or
 // drops) get one towards a neighbour that has, nearest first (breadth first from the
 // switches that deliver), so each filled entry points to a switch filled earlier or
@@ -328,8 +327,8 @@ Result<EscapeLayerStats> route_unreached_on_escape_layer(const Topology& topo, R
     }
   }
   if (!stats.used()) return stats;
-  std::string what = pc.unreached.empty() ? std::string("every end port reaches every LID")
-                                          : counts;
+  std::string what =
+      pc.unreached.empty() ? std::string("every end port reaches every LID") : counts;
   if (!pc.unreached.empty())
     what += "; routed every switch to them on SL 1 (VL 1) by up/down around " +
             hex(topo.switches[stats.root].guid) + " (" + std::to_string(stats.switch_lids) +

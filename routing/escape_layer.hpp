@@ -12,8 +12,11 @@
 // acyclic; VL 0 keeps a subset of the engine's legal paths, so it stays acyclic too. A
 // path never changes VL (SL2VL identity, which the SM programs wherever path SLs are set).
 //
-// A fabric the engine routes completely is left exactly as it was (no SL, no table
-// change): complete fat trees keep OpenSM's tables.
+// The switches now reached get entries back to the end ports they had no legal path to
+// (their answers), also on SL 1; only switch-originated traffic passes there, which this
+// argument does not cover (as OpenSM's engines do not). A fabric the engine routes
+// completely is left exactly as it was (no SL, no table change): complete fat trees keep
+// OpenSM's tables.
 #pragma once
 
 #include <string>
@@ -25,8 +28,8 @@
 namespace ibsm::routing {
 
 struct EscapeLayerStats {
-  std::size_t switch_lids = 0;    // re-routed LIDs of switch port 0
-  std::size_t end_port_lids = 0;  // re-routed LIDs of end ports
+  std::size_t switch_lids = 0;     // re-routed LIDs of switch port 0
+  std::size_t end_port_lids = 0;   // re-routed LIDs of end ports
   std::size_t filled_entries = 0;  // entries given to switches towards end-port LIDs
   std::uint32_t root = 0;          // switch index the escape order is ranked from
   bool used() const { return switch_lids + end_port_lids + filled_entries > 0; }
@@ -40,7 +43,6 @@ struct EscapeLayerStats {
 // such LIDs exist but the fabric has a single data VL (max_vls < 2) or the routes already
 // use per-path SLs; the caller's engine then fails and the SM falls back.
 Result<EscapeLayerStats> route_unreached_on_escape_layer(const Topology& topo, Routes& routes,
-                                                         unsigned max_vls,
-                                                         std::string_view engine);
+                                                         unsigned max_vls, std::string_view engine);
 
 }  // namespace ibsm::routing

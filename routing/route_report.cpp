@@ -62,9 +62,9 @@ std::string format_route_report_line(const RouteReport& r) {
   return "pairs " + std::to_string(r.pairs) + " unreachable " + std::to_string(r.unreachable) +
          " (CA " + std::to_string(r.ca_unreachable) + " of " + std::to_string(r.ca_pairs) +
          ", switch " + std::to_string(r.switch_unreachable) + " of " +
-         std::to_string(r.switch_pairs) + "; loops " + std::to_string(r.loops) + "), CDG " + acyclic + ", EFI max " +
-         std::to_string(r.max_efi) + " mean " + fixed1(r.mean_efi) + " over " +
-         std::to_string(r.channels) + " channels (" + std::to_string(r.unused_channels) +
+         std::to_string(r.switch_pairs) + "; loops " + std::to_string(r.loops) + "), CDG " +
+         acyclic + ", EFI max " + std::to_string(r.max_efi) + " mean " + fixed1(r.mean_efi) +
+         " over " + std::to_string(r.channels) + " channels (" + std::to_string(r.unused_channels) +
          " unused), VLs " + vl_list(r.vls_used);
 }
 

@@ -20,8 +20,8 @@ struct RouteReport {
   // ports, and switch port 0 (management: SMA, PMA; what ibroute and perfquery read).
   std::size_t pairs = 0;
   std::size_t unreachable = 0;
-  std::size_t loops = 0;         // of unreachable, those caught in a forwarding loop
-  std::size_t ca_pairs = 0;      // of pairs, those to CA and router ports
+  std::size_t loops = 0;     // of unreachable, those caught in a forwarding loop
+  std::size_t ca_pairs = 0;  // of pairs, those to CA and router ports
   std::size_t ca_unreachable = 0;
   std::size_t switch_pairs = 0;  // of pairs, those to a switch's port 0
   std::size_t switch_unreachable = 0;

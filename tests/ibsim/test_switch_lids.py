@@ -25,6 +25,7 @@ make ibsim refuse clients, test_multicast.py).
 from __future__ import annotations
 
 import os
+import random
 import re
 import shutil
 import subprocess
@@ -35,21 +36,49 @@ from pathlib import Path
 import pytest
 
 import checks
+import degrade_fabric
 from conftest import Fabric
 from ibsimlib import SMProcess, Simulator, ToolError, parse_ibroute
 from test_updn import find_cycle
 
 ONCE_TIMEOUT = float(os.environ.get("IBSIM_ONCE_TIMEOUT", "240"))
-NET = Path(os.environ.get("IBSM_TOPOLOGIES")
-           or Path(__file__).resolve().parents[3] / "shared" / "topologies") / "ft3-24p8-f3.net"
+SHARED = Path(os.environ.get("IBSM_TOPOLOGIES")
+              or Path(__file__).resolve().parents[3] / "shared" / "topologies")
 ENGINES = ["ftree", "updn", "dnup"]
+# name -> (switches, slow): the slow one (ft3-5184 with 2 % of its inter-switch links
+# removed by fabrics/degrade_fabric.py, seed 1; some 5 minutes per engine) only with
+# IBSIM_SLOW=1 (docs/benchmarks.md, 2026-11-27).
+FABRICS = {"ft3-24p8-f3": (336, False), "ft3-5184-f2": (900, True)}
 
 
-@pytest.fixture(scope="module")
-def degraded():
-    if not NET.exists():
-        pytest.skip(f"{NET} not installed")
-    return Fabric("ft3-24p8-f3", NET)
+def _net(name: str, tmp_path_factory) -> Path:
+    if name == "ft3-5184-f2":
+        src = SHARED / "ft3-5184.net"
+        if not src.exists():
+            pytest.skip(f"{src} not installed")
+        out = tmp_path_factory.mktemp("fabrics") / "ft3-5184-f2.net"
+        text = gen_fabric_degraded(src)
+        out.write_text(text)
+        return out
+    path = SHARED / f"{name}.net"
+    if not path.exists():
+        pytest.skip(f"{path} not installed")
+    return path
+
+
+def gen_fabric_degraded(src: Path) -> str:
+    """`degrade_fabric.py ft3-5184.net --fail-links 0.02 --seed 1`."""
+    fab = degrade_fabric.read_net(src.read_text(), str(src))
+    degrade_fabric.fail_links(fab, 0.02, random.Random(1))
+    return fab.render()
+
+
+@pytest.fixture(scope="module", params=list(FABRICS))
+def degraded(request, tmp_path_factory):
+    switches, slow = FABRICS[request.param]
+    if slow and os.environ.get("IBSIM_SLOW") != "1":
+        pytest.skip("slow fabric: set IBSIM_SLOW=1")
+    return Fabric(request.param, _net(request.param, tmp_path_factory)), switches
 
 
 def _ibroute_all(sim: Simulator, node: str, switches) -> tuple[dict, list[str]]:
@@ -173,14 +202,14 @@ def test_every_switch_answers_and_the_report_agrees(degraded, engine, sm, sims, 
                                                    sm_procs):
     if sm.name != "ibsm":
         pytest.skip("the route report is ibsm's; OpenSM routes minhop on this tree")
-    fabric = degraded
+    fabric, want_switches = degraded
     # A simulator per engine: after some 340 clients (ibnetdiscover, an ibroute per
     # switch) ibsim refuses the next SM's connection.
     sim = sims(fabric, "swlid")
     where = f"[{fabric.name} / ibsm -R {engine}]"
     proc = SMProcess(sm, sim, fabric.sm_node, tmp_path / "sm", once=True, extra=["-R", engine])
     sm_procs.append(proc)
-    rc = proc.start().wait_exit(ONCE_TIMEOUT)
+    rc = proc.start().wait_exit(ONCE_TIMEOUT * (4 if want_switches > 500 else 1))
     assert rc == 0, f"{where} exit code {rc}\n{proc.tail()}"
     log = proc.log()
     assert f"routing engine {engine} computed" in log, f"{where}\n{proc.tail()}"
@@ -192,7 +221,7 @@ def test_every_switch_answers_and_the_report_agrees(degraded, engine, sm, sims, 
     except ToolError as e:
         pytest.fail(f"{where} ibnetdiscover: {e}")
     switches = [n for n in topo.nodes.values() if n.is_switch]
-    assert len(switches) == 336, f"{where} ibnetdiscover found {len(switches)} switches"
+    assert len(switches) == want_switches, f"{where} ibnetdiscover found {len(switches)} switches"
     lfts, silent = _ibroute_all(sim, fabric.sm_node, switches)
     assert not silent, f"{where} {len(silent)} switches do not answer ibroute: {silent[:10]}"
 
