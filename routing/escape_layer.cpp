@@ -265,10 +265,13 @@ Result<EscapeLayerStats> route_unreached_on_escape_layer(const Topology& topo, R
                              " end-port (source, LID) pairs) have no " + std::string(engine) +
                              " path from some switch with end ports, e.g. " +
                              (pc.examples.empty() ? std::string("?") : pc.examples.front());
-  if (!pc.unreached.empty() && (max_vls < 2 || !routes.path_sl.empty() || !routes.sl2vl.empty()))
+  if (!pc.unreached.empty() && max_vls < 2)
     return fail(kErrEscapeLayerNoVl,
                 counts + "; routing them on a second layer needs 2 data VLs, the fabric runs " +
                     std::to_string(max_vls));
+  if (!pc.unreached.empty() && (!routes.path_sl.empty() || !routes.sl2vl.empty()))
+    return fail(kErrEscapeLayerNoVl,
+                counts + "; the routes already use per-path SLs, so there is no SL to spare");
 
   const std::vector<LidOwner> owners = lid_owners(topo);
   if (!pc.unreached.empty()) {
