@@ -79,13 +79,20 @@ TEST_P(EscapeLayer, TheUnreachableSwitchLidMovesToSlOne) {
   const Lid s0_lid = topo.switches[s0].lid;
   const Lid h1_lid = topo.end_ports[host_named(topo, "h1")].base_lid;
 
-  // Golden: exactly s0's LID escaped, exactly s0's entry towards h1 filled.
-  ASSERT_EQ(r.warnings.size(), 1U);
-  EXPECT_EQ(r.warnings[0].id, kErrEscapeLayer);
-  EXPECT_NE(r.warnings[0].message.find("1 switch LIDs, 0 end-port LIDs"), std::string::npos)
-      << r.warnings[0].message;
-  EXPECT_NE(r.warnings[0].message.find("; 1 entries of switches"), std::string::npos)
-      << r.warnings[0].message;
+  // Golden: exactly s0's LID escaped, exactly s0's entry towards h1 filled. (dnup also
+  // counts the switch pairs its rule leaves out, IBSM-3004, before the escape layer.)
+  const Error* escape = nullptr;
+  for (const Error& w : r.warnings)
+    if (w.id == kErrEscapeLayer) {
+      EXPECT_EQ(escape, nullptr) << "two IBSM-3080 warnings";
+      escape = &w;
+    } else {
+      EXPECT_EQ(w.id, kErrUpDownUnreachable) << w.message;
+    }
+  ASSERT_NE(escape, nullptr);
+  EXPECT_NE(escape->message.find("1 switch LIDs, 0 end-port LIDs"), std::string::npos)
+      << escape->message;
+  EXPECT_NE(escape->message.find("; 1 entries of switches"), std::string::npos) << escape->message;
   ASSERT_FALSE(r.path_sl.empty());
   EXPECT_EQ(r.path_sl.layers, 2U);
   for (std::uint32_t s = 0; s < topo.switches.size(); ++s) {
@@ -156,7 +163,8 @@ TEST_P(EscapeLayer, CompleteTreeIsLeftAsRouted) {
   one_vl.max_vls = 1;  // nothing to escape, so one VL is enough
   auto routed = make_engine(GetParam(), one_vl)->route(complete);
   ASSERT_TRUE(routed.ok()) << to_string(routed.error());
-  EXPECT_TRUE(routed->warnings.empty());
+  for (const Error& w : routed->warnings)
+    EXPECT_NE(w.id, kErrEscapeLayer) << w.message;
   EXPECT_TRUE(routed->path_sl.empty());
   EXPECT_TRUE(make_route_report(complete, *routed).complete());
 }
