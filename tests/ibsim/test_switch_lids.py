@@ -1,11 +1,13 @@
-"""Switch LIDs on a degraded fat tree: can the SM's own node read every switch, and does
-ibsm's route report count what the programmed tables do?
+"""Switch LIDs on degraded fat trees: can the SM's own node read every switch, and does
+ibsm's route report count what the programmed tables do? (Five fabrics: ft3-24p8-f3,
+two small trees with a pulled cable, complete kary-4-3-64, and, with IBSIM_SLOW=1, the
+5184-host tree with 2 % of its links removed.)
 
 ft3-24p8-f3 (../shared/topologies: radix 24, 8 pods, 336 switches, 1152 hosts, 3 % of
 the inter-switch links missing) leaves many switches without an up-then-down path from
 some leaves. For -R ftree, updn and dnup in turn, ibsm -o routes the fabric and exits;
-then, from the SM's node (whose leaf is one of those that lost a link), ibnetdiscover
-gives the cabling and `ibroute` every switch's table. The judge:
+then, from the SM's node (where issue 29 found 25 switches it could not read),
+ibnetdiscover gives the cabling and `ibroute` every switch's table. The judge:
 
 * every switch answers ibroute (a LID-routed SMP there and its answer back);
 * walked from every CA port, the tables deliver to every LID (CAs and switch port 0),
@@ -15,11 +17,12 @@ gives the cabling and `ibroute` every switch's table. The judge:
 * the route report ibsm wrote (ibsm-route-report.txt) gives exactly the pair counts the
   walk finds: pairs, CA pairs, switch pairs and the unreachable ones of each.
 
-OpenSM is not run here: it refuses this tree for ftree and routes minhop instead, and it
-writes no route report to compare.
+OpenSM is not run here: it refuses these trees for ftree and routes minhop instead, and
+it writes no route report to compare.
 
-Runtime: about a minute per engine on 2 cores: 336 ibroute runs, four at a time (more
-make ibsim refuse clients, test_multicast.py).
+Runtime on 2 cores: about a minute per engine on ft3-24p8-f3 (336 ibroute runs, four at
+a time; more make ibsim refuse clients, test_multicast.py), 25 s for the three small
+fabrics together.
 """
 
 from __future__ import annotations
@@ -37,6 +40,7 @@ import pytest
 
 import checks
 import degrade_fabric
+import gen_fabric
 from conftest import Fabric
 from ibsimlib import SMProcess, Simulator, ToolError, parse_ibroute
 from test_updn import find_cycle
@@ -45,40 +49,59 @@ ONCE_TIMEOUT = float(os.environ.get("IBSIM_ONCE_TIMEOUT", "240"))
 SHARED = Path(os.environ.get("IBSM_TOPOLOGIES")
               or Path(__file__).resolve().parents[3] / "shared" / "topologies")
 ENGINES = ["ftree", "updn", "dnup"]
-# name -> (switches, slow): the slow one (ft3-5184 with 2 % of its inter-switch links
-# removed by fabrics/degrade_fabric.py, seed 1; some 5 minutes per engine) only with
-# IBSIM_SLOW=1 (docs/benchmarks.md, 2026-11-27).
-FABRICS = {"ft3-24p8-f3": (336, False), "ft3-5184-f2": (900, True)}
 
 
-def _net(name: str, tmp_path_factory) -> Path:
-    if name == "ft3-5184-f2":
-        src = SHARED / "ft3-5184.net"
-        if not src.exists():
-            pytest.skip(f"{src} not installed")
-        out = tmp_path_factory.mktemp("fabrics") / "ft3-5184-f2.net"
-        text = gen_fabric_degraded(src)
-        out.write_text(text)
-        return out
-    path = SHARED / f"{name}.net"
-    if not path.exists():
-        pytest.skip(f"{path} not installed")
-    return path
+def _ft3_cut():
+    """ft3 radix 4, 4 pods (20 switches, 16 hosts), leaf p1l0's link to p1a0 pulled."""
+    f = gen_fabric.ft3(radix=4, pods=4)
+    f.unlink("p1l0", 3)
+    return f
 
 
-def gen_fabric_degraded(src: Path) -> str:
+def _ft2_cut():
+    """2-level radix 8, 4 leaves x 4 hosts, 4 spines; leaf 0's first uplink pulled."""
+    f = gen_fabric.ft2(radix=8, leaves=4, hosts_per_leaf=4, spines=4)
+    leaf = next(n for n in f.order if f.nodes[n][0] == "Switch")
+    port = min(p for p, (peer, _) in f.ports[leaf].items() if f.nodes[peer][0] == "Switch")
+    f.unlink(leaf, port)
+    return f
+
+
+def _ft3_5184_f2():
     """`degrade_fabric.py ft3-5184.net --fail-links 0.02 --seed 1`."""
+    src = SHARED / "ft3-5184.net"
+    if not src.exists():
+        pytest.skip(f"{src} not installed")
     fab = degrade_fabric.read_net(src.read_text(), str(src))
     degrade_fabric.fail_links(fab, 0.02, random.Random(1))
-    return fab.render()
+    return fab
+
+
+# name -> (net file or generator, switches, slow). The slow one (ft3-5184 with 2 % of its
+# inter-switch links removed; some 5-15 minutes per engine) runs only with IBSIM_SLOW=1
+# (docs/benchmarks.md, 2026-11-27).
+FABRICS = {
+    "ft3-24p8-f3": (SHARED / "ft3-24p8-f3.net", 336, False),
+    "kary-4-3-64": (SHARED / "kary-4-3-64.net", 48, False),
+    "ft3-r4-cut": (_ft3_cut, 20, False),
+    "ft2-r8-cut": (_ft2_cut, 8, False),
+    "ft3-5184-f2": (_ft3_5184_f2, 900, True),
+}
 
 
 @pytest.fixture(scope="module", params=list(FABRICS))
 def degraded(request, tmp_path_factory):
-    switches, slow = FABRICS[request.param]
+    src, switches, slow = FABRICS[request.param]
     if slow and os.environ.get("IBSIM_SLOW") != "1":
         pytest.skip("slow fabric: set IBSIM_SLOW=1")
-    return Fabric(request.param, _net(request.param, tmp_path_factory)), switches
+    if callable(src):
+        path = tmp_path_factory.mktemp("fabrics") / f"{request.param}.net"
+        path.write_text(src().render())
+    elif not src.exists():
+        pytest.skip(f"{src} not installed")
+    else:
+        path = src
+    return Fabric(request.param, path), switches
 
 
 def _ibroute_all(sim: Simulator, node: str, switches) -> tuple[dict, list[str]]:
