@@ -320,30 +320,67 @@ PairCheck check_all_pairs(const Topology& topo, const Routes& routes) {
   std::vector<std::uint32_t> source_switches;
   for (std::uint32_t e : ends)
     if (per_switch[topo.end_ports[e].sw]++ == 0) source_switches.push_back(topo.end_ports[e].sw);
-  for (std::uint32_t dst : ends) {
-    const EndPort& de = topo.end_ports[dst];
-    for (unsigned k = 0; k < (1U << de.lmc); ++k) {
-      const Lid dlid = static_cast<Lid>(de.base_lid + k);
-      r.reset(dlid);
-      for (std::uint32_t sw : source_switches) {
-        const std::size_t sources = per_switch[sw] - (sw == de.sw ? 1U : 0U);
-        out.pairs += sources;
-        const Delivery d = r.resolve(sw);
-        if (d == Delivery::kDelivered) {
-          out.delivered += sources;
-          continue;
+  // Connected groups of switches: a pair with no cable path between them is no pair.
+  std::vector<std::uint32_t> group(topo.switches.size(), UINT32_MAX);
+  for (std::uint32_t s = 0; s < topo.switches.size(); ++s) {
+    if (group[s] != UINT32_MAX) continue;
+    std::vector<std::uint32_t> todo{s};
+    group[s] = s;
+    while (!todo.empty()) {
+      const std::uint32_t x = todo.back();
+      todo.pop_back();
+      for (const Link& l : topo.switches[x].links)
+        if (l.kind == Link::Kind::kSwitch && group[l.peer] == UINT32_MAX) {
+          group[l.peer] = s;
+          todo.push_back(l.peer);
         }
-        (d == Delivery::kLoop ? out.loops : out.black_holes) += sources;
-        for (std::uint32_t src : ends) {
-          if (out.examples.size() >= 10) break;
-          if (src == dst || topo.end_ports[src].sw != sw) continue;
-          out.examples.push_back(topo.end_ports[src].description + " -> LID " +
-                                 std::to_string(dlid) + " (" + de.description +
-                                 "): " + outcome_name(d));
-        }
-      }
     }
   }
+  // One destination LID on switch `home`: of end port `self` (no source of its own LIDs),
+  // or of the switch's port 0 (self == UINT32_MAX).
+  const auto check = [&](Lid dlid, std::uint32_t home, std::uint32_t self,
+                         const std::string& name) {
+    const bool to_switch = self == UINT32_MAX;
+    const std::uint32_t own_switch = to_switch ? UINT32_MAX : home;
+    r.reset(dlid);
+    bool missed = false;
+    for (std::uint32_t sw : source_switches) {
+      if (group[sw] != group[home]) continue;
+      const std::size_t sources = per_switch[sw] - (sw == own_switch ? 1U : 0U);
+      out.pairs += sources;
+      if (to_switch) out.switch_pairs += sources;
+      const Delivery d = r.resolve(sw);
+      if (d == Delivery::kDelivered) {
+        out.delivered += sources;
+        if (to_switch) out.switch_delivered += sources;
+        continue;
+      }
+      if (sources == 0) continue;
+      missed = true;
+      (d == Delivery::kLoop ? out.loops : out.black_holes) += sources;
+      for (std::uint32_t src : ends) {
+        if (out.examples.size() >= 10) break;
+        if (topo.end_ports[src].sw != sw || src == self) continue;
+        out.examples.push_back(topo.end_ports[src].description + " -> LID " + std::to_string(dlid) +
+                               " (" + name + "): " + outcome_name(d));
+        break;  // one example per (source switch, destination)
+      }
+    }
+    if (missed) out.unreached.push_back(dlid);
+  };
+  for (std::uint32_t dst : ends) {
+    const EndPort& de = topo.end_ports[dst];
+    for (unsigned k = 0; k < (1U << de.lmc); ++k)
+      check(static_cast<Lid>(de.base_lid + k), de.sw, dst, de.description);
+  }
+  for (std::uint32_t s = 0; s < topo.switches.size(); ++s) {
+    const Switch& sw = topo.switches[s];
+    if (sw.lid == 0) continue;
+    const std::string name = sw.description.empty() ? "switch" : sw.description;
+    for (unsigned k = 0; k < (1U << sw.lmc); ++k)
+      check(static_cast<Lid>(sw.lid + k), s, UINT32_MAX, name + " port 0");
+  }
+  std::sort(out.unreached.begin(), out.unreached.end());
   return out;
 }
 

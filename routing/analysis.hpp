@@ -38,11 +38,24 @@ struct PairCheck {
   std::size_t delivered = 0;
   std::size_t loops = 0;
   std::size_t black_holes = 0;
+  // Of those, the pairs whose destination is a switch's port 0 (management traffic: SMA,
+  // PMA, vendor agents; what ibroute, perfquery and PerfMgr need).
+  std::size_t switch_pairs = 0;
+  std::size_t switch_delivered = 0;
   std::vector<std::string> examples;  // first few failures, human-readable
+  std::vector<Lid> unreached;         // destination LIDs some source cannot reach, ascending
   bool all_delivered() const { return delivered == pairs; }
+  // Pairs towards end ports (CAs and router ports).
+  std::size_t end_port_pairs() const { return pairs - switch_pairs; }
+  std::size_t end_port_unreachable() const {
+    return (pairs - switch_pairs) - (delivered - switch_delivered);
+  }
+  std::size_t switch_unreachable() const { return switch_pairs - switch_delivered; }
 };
 
-// Every end port attached to a switch towards every LID of every other such end port.
+// Every end port attached to a switch towards every LID of the fabric: every LID of every
+// other such end port (CAs, router ports) and every LID of every switch's port 0. What
+// `ibroute` dumps of the programmed tables show when walked from each end port's switch.
 PairCheck check_all_pairs(const Topology& topo, const Routes& routes);
 
 struct ChannelLoad {

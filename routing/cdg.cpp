@@ -177,11 +177,14 @@ CdgReport check_channel_dependencies(const Topology& topo, const Routes& routes,
       seeds[vl].push_back(sources[i]);
     }
     if (options.include_switch_sources)
-      for (std::uint32_t s = 0; s < n; ++s)
-        if (seed_stamp[s] != gen) {
-          seed_stamp[s] = gen;
-          seeds[0].push_back(s);
+      for (std::uint32_t s = 0; s < n; ++s) {
+        const std::uint8_t vl = options.switch_vl_of ? options.switch_vl_of(s, dlid) & 0x0F : 0;
+        std::uint32_t& st = seed_stamp[std::size_t{vl} * n + s];
+        if (st != gen) {
+          st = gen;
+          seeds[vl].push_back(s);
         }
+      }
     for (unsigned vl = 0; vl < kVls; ++vl) {
       if (seeds[vl].empty()) continue;
       used[vl] = true;

@@ -30,7 +30,9 @@ using VlOfPath = std::function<std::uint8_t(std::uint32_t src, Lid dlid)>;
 
 struct CdgOptions {
   VlOfPath vl_of;                       // empty: every path on VL 0
-  bool include_switch_sources = false;  // also paths starting at each switch (VL 0)
+  bool include_switch_sources = false;  // also paths starting at each switch
+  // The VL of a path a switch sends (switch index, destination LID); empty: VL 0.
+  std::function<std::uint8_t(std::uint32_t sw, Lid dlid)> switch_vl_of;
 };
 
 struct CdgChannel {

@@ -196,6 +196,10 @@ class Engine {
   // True when the engine's rules guarantee an acyclic channel dependency graph
   // (no credit loops, Dally & Seitz 1987). The SM verifies the claim on every result.
   virtual bool deadlock_free() const { return false; }
+  // True when the engine's rules give every switch with end ports a route to every LID of
+  // a connected fabric (CA and router ports, switch port 0). The SM verifies the claim
+  // with the route report and discards tables that fail it, as for deadlock_free.
+  virtual bool complete() const { return false; }
 };
 
 // Engine by OpenSM name ("minhop", "updn", ...); nullptr if unknown.

@@ -45,6 +45,9 @@ inline constexpr ErrorId kErrThrottledLinksKept{3039};
 inline constexpr ErrorId kErrLashVlsExhausted{3070};
 inline constexpr ErrorId kErrNotAMesh{3071};
 inline constexpr ErrorId kErrDfssspTorusLayers{3072};
+inline constexpr ErrorId kErrEscapeLayer{3080};
+inline constexpr ErrorId kErrEscapeLayerNoVl{3081};
+inline constexpr ErrorId kErrRoutesIncomplete{3082};
 
 inline constexpr ErrorInfo kRoutingErrors[] = {
     {kErrTopologyInvalid, "Routing input is inconsistent",
@@ -165,11 +168,10 @@ inline constexpr ErrorInfo kRoutingErrors[] = {
      "or end port of the fabric just discovered; it is ignored.",
      "Check the file against ibnetdiscover output; a replaced node has a new GUID."},
     {kErrFtreeUnreachable, "ftree: destinations unreachable under up/down",
-     "Some switches have no up-then-down path to some non-compute destinations (switch LIDs "
-     "between top switches, I/O nodes beyond max_reverse_hops); their entries stay empty, as "
-     "in OpenSM. Compute-node traffic is not affected.",
-     "Usually harmless. Set connect_roots (-z) to route switch-originated traffic to them "
-     "anyway, or max_reverse_hops (-H) for I/O nodes."},
+     "No longer logged: switch LIDs and I/O nodes that some switch with end ports cannot "
+     "reach going up then down are routed on the escape layer (IBSM-3080) or, without a "
+     "second VL, make ftree fail (IBSM-3081). Kept so that older logs resolve.",
+     "See IBSM-3080."},
     {kErrFileEngineNoInput, "file routing engine has nothing to load",
      "The routing_engine chain names 'file' but neither lfts_file (-U) nor "
      "lid_matrix_dump_file (-M) is set. The engine fails and the next engine of the chain "
@@ -291,6 +293,32 @@ inline constexpr ErrorInfo kRoutingErrors[] = {
      "switches off from others, so they stay in the routes (OpenSM would leave those "
      "switches unreachable). The message names them.",
      "Repair the links named; add redundant links around them."},
+    {kErrEscapeLayer, "Destinations routed on the escape layer (SL 1)",
+     "ftree, updn or dnup found destination LIDs that some switch with end ports cannot "
+     "reach under the engine's up/down rule: on a degraded fat tree typically switch LIDs "
+     "(switch port 0, which ibroute, perfquery and PerfMgr need) and I/O nodes. Every switch "
+     "is routed to them over a second up/down order on SL 1 (VL 1), which keeps the routes "
+     "free of credit loops; the SA hands out SL 1 for them. The message counts them and "
+     "names one.",
+     "Nothing needs doing for routing to work. Repair the missing links to bring the tree "
+     "back to one layer. Tools that send GMPs to a switch on a data VL without asking the "
+     "SA for the SL use SL 0 on these paths (docs/routing.md, switch LIDs on degraded "
+     "trees); SMPs travel on VL 15 and are not affected."},
+    {kErrEscapeLayerNoVl, "Unreachable destinations and no VL for the escape layer",
+     "ftree, updn or dnup left destination LIDs unreachable from some switch with end ports "
+     "(see IBSM-3080) and cannot route them on a second layer: the fabric's links run one "
+     "data VL only (OperVLs 1, max_op_vls or the QoS settings), or the engine's routes "
+     "already use per-path SLs. The engine fails and the next engine of the chain routes "
+     "the fabric, as OpenSM falls back to minhop on a tree it rejects.",
+     "Let the links run 2 or more data VLs (max_op_vls), repair the missing links, or "
+     "choose an engine that reaches every LID on this topology (updn, dfsssp)."},
+    {kErrRoutesIncomplete, "Routing engine left destinations unreachable",
+     "The route report of a routing engine that claims to reach every LID (ftree, updn, "
+     "dnup) found (source end port, destination LID) pairs the tables do not deliver, to a "
+     "CA, router port or switch port 0. The tables are not programmed, as with a credit "
+     "loop (IBSM-3006); the next engine of the chain routes the fabric. The message gives "
+     "the counts and examples.",
+     "Report a bug with the fabric's ibnetdiscover output and ibsm-route-report.txt."},
 };
 
 }  // namespace ibsm::routing

@@ -29,6 +29,10 @@ RouteReport make_route_report(const Topology& topo, const Routes& routes,
   r.pairs = pc.pairs;
   r.unreachable = pc.pairs - pc.delivered;
   r.loops = pc.loops;
+  r.ca_pairs = pc.end_port_pairs();
+  r.ca_unreachable = pc.end_port_unreachable();
+  r.switch_pairs = pc.switch_pairs;
+  r.switch_unreachable = pc.switch_unreachable();
   r.unreachable_examples = pc.examples;
   // Engines with per-path SLs (dfsssp) are graded per VL: SL i on VL i, the SL2VL
   // identity the SM programs for them. The checker sees only this map, not the engine.
@@ -56,9 +60,11 @@ std::string format_route_report_line(const RouteReport& r) {
       if (!v.acyclic) acyclic += " " + std::to_string(v.vl);
   }
   return "pairs " + std::to_string(r.pairs) + " unreachable " + std::to_string(r.unreachable) +
-         " (loops " + std::to_string(r.loops) + "), CDG " + acyclic + ", EFI max " +
-         std::to_string(r.max_efi) + " mean " + fixed1(r.mean_efi) + " over " +
-         std::to_string(r.channels) + " channels (" + std::to_string(r.unused_channels) +
+         " (CA " + std::to_string(r.ca_unreachable) + " of " + std::to_string(r.ca_pairs) +
+         ", switch " + std::to_string(r.switch_unreachable) + " of " +
+         std::to_string(r.switch_pairs) + "; loops " + std::to_string(r.loops) + "), CDG " +
+         acyclic + ", EFI max " + std::to_string(r.max_efi) + " mean " + fixed1(r.mean_efi) +
+         " over " + std::to_string(r.channels) + " channels (" + std::to_string(r.unused_channels) +
          " unused), VLs " + vl_list(r.vls_used);
 }
 
@@ -71,6 +77,10 @@ std::string format_route_report_text(const Topology& topo, const RouteReport& r,
   out += "end_ports: " + std::to_string(topo.end_ports.size()) + "\n";
   out += "pairs: " + std::to_string(r.pairs) + "\n";
   out += "unreachable_pairs: " + std::to_string(r.unreachable) + "\n";
+  out += "ca_pairs: " + std::to_string(r.ca_pairs) + "\n";
+  out += "unreachable_ca_pairs: " + std::to_string(r.ca_unreachable) + "\n";
+  out += "switch_pairs: " + std::to_string(r.switch_pairs) + "\n";
+  out += "unreachable_switch_pairs: " + std::to_string(r.switch_unreachable) + "\n";
   out += "forwarding_loops: " + std::to_string(r.loops) + "\n";
   out += "channels: " + std::to_string(r.channels) + "\n";
   out += "unused_channels: " + std::to_string(r.unused_channels) + "\n";

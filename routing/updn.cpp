@@ -38,6 +38,7 @@
 #include <string>
 
 #include "routing/errors.hpp"
+#include "routing/escape_layer.hpp"
 #include "routing/hop_matrix.hpp"
 #include "routing/lid_owners.hpp"
 #include "routing/port_balance.hpp"
@@ -363,6 +364,7 @@ class UpDownEngine final : public Engine {
   std::string_view name() const override { return dnup_ ? "dnup" : "updn"; }
   // connect_roots routes root LIDs across the up/down rule (see the file comment).
   bool deadlock_free() const override { return dnup_ || !config_.connect_roots; }
+  bool complete() const override { return true; }
 
   Result<Routes> route(const Topology& topo) override {
     if (Status st = validate_topology(topo); !st) return fail(st.error());
@@ -376,6 +378,15 @@ class UpDownEngine final : public Engine {
     Result<Routes> routes =
         UpDownRouter(topo, order, *hops, config_, !dnup_ && config_.connect_roots).run();
     if (!routes) return routes;
+    // Destinations that some switch with end ports has no legal path to (dnup on a
+    // degraded fat tree: switch LIDs of aggregation switches; updn with roots from a file)
+    // go on the escape layer (IBSM-3080 after the IBSM-3004 count).
+    const auto unreachable = [](const Error& w) { return w.id == kErrUpDownUnreachable; };
+    if (std::any_of(routes->warnings.begin(), routes->warnings.end(), unreachable)) {
+      auto escaped =
+          route_unreached_on_escape_layer(topo, *routes, config_.max_vls, dnup_ ? "dnup" : "updn");
+      if (!escaped) return fail(escaped.error());
+    }
     routes->warnings.insert(routes->warnings.begin(), order.warnings.begin(), order.warnings.end());
     return routes;
   }

@@ -197,6 +197,17 @@ bool SubnetManager::compute_routes(const Fabric& f, SweepReport& report) {
           format_error_id(routing::kErrCreditLoop), name, cycle);
       continue;
     }
+    if (engine->complete() && !out.graded_later && !out.grade.complete()) {
+      // The engine claims every LID reachable and its tables miss some: switches nobody
+      // can manage in-band, or CAs cut off. Discarded like a credit loop.
+      log_->error(
+          "{}: routing engine {} claims to reach every LID but {} (source, LID) pairs are "
+          "unreachable ({} to CAs, {} to switches), discarded; e.g. {}",
+          format_error_id(routing::kErrRoutesIncomplete), name, out.grade.unreachable,
+          out.grade.ca_unreachable, out.grade.switch_unreachable,
+          out.grade.unreachable_examples.empty() ? "?" : out.grade.unreachable_examples.front());
+      continue;
+    }
     if (name != engine_chain_.front()) {
       log_->warn("{}: routing engine '{}' failed; fell back to '{}'",
                  format_error_id(kErrRoutingFailed), engine_chain_.front(), name);

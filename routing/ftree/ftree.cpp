@@ -7,6 +7,7 @@
 #include <unordered_set>
 
 #include "routing/errors.hpp"
+#include "routing/escape_layer.hpp"
 #include "routing/ftree/router.hpp"
 #include "routing/ftree/tree_shape.hpp"
 #include "routing/topology_check.hpp"
@@ -147,6 +148,7 @@ class FtreeEngine final : public Engine {
   bool deadlock_free() const override {
     return config_.io_guids.empty() || config_.max_reverse_hops == 0;
   }
+  bool complete() const override { return true; }
 
   Result<Routes> route(const Topology& topo) override {
     if (auto ok = validate_topology(topo); !ok) return fail(ok.error());
@@ -214,12 +216,13 @@ class FtreeEngine final : public Engine {
                       example(topo, router) + "; this is no fat tree");
     Routes routes = router.take_routes();
     routes.warnings = std::move(roles.warnings);
-    if (router.unreachable_other() > 0)
-      routes.warnings.push_back(
-          {kErrFtreeUnreachable, std::to_string(router.unreachable_other()) +
-                                     " (switch with end ports, destination LID) pairs have no "
-                                     "up/down path, e.g. " +
-                                     example(topo, router)});
+    // Switch LIDs (and I/O nodes) that some leaf cannot reach going up then down: on a
+    // degraded tree, a leaf that lost its link to one aggregation switch has no common
+    // ancestor with that switch's peers in the other pods. They go on the escape layer.
+    if (router.unreachable_other() > 0) {
+      auto escaped = route_unreached_on_escape_layer(topo, routes, config_.max_vls, "ftree");
+      if (!escaped) return fail(escaped.error());
+    }
     return routes;
   }
 

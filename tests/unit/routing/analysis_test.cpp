@@ -46,7 +46,10 @@ class AnalysisTest : public ::testing::Test {
 
 TEST_F(AnalysisTest, GoodTablesDeliverEveryPair) {
   const PairCheck pc = check_all_pairs(topo, good);
-  EXPECT_EQ(pc.pairs, 12U);
+  EXPECT_EQ(pc.pairs, 12U + 8U);  // 4 hosts to 3 hosts, and to 2 switches' port 0
+  EXPECT_EQ(pc.switch_pairs, 8U);
+  EXPECT_EQ(pc.end_port_pairs(), 12U);
+  EXPECT_TRUE(pc.unreached.empty());
   EXPECT_TRUE(pc.all_delivered());
   EXPECT_EQ(pc.loops + pc.black_holes, 0U);
 }
@@ -71,6 +74,15 @@ TEST_F(AnalysisTest, LoopIsDetected) {
   EXPECT_FALSE(pc.all_delivered());
   ASSERT_FALSE(pc.examples.empty());
   EXPECT_NE(pc.examples[0].find("loop"), std::string::npos);
+}
+
+TEST_F(AnalysisTest, SwitchLidsAreDestinationsToo) {
+  Routes r = good;
+  r.lfts[0][2] = kNoPath;  // s0 has no entry for s1's LID: h0 and h1 cannot read s1
+  const PairCheck pc = check_all_pairs(topo, r);
+  EXPECT_EQ(pc.switch_unreachable(), 2U);
+  EXPECT_EQ(pc.end_port_unreachable(), 0U);
+  EXPECT_EQ(pc.unreached, std::vector<Lid>{2});
 }
 
 TEST_F(AnalysisTest, BlackHolesAreDetected) {

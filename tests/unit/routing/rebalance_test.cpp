@@ -77,8 +77,9 @@ Tables lowest_port_tables(const Fabric& f, std::uint8_t lmc = 0) {
 }
 
 void expect_sound(const Topology& topo, const Routes& routes) {
+  // The hand-made tables above route end-port LIDs only; switch LIDs are not the pass's.
   const PairCheck pairs = check_all_pairs(topo, routes);
-  EXPECT_TRUE(pairs.all_delivered()) << (pairs.examples.empty() ? "" : pairs.examples[0]);
+  EXPECT_EQ(pairs.end_port_unreachable(), 0U) << (pairs.examples.empty() ? "" : pairs.examples[0]);
   EXPECT_EQ(pairs.loops, 0U);
   EXPECT_EQ(path_stats(topo, routes).non_minimal, 0U);
 }

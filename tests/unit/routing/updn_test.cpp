@@ -72,11 +72,13 @@ void expect_complete_and_deadlock_free(const Routed& r) {
       r.topo, with_switches.vls.empty() ? std::vector<CdgChannel>{} : with_switches.vls[0].cycle);
 }
 
-// No end-port path takes an up channel after a down channel (the rule itself).
+// No end-port path on SL 0 takes an up channel after a down channel (the rule itself;
+// the escape layer, SL 1, follows an order of its own).
 void expect_up_then_down(const Routed& r) {
   for (std::uint32_t s = 0; s < r.topo.end_ports.size(); ++s)
     for (const EndPort& d : r.topo.end_ports) {
       if (&r.topo.end_ports[s] == &d) continue;
+      if (r.routes.path_sl.sl(r.topo.end_ports[s].sw, d.base_lid) != 0) continue;
       const Trace t = trace_route(r.topo, r.routes, s, d.base_lid);
       bool went_down = false;
       for (std::size_t i = 0; i + 1 < t.hops.size(); ++i) {
@@ -280,21 +282,38 @@ TEST(UpDown, ConfiguredRoots) {
   expect_up_then_down(r);
 }
 
-TEST(UpDown, RootsTooFarApartCannotReachEachOther) {
-  // Roots s0 and s3 on a 6-ring: every path between them turns down->up, so their hosts
-  // are unreachable from each other (OpenSM's updn alike); reported, and still loop free.
+TEST(UpDown, RootsTooFarApartReachEachOtherOnTheEscapeLayer) {
+  // Roots s0 and s3 on a 6-ring: every path between them turns down->up, so under the
+  // rule their hosts cannot reach each other (OpenSM's updn leaves them so). Those LIDs go
+  // on the escape layer (SL 1, one up/down order for the whole fabric): every pair is
+  // delivered and each VL stays free of credit loops.
   const Fabric f = test::switch_graph(6, test::ring_edges(6), 1);
   EngineConfig config;
   config.root_guids = {f.nodes[*f.find("s0")].node_guid, f.nodes[*f.find("s3")].node_guid};
   const Routed r = route(f, "updn", config);
   EXPECT_TRUE(has_warning(r.routes, kErrUpDownUnreachable));
+  EXPECT_TRUE(has_warning(r.routes, kErrEscapeLayer));
   const PairCheck pc = check_all_pairs(r.topo, r.routes);
-  EXPECT_GE(pc.black_holes, 2U);
-  EXPECT_EQ(pc.loops, 0U);
+  EXPECT_TRUE(pc.all_delivered()) << (pc.examples.empty() ? "" : pc.examples[0]);
+  ASSERT_FALSE(r.routes.path_sl.empty());
+  EXPECT_EQ(r.routes.path_sl.sls, 2U);
+  EXPECT_EQ(r.routes.path_sl.sl(r.topo.end_ports[0].sw, r.topo.end_ports[3].base_lid), 1U);
   EXPECT_EQ(trace_route(r.topo, r.routes, 0, r.topo.end_ports[3].base_lid).outcome,
-            Delivery::kBlackHole);
-  EXPECT_TRUE(check_channel_dependencies(r.topo, r.routes).acyclic());
+            Delivery::kDelivered);
+  CdgOptions by_sl;
+  by_sl.vl_of = [&](std::uint32_t src, Lid dlid) {
+    return r.routes.path_sl.sl(r.topo.end_ports[src].sw, dlid);
+  };
+  const CdgReport cdg = check_channel_dependencies(r.topo, r.routes, by_sl);
+  EXPECT_TRUE(cdg.acyclic());
+  EXPECT_EQ(cdg.vls.size(), 2U);
   expect_up_then_down(r);
+
+  // With one data VL there is no second layer: updn fails and the SM falls back.
+  config.max_vls = 1;
+  auto one_vl = make_engine("updn", config)->route(r.topo);
+  ASSERT_FALSE(one_vl.ok());
+  EXPECT_EQ(one_vl.error().id, kErrEscapeLayerNoVl);
 }
 
 TEST(UpDown, UnknownRootsOnlyFallBackToTheCentre) {
