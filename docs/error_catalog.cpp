@@ -13,6 +13,7 @@
 #include "conf/errors.hpp"
 #include "mad/errors.hpp"
 #include "partitions/errors.hpp"
+#include "perfmgr/errors.hpp"
 #include "routing/errors.hpp"
 #include "sa/errors.hpp"
 #include "sm/election/errors.hpp"
@@ -37,6 +38,7 @@ const Module kModules[] = {
     {"Partitions (partitions/, ibsm-part)", 4, ibsm::partitions::kPartitionErrors},
     {"Configuration (conf/)", 5, ibsm::conf::kConfErrors},
     {"Host agent (agent/, ibsm-agent)", 6, ibsm::agent::kAgentErrors},
+    {"Performance manager (perfmgr/)", 8, ibsm::perfmgr::kPerfmgrErrors},
     {"Files (common/)", 9, ibsm::kCommonErrors},
 };
 
