@@ -9,11 +9,12 @@
 #include <span>
 
 #include "common/result.hpp"
+#include "mad/types.hpp"
 #include "perfmgr/wire_layout.hpp"
 
 namespace ibsm::perfmgr {
 
-inline constexpr std::uint8_t kClassPerfMgt = 0x04;
+inline constexpr std::uint8_t kClassPerfMgt = mad::kClassPerfMgt;
 inline constexpr std::uint8_t kPerfMgtClassVersion = 1;
 inline constexpr std::size_t kMadSize = 256;
 inline constexpr std::size_t kPmDataOffset = 64;  // after the header and 40 reserved bytes

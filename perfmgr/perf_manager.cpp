@@ -41,6 +41,17 @@ PerfManager::PerfManager(mad::MadTransport& transport, const Clock& clock, Logge
       wall_(std::move(wall)),
       window_(perf_window(settings_.max_outstanding, transport.max_unanswered_requests())) {
   next_sweep_ = clock_.now();
+  if (settings_.enabled) settings_.enabled = register_agent();
+}
+
+bool PerfManager::register_agent() {
+  if (agent_registered_) return true;
+  if (auto st = transport_.register_gsi_client(kClassPerfMgt, kPerfMgtClassVersion); !st.ok()) {
+    log_->error("{}: PerfMgr stays disabled: {}", format_error_id(kErrPmSend), st.error().message);
+    return false;
+  }
+  agent_registered_ = true;
+  return true;
 }
 
 void PerfManager::set_paused(bool paused) {
@@ -50,6 +61,7 @@ void PerfManager::set_paused(bool paused) {
 
 void PerfManager::set_enabled(bool on) {
   if (on == settings_.enabled) return;
+  if (on && !register_agent()) return;
   settings_.enabled = on;
   log_->info("PerfMgr {}", on ? "enabled" : "disabled");
   if (on) next_sweep_ = clock_.now();
@@ -102,6 +114,8 @@ void PerfManager::finish_sweep() {
   if (!settings_.dump_file.empty()) {
     if (auto st = dump_counters(true, ""); !st.ok()) log_->error("{}", to_string(st.error()));
   }
+  // Once per PerfMgr sweep, like SUBNET UP: what it found is readable in the file now.
+  log_->flush();
 }
 
 // OpenSM's collect_guids + the removal pass of perfmgr_query_counters: nodes new in

@@ -150,6 +150,8 @@ class PerfManager {
     Clock::TimePoint deadline{};
   };
 
+  // The class 0x04 agent on the transport, once; false (logged) when refused.
+  bool register_agent();
   void start_sweep();
   void finish_sweep();
   void collect_nodes();
@@ -186,6 +188,7 @@ class PerfManager {
   PerfSettings settings_;
   std::function<std::time_t()> wall_;
   unsigned window_ = 1;
+  bool agent_registered_ = false;
 
   FabricViewPtr view_;
   std::map<mad::Guid, MonNode> monitored_;
