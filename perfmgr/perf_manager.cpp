@@ -71,7 +71,8 @@ std::optional<Clock::TimePoint> PerfManager::next_due() const {
   std::optional<Clock::TimePoint> due;
   for (const auto& [tid, q] : on_wire_)
     if (!due || q.deadline < *due) due = q.deadline;
-  if (settings_.enabled && state_ == SweepState::kSleep && (!due || next_sweep_ < *due))
+  // No fabric yet (no SUBNET UP): nothing is due, so the loop does not spin on it.
+  if (settings_.enabled && view_ && state_ == SweepState::kSleep && (!due || next_sweep_ < *due))
     due = next_sweep_;
   return due;
 }

@@ -547,6 +547,16 @@ TEST_F(PerfMgrTest, NeverMoreOutstandingThanTheWindow) {
   EXPECT_EQ(perf_window(0, 0), 1u);
 }
 
+TEST_F(PerfMgrTest, NothingIsDueBeforeTheFirstFabric) {
+  view.reset();
+  EXPECT_FALSE(pm().next_due().has_value());
+  pm().tick();
+  EXPECT_TRUE(fab.sent.empty());
+  pm().set_fabric(make_view());
+  ASSERT_TRUE(pm().next_due().has_value());
+  EXPECT_LE(*pm().next_due(), clock.now());
+}
+
 TEST_F(PerfMgrTest, SweepsFollowTheSweepTime) {
   settings.sweep_time = std::chrono::seconds(5);
   pm().tick();  // the first sweep starts at once
