@@ -121,18 +121,18 @@
   X(kMisc, use_optimized_slvl, bool, false, flag(), kHup, kYes, no_cli(), "With qos: one SLtoVLMappingTable Set for all input ports of an output port on switches advertising OptimizedSLtoVLMappingProgramming") \
   X(kMisc, fsync_high_avail_files, bool, true, flag(), kHup, kYes, no_cli(), "fsync the guid2lid/guid2mkey/neighbors cache files") \
   /* ---- performance manager ---- */ \
-  X(kPerfmgr, perfmgr, bool, false, flag(), kRestart, kNo, cli_set(0, "perfmgr"), "Enable the performance manager") \
-  X(kPerfmgr, perfmgr_redir, bool, true, flag(), kRestart, kNo, no_cli(), "Follow PerfMgt redirection") \
-  X(kPerfmgr, perfmgr_sweep_time_s, std::uint16_t, 180, dec(), kRestart, kNo, cli_arg(0, "perfmgr_sweep_time_s"), "Seconds between counter sweeps") \
-  X(kPerfmgr, perfmgr_max_outstanding_queries, std::uint32_t, 500, dec(), kRestart, kNo, no_cli(), "PerfMgt queries in flight") \
-  X(kPerfmgr, perfmgr_ignore_cas, bool, false, flag(), kRestart, kNo, no_cli(), "Do not query CAs") \
-  X(kPerfmgr, perfmgr_rm_nodes, bool, true, flag(), kRestart, kNo, no_cli(), "Forget counters of nodes that left the fabric") \
-  X(kPerfmgr, perfmgr_log_errors, bool, true, flag(), kRestart, kNo, no_cli(), "Log error counters") \
-  X(kPerfmgr, perfmgr_query_cpi, bool, true, flag(), kRestart, kNo, no_cli(), "Query ClassPortInfo for extended counter support") \
-  X(kPerfmgr, perfmgr_xmit_wait_log, bool, false, flag(), kRestart, kNo, no_cli(), "Log PortXmitWait above the threshold") \
-  X(kPerfmgr, perfmgr_xmit_wait_threshold, std::uint32_t, 65535, dec(), kRestart, kNo, no_cli(), "PortXmitWait threshold for logging") \
+  X(kPerfmgr, perfmgr, bool, false, flag(), kRestart, kYes, cli_set(0, "perfmgr"), "Enable the performance manager") \
+  X(kPerfmgr, perfmgr_redir, bool, true, flag(), kRestart, kYes, no_cli(), "Follow PerfMgt redirection") \
+  X(kPerfmgr, perfmgr_sweep_time_s, std::uint16_t, 180, dec(), kRestart, kYes, cli_arg(0, "perfmgr_sweep_time_s"), "Seconds between counter sweeps") \
+  X(kPerfmgr, perfmgr_max_outstanding_queries, std::uint32_t, 500, dec(), kRestart, kYes, no_cli(), "PerfMgt queries in flight") \
+  X(kPerfmgr, perfmgr_ignore_cas, bool, false, flag(), kRestart, kYes, no_cli(), "Do not query CAs") \
+  X(kPerfmgr, perfmgr_rm_nodes, bool, true, flag(), kRestart, kYes, no_cli(), "Forget counters of nodes that left the fabric") \
+  X(kPerfmgr, perfmgr_log_errors, bool, true, flag(), kRestart, kYes, no_cli(), "Log error counters") \
+  X(kPerfmgr, perfmgr_query_cpi, bool, true, flag(), kRestart, kYes, no_cli(), "Query ClassPortInfo for extended counter support") \
+  X(kPerfmgr, perfmgr_xmit_wait_log, bool, false, flag(), kRestart, kYes, no_cli(), "Log PortXmitWait above the threshold") \
+  X(kPerfmgr, perfmgr_xmit_wait_threshold, std::uint32_t, 65535, dec(), kRestart, kYes, no_cli(), "PortXmitWait threshold for logging") \
   /* ---- event db, plugins, node names ---- */ \
-  X(kEvents, event_db_dump_file, std::string, "", text(), kRestart, kNo, no_cli(), "File the event database is dumped to") \
+  X(kEvents, event_db_dump_file, std::string, "", text(), kRestart, kYes, no_cli(), "File the PerfMgr counter database is dumped to (OpenSM's format; console perfmgr dump_counters, and in machine format after every PerfMgr sweep)") \
   X(kEvents, event_plugin_name, std::string, "", text(), kRestart, kNo, no_cli(), "OpenSM event plugins: refused when set (they are built against OpenSM's internals); use the event stream (ibsm-ctl events, events_file) or the metrics endpoint") \
   X(kEvents, event_plugin_options, std::string, "", text(), kRestart, kNo, no_cli(), "Options of OpenSM event plugins: refused when set, as event_plugin_name") \
   X(kEvents, node_name_map_name, std::string, "", text(), kRestart, kNo, no_cli(), "Node name map (ibnetdiscover format)") \

@@ -15,6 +15,7 @@
 #include "mad/errors.hpp"
 #include "partitions/errors.hpp"
 #include "qos_policy/errors.hpp"
+#include "perfmgr/errors.hpp"
 #include "routing/errors.hpp"
 #include "sa/errors.hpp"
 #include "sm/election/errors.hpp"
@@ -41,6 +42,7 @@ const Module kModules[] = {
     {"Configuration (conf/)", 5, ibsm::conf::kConfErrors},
     {"Host agent (agent/, ibsm-agent)", 6, ibsm::agent::kAgentErrors},
     {"Control socket, ibsm-ctl and events (ctl/)", 8, ibsm::ctl::kCtlErrors},
+    {"Performance manager (perfmgr/)", 8, ibsm::perfmgr::kPerfmgrErrors},
     {"Files (common/)", 9, ibsm::kCommonErrors},
 };
 

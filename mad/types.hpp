@@ -19,6 +19,7 @@ inline constexpr Lid kFirstMulticastLid = 0xC000;
 inline constexpr std::uint8_t kClassSmiLid = 0x01;
 inline constexpr std::uint8_t kClassSmiDirected = 0x81;
 inline constexpr std::uint8_t kClassSubnAdm = 0x03;
+inline constexpr std::uint8_t kClassPerfMgt = 0x04;  // Performance Management (IBA 16.1)
 
 // Methods (IBA 13.4.5).
 enum class Method : std::uint8_t {

@@ -193,6 +193,7 @@ UmadTransport::~UmadTransport() {
   if (agent_dr_ >= 0) umad_unregister(fd_, agent_dr_);
   if (agent_lid_ >= 0) umad_unregister(fd_, agent_lid_);
   if (agent_sa_ >= 0) umad_unregister(fd_, agent_sa_);
+  if (agent_perf_ >= 0) umad_unregister(fd_, agent_perf_);
   if (fd_ >= 0) umad_close_port(fd_);
   if (issm_fd_ >= 0) ::close(issm_fd_);
 }
@@ -248,12 +249,31 @@ std::optional<IncomingMad> UmadTransport::receive(std::chrono::milliseconds max_
   return in;
 }
 
+Status UmadTransport::register_gsi_client(std::uint8_t mgmt_class, std::uint8_t class_version) {
+  if (mgmt_class != kClassPerfMgt)
+    return fail(kErrAgentRegister, "no GSI client agent for class " + std::to_string(mgmt_class));
+  if (agent_perf_ >= 0) return {};
+  // A client only: no methods (requests of this class addressed to us are not ours to
+  // answer); the kernel routes answers to it by the TID's agent bits.
+  long none[16 / sizeof(long)] = {};
+  agent_perf_ = umad_register(fd_, mgmt_class, class_version, 0, none);
+  if (agent_perf_ < 0) {
+    return fail(kErrAgentRegister, "cannot register the PerfMgt agent (class 0x04) on " +
+                                       port_.ca_name + " port " + std::to_string(port_.port_num));
+  }
+  return {};
+}
+
 Status UmadTransport::send_gsi(std::span<const std::uint8_t> mad, const MadAddress& to,
                                std::uint32_t timeout_ms) {
-  if (agent_sa_ < 0) return fail(kErrSendFailed, "no SA agent registered");
-  if (mad.size() < 24 || mad.size() > gsi_max_length_) {
+  const bool perf = mad.size() >= 2 && mad[1] == kClassPerfMgt;
+  const int agent = perf ? agent_perf_ : agent_sa_;
+  if (agent < 0)
+    return fail(kErrSendFailed, perf ? "no PerfMgt agent registered" : "no SA agent registered");
+  const std::size_t max_length = perf ? 256 : gsi_max_length_;
+  if (mad.size() < 24 || mad.size() > max_length) {
     return fail(kErrSendFailed, "GSI MAD of " + std::to_string(mad.size()) + " bytes (max " +
-                                    std::to_string(gsi_max_length_) + ")");
+                                    std::to_string(max_length) + ")");
   }
   // The exact length: the kernel pads a single MAD to 256 bytes and segments an
   // RMPP-active one; umad2sim passes the length on, and clients count records by it.
@@ -272,8 +292,11 @@ Status UmadTransport::send_gsi(std::span<const std::uint8_t> mad, const MadAddre
     umad_set_grh(um, &a);
   }
   const int length = static_cast<int>(mad.size());
-  if (umad_send(fd_, agent_sa_, um, length, static_cast<int>(timeout_ms), 0) < 0) {
-    return fail(kErrSendFailed, std::string("umad_send (SA): ") + std::strerror(errno));
+  // A PerfMgt request waits for its answer (timeout, no kernel retries: the PerfMgr
+  // retries); the kernel drops answers that match no waiting send.
+  if (umad_send(fd_, agent, um, length, static_cast<int>(timeout_ms), 0) < 0) {
+    return fail(kErrSendFailed, std::string(perf ? "umad_send (PerfMgt): " : "umad_send (SA): ") +
+                                    std::strerror(errno));
   }
   return {};
 }

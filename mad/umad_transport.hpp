@@ -31,6 +31,7 @@ class UmadTransport final : public MadTransport {
   Status send_gsi(std::span<const std::uint8_t> mad, const MadAddress& to,
                   std::uint32_t timeout_ms) override;
   std::size_t max_gsi_length() const override { return gsi_max_length_; }
+  Status register_gsi_client(std::uint8_t mgmt_class, std::uint8_t class_version) override;
   // How the SA agent was registered ("kernel RMPP", or why single MADs only), for the log.
   const std::string& gsi_status() const { return gsi_status_; }
   // What became of the IsSM request ("issm0 held", or why not), for the log.
@@ -45,6 +46,7 @@ class UmadTransport final : public MadTransport {
   int agent_dr_ = -1;
   int agent_lid_ = -1;
   int agent_sa_ = -1;
+  int agent_perf_ = -1;  // PerfMgt client (class 0x04), registered by the PerfMgr
   std::size_t gsi_max_length_ = 256;
   unsigned max_unanswered_ = 0;
   std::string gsi_status_;

@@ -18,6 +18,7 @@
 #include "sm/discovery.hpp"
 #include "sm/fdr10.hpp"
 #include "sm/lid_manager.hpp"
+#include "sm/perfmgr_link.hpp"
 #include "sm/port_config.hpp"
 #include "sm/qos/link_vls.hpp"
 #include "sm/routing_config.hpp"
@@ -771,6 +772,7 @@ SweepResult SubnetManager::heavy_sweep(const std::atomic<bool>& stop, PreparedFa
     partitions_.log_groups();
     partitions_.save(fabric_);
     publish_sa_snapshot();
+    perfmgr_.set_fabric(perfmgr_view(fabric_));
     write_dumps();
     // The tables no port needs to come up, read once per device: never in the way of
     // SUBNET UP; the SA gets them with a second snapshot (zeros until then, as OpenSM).

@@ -6,6 +6,7 @@
 #include <cerrno>
 #include <chrono>
 #include <cstring>
+#include <ctime>
 #include <sstream>
 
 #include "common/atomic_file.hpp"
@@ -13,6 +14,7 @@
 #include "mad/attr/sm_info.hpp"
 #include "sm/link_settings.hpp"
 #include "sm/mkey/errors.hpp"
+#include "sm/perfmgr_link.hpp"
 #include "sm/sa_snapshot.hpp"
 #include "sm/security_trap.hpp"
 
@@ -81,9 +83,12 @@ SubnetManager::SubnetManager(mad::MadTransport& transport, const Clock& clock, L
       election_(client_, clock, log_, election_settings(options), transport.local_port().port_guid,
                 options.sm_inactive ? mad::SmState::kNotActive : mad::SmState::kDiscovering),
       partitions_(log_, options_),
-      sa_(transport, clock, log_, sa_settings(options)) {
+      sa_(transport, clock, log_, sa_settings(options)),
+      perfmgr_(transport, clock, log_, perf_settings(options), [] { return std::time(nullptr); }) {
   client_.dispatcher().set_handler(sa::kClassSubnAdm,
                                    [this](const mad::IncomingMad& in) { sa_.handle(in); });
+  client_.dispatcher().set_handler(mad::kClassPerfMgt,
+                                   [this](const mad::IncomingMad& in) { perfmgr_.handle(in); });
   engine_chain_ = split_engines(conf::effective_routing_engine(options_), fallback_to_minhop_);
   client_.set_request_handler(
       [this](const mad::Smp& req, const mad::IncomingMad& raw) { on_request(req, raw); });
@@ -333,6 +338,14 @@ void SubnetManager::on_request(const mad::Smp& req, const mad::IncomingMad& raw)
 }
 
 SweepResult SubnetManager::sweep(const std::atomic<bool>& stop) {
+  // No PerfMgt query leaves while the SM sweeps (answers to those out are taken).
+  perfmgr_.set_paused(true);
+  SweepResult r = sweep_unpaused(stop);
+  perfmgr_.set_paused(false);
+  return r;
+}
+
+SweepResult SubnetManager::sweep_unpaused(const std::atomic<bool>& stop) {
   using SysClock = std::chrono::system_clock;
   auto started = [&](ops::SweepKind kind, std::string_view reason) {
     emit(ops::EventType::kSweepStarted, {{"sweep", sweeps_ + 1},
@@ -500,8 +513,14 @@ std::optional<int> SubnetManager::step(ControlFlags& control) {
     if (const auto due = mcast_pacing_.due())
       wait = std::clamp(std::chrono::ceil<std::chrono::milliseconds>(*due - clock_.now()),
                         std::chrono::milliseconds(0), wait);
+    // The PerfMgr sweeps only as master, on the fabric of its last heavy sweep.
+    if (state() == mad::SmState::kMaster)
+      if (const auto due = perfmgr_.next_due())
+        wait = std::clamp(std::chrono::ceil<std::chrono::milliseconds>(*due - clock_.now()),
+                          std::chrono::milliseconds(0), wait);
     client_.poll(wait);
     sa_.tick();
+    if (state() == mad::SmState::kMaster) perfmgr_.tick();
     program_alias_changes();  // the next poll puts them on the wire
     mcast_pacing_.observe(clock_.now(), multicast_programmable() && groups.has_dirty(),
                           groups.changes_seen());

@@ -20,6 +20,7 @@
 #include "mad/smp_client.hpp"
 #include "mad/transport.hpp"
 #include "qos_policy/model.hpp"
+#include "perfmgr/perf_manager.hpp"
 #include "routing/engine.hpp"
 #include "routing/route_report.hpp"
 #include "sa/server.hpp"
@@ -144,6 +145,10 @@ class SubnetManager {
   // than ten times the copy's cost.
   void publish_multicast_tables();
   const MulticastManager& multicast() const { return mcast_; }
+  // The performance manager (perfmgr/): swept between the SM's sweeps, paused during
+  // them; the console's `perfmgr` command works on it (perfmgr/console.hpp).
+  perfmgr::PerfManager& perfmgr() { return perfmgr_; }
+  const perfmgr::PerfManager& perfmgr() const { return perfmgr_; }
   // The M_Keys this SM presents and programs (sm/mkey/).
   const mkey::MkeyManager& mkeys() const { return mkeys_; }
 
@@ -180,6 +185,7 @@ class SubnetManager {
   routing::Routes cached_routes(const routing::Topology& then, const routing::Topology& now,
                                 routing::Routes fresh, bool deadlock_free, std::string& note) const;
   SweepResult light_sweep(const std::atomic<bool>& stop);
+  SweepResult sweep_unpaused(const std::atomic<bool>& stop);  // sweep() with the PerfMgr paused
   void drain(const std::atomic<bool>& stop);
   void set_phase(SweepPhase p);
   void on_state_change(mad::SmState from, mad::SmState to);
@@ -304,6 +310,8 @@ class SubnetManager {
   Clock::TimePoint mft_published_{};       // last snapshot carrying MFT changes
   bool mft_publish_pending_ = false;
   Clock::Duration mft_publish_cost_{};  // wall time the last such copy took
+
+  perfmgr::PerfManager perfmgr_;
 
   SweepPhase phase_ = SweepPhase::kIdle;
   HeavyReason heavy_reason_ = HeavyReason::kFirstSweep;

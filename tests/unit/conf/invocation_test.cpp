@@ -104,7 +104,7 @@ TEST(Invocation, BadFlagValuesNameFlagAndRange) {
 }
 
 TEST(Invocation, UnimplementedFlagsAreRefusedByName) {
-  for (const char* flag : {"--perfmgr", "--congestion_control", "-N"}) {
+  for (const char* flag : {"--congestion_control", "-N"}) {
     const Error e = invoke_err({flag});
     EXPECT_EQ(e.id, kUnimplementedFlag) << flag;
     EXPECT_THAT(e.message, HasSubstr(flag));
@@ -129,6 +129,13 @@ TEST(Invocation, CtlAndEventsFlagsSetTheirKeys) {
       run_options(invoke({"--ctl-socket", "/tmp/x.sock", "--events-file", "/tmp/ev"}));
   EXPECT_EQ(o.ctl_socket, "/tmp/x.sock");
   EXPECT_EQ(o.events_file, "/tmp/ev");
+}
+
+TEST(Invocation, PerfmgrFlagsSetTheirKeys) {
+  const Options o = run_options(invoke({"--perfmgr", "--perfmgr_sweep_time_s", "7"}));
+  EXPECT_TRUE(o.perfmgr);
+  EXPECT_EQ(o.perfmgr_sweep_time_s, 7);
+  EXPECT_FALSE(run_options(invoke({})).perfmgr);
 }
 
 TEST(Invocation, QosFlagSetsQos) {
@@ -228,14 +235,14 @@ TEST(Invocation, EnvironmentSetsCacheAndTmpDirs) {
 TEST(Invocation, UnimplementedKeysSetInTheFileGiveOneWarning) {
   TempDir dir;
   const auto file =
-      dir.write("f.conf", "qos TRUE\nperfmgr TRUE\nsm_priority 3\nperfmgr_redir TRUE\n");
+      dir.write("f.conf", "qos TRUE\nevent_plugin_name x\nsm_priority 3\nperfmgr_redir TRUE\n");
   auto r = invoke({"-F", file});
   ASSERT_TRUE(r.ok());
   const auto& run = std::get<conf::Run>(*r);
   ASSERT_EQ(run.warnings.size(), 1u);
   EXPECT_EQ(run.warnings[0].id, kUnimplementedOptions);
   EXPECT_THAT(run.warnings[0].message, ::testing::Not(HasSubstr("qos TRUE")));  // implemented
-  EXPECT_THAT(run.warnings[0].message, HasSubstr("perfmgr TRUE"));
+  EXPECT_THAT(run.warnings[0].message, HasSubstr("event_plugin_name x"));
   EXPECT_THAT(run.warnings[0].message, ::testing::Not(HasSubstr("perfmgr_redir")));
   EXPECT_THAT(run.warnings[0].message, ::testing::Not(HasSubstr("sm_priority")));
 }

@@ -1,0 +1,31 @@
+// The console's `perfmgr` command (OpenSM's osm_console.c perfmgr_parse), as one
+// function from its words to the text it prints, so that ibsm-ctl's command registry
+// (or any console) wires it without knowing the PerfMgr.
+//
+//   perfmgr [enable|disable|clear_counters|dump_counters [mach]|print_counters NODE [PORT]
+//            |print_errors [NODE]|set_rm_nodes|clear_rm_nodes|set_query_cpi|clear_query_cpi
+//            |dump_redir [NODE]|clear_redir [NODE]|sweep_time [SECONDS]
+//            |xmit_wait_threshold [VALUE]]
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "perfmgr/perf_manager.hpp"
+
+namespace ibsm::perfmgr {
+
+struct ConsoleReply {
+  bool ok = true;
+  std::string text;
+};
+
+// `words` after "perfmgr"; `dump_dir` is where dump_counters writes when
+// event_db_dump_file is unset (OpenSM: dump_files_dir).
+ConsoleReply perfmgr_command(PerfManager& pm, const std::vector<std::string>& words,
+                             const std::string& dump_dir);
+
+// The status `perfmgr` alone prints.
+std::string perfmgr_status(const PerfManager& pm);
+
+}  // namespace ibsm::perfmgr
