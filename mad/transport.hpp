@@ -90,6 +90,17 @@ class MadTransport {
   }
   // Longest message send_gsi delivers whole (256: no RMPP on this transport).
   virtual std::size_t max_gsi_length() const { return 256; }
+
+  // A GSI class the SM sends requests of (Congestion Control, 0x21): registers a
+  // client agent for it, so its answers reach receive() and send_gsi() takes MADs
+  // of that class (it picks the agent by the MAD's class byte). Registered only
+  // when needed: a class with an agent but no handler is merely dropped by the
+  // dispatcher, but a transport may have reasons to refuse one (umad2sim).
+  virtual Status register_gsi_class(std::uint8_t mgmt_class, std::uint8_t class_version) {
+    (void)mgmt_class;
+    (void)class_version;
+    return fail(kErrAgentRegister, "this transport carries no GSI classes besides the SA's");
+  }
 };
 
 }  // namespace ibsm::mad

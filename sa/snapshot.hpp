@@ -18,6 +18,7 @@
 #include "mad/attr/port_info.hpp"
 #include "mad/attr/switch_info.hpp"
 #include "mad/types.hpp"
+#include "sa/prefix_routes.hpp"
 
 namespace ibsm::sa {
 
@@ -170,6 +171,10 @@ struct Snapshot {
   std::vector<SnapSm> sms;
   std::vector<SnapPartition> partitions;  // sorted by P_Key (partitions.conf)
   PathSlTable path_sl;                    // filled by routing engines with per-path SLs
+  // PathRecords to other subnets (prefix_routes_file, sa/prefix_routes.hpp): the routes
+  // and the router port GUIDs of this fabric, sorted. Null routes: off-subnet fails.
+  std::shared_ptr<const PrefixRoutes> prefix_routes;
+  std::vector<Guid> router_ports;
 
   // Lookups, filled by index().
   // Unicast LIDs 0 up to the highest in use (every LID of an LMC range).

@@ -757,6 +757,7 @@ SweepResult SubnetManager::heavy_sweep(const std::atomic<bool>& stop, PreparedFa
     partitions_.save(fabric_);
     publish_sa_snapshot();
     write_dumps();
+    start_cc_round();  // sent between sweeps (step), never in the way of one
     // The tables no port needs to come up, read once per device: never in the way of
     // SUBNET UP; the SA gets them with a second snapshot (zeros until then, as OpenSM).
     const bool reading = port_tables_.read(fabric_, client_).total() > 0;
