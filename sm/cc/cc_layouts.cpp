@@ -162,8 +162,7 @@ std::array<std::uint8_t, kCcMadSize> build_cc_set(const CcRequest& r) {
 Result<CcAnswer> parse_cc_answer(std::span<const std::uint8_t> mad) {
   if (mad.size() < kCcMadSize)
     return fail(kErrCcBadAnswer, "answer of " + std::to_string(mad.size()) + " bytes, not 256");
-  if (mad[0] != 1 || mad[1] != kClassCongestionControl || mad[2] != kCcClassVersion)
-  {
+  if (mad[0] != 1 || mad[1] != kClassCongestionControl || mad[2] != kCcClassVersion) {
     char what[96];
     std::snprintf(what, sizeof what, "answer is base version %u class 0x%02x version %u", mad[0],
                   mad[1], mad[2]);

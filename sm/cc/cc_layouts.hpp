@@ -73,7 +73,8 @@ inline constexpr CcField kTriggerThreshold{"Trigger_Threshold", 24, 8};
 inline constexpr CcField kCctiMin{"CCTI_Min", 32, 8};
 inline constexpr std::size_t kBytes = kEntryOffset + conf::kCcSls * kEntryBytes;
 static_assert(kBytes == 132 && kBytes <= kCcDataSize);
-static_assert(kCctiMin.bit + kCctiMin.bits + 24 == kEntryBytes * 8, "24 reserved bits close an entry");
+static_assert(kCctiMin.bit + kCctiMin.bits + 24 == kEntryBytes * 8,
+              "24 reserved bits close an entry");
 }  // namespace ca
 
 // CongestionControlTable (A10.4.3.9): CCTI_Limit, 16 reserved bits, 64 entries of

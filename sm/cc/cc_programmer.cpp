@@ -159,16 +159,15 @@ void CcProgrammer::attempt_failed(std::uint32_t tid) {
   ++counters_.silent;
   skip(p.target, kErrCcSilent,
        "no answer to " + std::string(cc_attr_name(p.attr)) + " Set after " +
-           std::to_string(p.attempts) + " attempts of " +
-           std::to_string(timing_.timeout.count()) + " ms");
+           std::to_string(p.attempts) + " attempts of " + std::to_string(timing_.timeout.count()) +
+           " ms");
 }
 
 void CcProgrammer::on_mad(const mad::IncomingMad& in) {
-  const std::span<const std::uint8_t> bytes(in.bytes.data(),
-                                            std::min(in.length, in.bytes.size()));
+  const std::span<const std::uint8_t> bytes(in.bytes.data(), std::min(in.length, in.bytes.size()));
   if (bytes.size() < 16) return;
-  const auto tid = static_cast<std::uint32_t>(bytes[12] << 24 | bytes[13] << 16 | bytes[14] << 8 |
-                                              bytes[15]);
+  const auto tid =
+      static_cast<std::uint32_t>(bytes[12] << 24 | bytes[13] << 16 | bytes[14] << 8 | bytes[15]);
   auto it = on_wire_.find(tid);
   if (it == on_wire_.end()) {
     log_->debug("congestion control: MAD with unknown TID 0x{:08x} from LID {} ignored", tid,
@@ -212,7 +211,8 @@ void CcProgrammer::skip(const CcTarget& t, ErrorId why, const std::string& what)
   log_->warn("{}: congestion control: {}: {}; port skipped while it stays in the fabric",
              format_error_id(why), port_text(t), what);
   std::erase_if(queue_, [&](const Pending& p) { return p.target.port_guid == t.port_guid; });
-  std::erase_if(on_wire_, [&](const auto& kv) { return kv.second.p.target.port_guid == t.port_guid; });
+  std::erase_if(on_wire_,
+                [&](const auto& kv) { return kv.second.p.target.port_guid == t.port_guid; });
   finish_round_if_done();
 }
 

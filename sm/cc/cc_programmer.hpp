@@ -111,7 +111,7 @@ class CcProgrammer {
   CcSettings settings_;
   CcTiming timing_;
   std::deque<Pending> queue_;
-  std::unordered_map<std::uint32_t, OnWire> on_wire_;  // by TID bits 0-31
+  std::unordered_map<std::uint32_t, OnWire> on_wire_;              // by TID bits 0-31
   std::unordered_map<mad::Guid, std::map<AttrKey, CcData>> held_;  // acknowledged, by port
   std::unordered_map<mad::Guid, ErrorId> skipped_;
   std::uint32_t next_tid_ = 0x7a93;  // OpenSM's first CC TID; any value does
