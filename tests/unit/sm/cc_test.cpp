@@ -15,6 +15,7 @@
 #include "conf/opensm_conf_writer.hpp"
 #include "sm/cc/cc_layouts.hpp"
 #include "sm/cc/cc_settings.hpp"
+#include "sm/cc/switch_port_setting.hpp"
 #include "sm/subnet_manager.hpp"
 #include "tests/fake/fake_fabric.hpp"
 #include "tests/support/log_capture.hpp"
@@ -147,6 +148,34 @@ TEST(CcLayouts, CongestionControlTableBlocksDecodedByLibibmad) {
       EXPECT_EQ(mult, k < 70 ? k * 100 : 0u) << k;
     }
   }
+}
+
+TEST(CcLayouts, SwitchPortCongestionSettingDecodedByLibibmad) {
+  cc::SwitchPortCongestionBlock b;
+  b[0] = {true, false, 0xa, 64, 1000};
+  b[17] = {true, true, 0x3, 2, (1u << 14) | 77u};
+  b[31] = {false, true, 0xf, 255, 0xffff};
+  const Mad m = mad_of(cc::CcAttr::kSwitchPortCongestionSetting, 1, cc::encode(b));
+  EXPECT_EQ(field(m, 0, IB_MAD_ATTRID_F), 0x15u);
+  for (std::size_t e = 0; e < b.size(); ++e) {
+    const std::size_t at = IB_CC_DATA_OFFS + 4 * e;
+    EXPECT_EQ(field(m, at, IB_CC_SWITCH_PORT_CONGESTION_SETTING_ELEMENT_VALID_F), b[e].valid) << e;
+    EXPECT_EQ(field(m, at, IB_CC_SWITCH_PORT_CONGESTION_SETTING_ELEMENT_CONTROL_TYPE_F),
+              b[e].credit_starvation)
+        << e;
+    EXPECT_EQ(field(m, at, IB_CC_SWITCH_PORT_CONGESTION_SETTING_ELEMENT_THRESHOLD_F),
+              b[e].threshold)
+        << e;
+    EXPECT_EQ(field(m, at, IB_CC_SWITCH_PORT_CONGESTION_SETTING_ELEMENT_PACKET_SIZE_F),
+              b[e].packet_size)
+        << e;
+    EXPECT_EQ(field(m, at, IB_CC_SWITCH_PORT_CONGESTION_SETTING_ELEMENT_CONG_PARM_MARKING_RATE_F),
+              b[e].cong_parm)
+        << e;
+  }
+  cc::CcData data{};
+  std::copy(m.begin() + 64, m.end(), data.begin());
+  EXPECT_EQ(cc::decode_switch_port_block(data), b);
 }
 
 TEST(CcLayouts, NoTableIsOneBlockWithLimitZero) {
