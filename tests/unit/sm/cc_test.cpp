@@ -139,11 +139,20 @@ TEST(CcLayouts, CongestionControlTableBlocksDecodedByLibibmad) {
     EXPECT_EQ(field(m, IB_CC_DATA_OFFS, IB_CC_CONGESTION_CONTROL_TABLE_CCTI_LIMIT_F), 69u);
     for (unsigned j = 0; j < 64; ++j) {
       const unsigned k = b * 64 + j;
-      const std::size_t e = IB_CC_DATA_OFFS + 4 + 2 * j;
-      // libibmad's multiplier field is 16 bits wide and overlaps the shift: mask it.
-      const unsigned shift = field(m, e, IB_CC_CONGESTION_CONTROL_TABLE_ENTRY_CCT_SHIFT_F);
-      const unsigned mult =
-          field(m, e, IB_CC_CONGESTION_CONTROL_TABLE_ENTRY_CCT_MULTIPLIER_F) & 0x3fffu;
+      // libibmad addresses fields within big-endian 32-bit words, so its base offset
+      // must be word-aligned: its entry fields (bits 0-15) read the first entry of a
+      // word; the second (bits 16-31) is read with another 16-bit field at bit 16.
+      const std::size_t word = IB_CC_DATA_OFFS + 4 + 4 * (j / 2);
+      unsigned shift = 0, mult = 0;
+      if (j % 2 == 0) {
+        shift = field(m, word, IB_CC_CONGESTION_CONTROL_TABLE_ENTRY_CCT_SHIFT_F);
+        // libibmad's multiplier field is 16 bits wide and overlaps the shift: mask it.
+        mult = field(m, word, IB_CC_CONGESTION_CONTROL_TABLE_ENTRY_CCT_MULTIPLIER_F) & 0x3fffu;
+      } else {
+        const unsigned v = field(m, word, IB_CC_CA_CONGESTION_SETTING_CONTROL_MAP_F);  // bits 16-31
+        shift = v >> 14;
+        mult = v & 0x3fffu;
+      }
       EXPECT_EQ(shift, k < 70 ? k % 4 : 0u) << k;
       EXPECT_EQ(mult, k < 70 ? k * 100 : 0u) << k;
     }
