@@ -183,7 +183,7 @@
   /* ---- congestion control (experimental in OpenSM) ---- */ \
   X(kCongestion, congestion_control, bool, false, flag(), kHup, kYes, cli_set(0, "congestion_control"), "Program the congestion control settings below into switches and CA ports (Congestion Control class 0x21, after SUBNET UP; sm/cc/)") \
   X(kCongestion, cc_key, std::uint64_t, 0, hex(16), kRestart, kYes, cli_arg(0, "cc_key"), "CC_Key carried by congestion control MADs (the key the nodes hold; not programmed)") \
-  X(kCongestion, cc_max_outstanding_mads, std::uint32_t, 500, dec(1, 0xffffffff), kRestart, kYes, no_cli(), "Congestion control MADs awaiting their answers at once") \
+  X(kCongestion, cc_max_outstanding_mads, std::uint32_t, 500, dec(), kRestart, kYes, no_cli(), "Congestion control MADs awaiting their answers at once (0 acts as 1, as in OpenSM)") \
   X(kCongestion, cc_sw_cong_setting_control_map, std::uint8_t, 0, hex(0, 0, 0x1f), kHup, kYes, no_cli(), "SwitchCongestionSetting Control_Map: which settings are valid (bit 0 victim mask, 1 credit mask, 2 threshold and packet size, 3 credit starvation threshold and return delay, 4 marking rate)") \
   X(kCongestion, cc_sw_cong_setting_victim_mask, std::string, "0x0000000000000000000000000000000000000000000000000000000000000000", raw(check_hex_mask256, diagnose_hex_mask256), kHup, kYes, no_cli(), "SwitchCongestionSetting Victim_Mask: 256-bit mask, bit n = port n marks packets as a victim of congestion") \
   X(kCongestion, cc_sw_cong_setting_credit_mask, std::string, "0x0000000000000000000000000000000000000000000000000000000000000000", raw(check_hex_mask256, diagnose_hex_mask256), kHup, kYes, no_cli(), "SwitchCongestionSetting Credit_Mask: 256-bit mask, bit n = port n applies credit starvation") \
@@ -200,7 +200,7 @@
   X(kCongestion, cc_ca_cong_setting_ccti_min, std::string, "0 0", raw_lines(check_sl_values8, diagnose_sl_values8, merge_sl_values8), kHup, kYes, no_cli(), "CACongestionSetting CCTI_Min: <SL> <value 0-255>, one line per SL") \
   X(kCongestion, cc_cct, std::string, "", raw(check_cct_list, diagnose_cct_list), kHup, kYes, no_cli(), "CongestionControlTable of CA ports: shift:multiplier,... at most 128 entries; (null) = CCTI_Limit 0") \
   /* ---- the three keys OpenSM writes last ---- */ \
-  X(kRouting, prefix_routes_file, std::string, "/etc/opensm/prefix-routes.conf", text(), kRestart, kYes, cli_arg(0, "prefix_routes_file"), "Routers for PathRecords to GIDs outside the subnet prefix: \"<prefix> <router port GUID or *>\" per line (sa/prefix_routes.hpp); a missing file = any router") \
+  X(kRouting, prefix_routes_file, std::string, "/etc/opensm/prefix-routes.conf", text(), kRestart, kYes, cli_arg(0, "prefix_routes_file"), "Routers for PathRecords to GIDs outside the subnet prefix: \"<prefix> <router port GUID>\" per line, * for any (sa/prefix_routes.hpp); re-read on SIGHUP; no file: such PathRecords are answered empty, as in OpenSM") \
   X(kMisc, consolidate_ipv6_snm_req, bool, false, flag(), kHup, kYes, cli_set(0, "consolidate_ipv6_snm_req"), "One MLID for all IPv6 solicited-node multicast groups") \
   X(kLogging, log_prefix, std::string, "", text(), kHup, kYes, cli_arg(0, "log_prefix"), "Prefix of syslog messages") \
   /* ---- ibsm extensions: ibsm's own keys with ibsm's defaults, after all OpenSM keys ---- */ \
