@@ -174,6 +174,7 @@ Result<Invocation> parse_invocation(int argc, const char* const* argv, const Env
     if (!s) return fail(s.error());
   }
 
+  apply_deprecated_keys(o);
   if (auto s = check_refused_values(o); !s) return fail(s.error());
   if (auto w = unimplemented_options_warning(o)) warnings.push_back(*w);
 

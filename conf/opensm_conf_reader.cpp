@@ -60,7 +60,11 @@ Result<std::vector<Warning>> apply_opensm_conf(std::string_view text, std::strin
           {kMissingValue, where + ": key \"" + std::string(key) + "\" has no value, line ignored"});
       continue;
     }
-    auto note = set_value(*row, o, value);
+    // A key whose lines add up (per-SL congestion settings) merges this line into
+    // what the earlier lines (or the default) gave.
+    const std::string merged =
+        row->spec.merge != nullptr ? row->spec.merge(format_value(*row, o), value) : std::string();
+    auto note = set_value(*row, o, row->spec.merge != nullptr ? std::string_view(merged) : value);
     if (!note) return fail(kBadValue, where + ": " + note.error().message);
     if (!note->empty()) warnings.push_back({kNonCanonicalBoolean, where + ": " + *note});
   }

@@ -1,5 +1,7 @@
 #include "conf/opensm_conf_writer.hpp"
 
+#include <algorithm>
+
 #include "conf/option_table.hpp"
 #include "conf/option_value.hpp"
 
@@ -47,6 +49,16 @@ std::string write_opensm_conf(const Options& o) {
       if (row.reload == Reload::kRestart) out += " [restart]";
       if (row.impl == Impl::kNo) out += " [not implemented]";
       out += "\n";
+      if (row.spec.merge != nullptr) {
+        // One line per element, as OpenSM writes its per-SL congestion settings.
+        const std::string list = format_value(row, o);
+        for (std::size_t at = 0; at <= list.size();) {
+          const auto comma = std::min(list.find(',', at), list.size());
+          out += std::string(row.key) + ' ' + list.substr(at, comma - at) + '\n';
+          at = comma + 1;
+        }
+        continue;
+      }
       out += row.key;
       out += ' ';
       out += value_text(row, o);

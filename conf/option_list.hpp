@@ -24,6 +24,7 @@
 #include <cstdint>
 #include <string>
 
+#include "conf/cc_values.hpp"
 #include "conf/option_spec.hpp"
 #include "conf/qos_values.hpp"
 
@@ -57,11 +58,11 @@
   X(kDevice, use_mfttop, bool, true, flag(), kHup, kYes, no_cli(), "Program SwitchInfo.MulticastFDBTop when the switch supports it") \
   /* ---- partitioning ---- */ \
   X(kPartitions, partition_config_file, std::string, "/etc/opensm/partitions.conf", text(), kRestart, kYes, cli_arg('P', "Pconfig"), "Partition configuration file") \
-  X(kPartitions, no_partition_enforcement, bool, false, flag(), kHup, kNo, cli_set('N', "no_part_enforce"), "Deprecated: disable partition enforcement on switches (use part_enforce off)") \
+  X(kPartitions, no_partition_enforcement, bool, false, flag(), kHup, kYes, cli_set('N', "no_part_enforce"), "Deprecated: disable partition enforcement on switches (use part_enforce off)") \
   X(kPartitions, part_enforce, std::string, "both", choice("both", "in", "out", "off"), kHup, kYes, cli_arg('Z', "part_enforce"), "Switch partition enforcement: both, in, out or off") \
   X(kPartitions, allow_both_pkeys, bool, false, flag(), kRestart, kYes, cli_set('W', "allow_both_pkeys"), "Allow full and limited membership of the same P_Key on one port") \
-  X(kPartitions, keep_pkey_indexes, bool, true, flag(), kHup, kNo, no_cli(), "Keep P_Key table positions of existing entries when recomputing tables") \
-  X(kPartitions, sm_assigned_guid, std::uint8_t, 0x00, hex(2), kHup, kNo, no_cli(), "Byte placed in SM-assigned alias GUIDs; make it unique per subnet") \
+  X(kPartitions, keep_pkey_indexes, bool, true, flag(), kHup, kYes, no_cli(), "Keep the index of a P_Key a port already holds when its table is recomputed; FALSE lays every end port's table out afresh each sweep, packed in OpenSM's order (removed partitions leave no holes, indexes may move)") \
+  X(kPartitions, sm_assigned_guid, std::uint8_t, 0x00, hex(2), kHup, kYes, no_cli(), "Byte placed in SM-assigned alias GUIDs; make it unique per subnet") \
   /* ---- sweep ---- */ \
   X(kSweep, sweep_interval, std::uint32_t, 10, dec(), kHup, kYes, cli_arg('s', "sweep"), "Seconds between light sweeps; 0 = no periodic sweeps") \
   X(kSweep, reassign_lids, bool, false, flag(), kHup, kYes, cli_set('r', "reassign_lids"), "Reassign all LIDs instead of keeping the current ones") \
@@ -180,26 +181,26 @@
   X(kQos, qos_rtr_vlarb_low, std::string, "", raw(check_vlarb_list, diagnose_vlarb_list), kHup, kYes, no_cli(), "QoS router ports: low-priority VLArbitration VL:weight list; unset: qos_vlarb_low, else OpenSM's") \
   X(kQos, qos_rtr_sl2vl, std::string, "", raw(check_sl2vl_list, diagnose_sl2vl_list), kHup, kYes, no_cli(), "QoS router ports: SLtoVLMappingTable, 16 VLs by SL; unset: qos_sl2vl, else OpenSM's") \
   /* ---- congestion control (experimental in OpenSM) ---- */ \
-  X(kCongestion, congestion_control, bool, false, flag(), kHup, kNo, cli_set(0, "congestion_control"), "Enable congestion control configuration") \
-  X(kCongestion, cc_key, std::uint64_t, 0, hex(16), kRestart, kNo, cli_arg(0, "cc_key"), "CC_Key used in congestion control MADs") \
-  X(kCongestion, cc_max_outstanding_mads, std::uint32_t, 500, dec(), kRestart, kNo, no_cli(), "Congestion control MADs in flight") \
-  X(kCongestion, cc_sw_cong_setting_control_map, std::uint8_t, 0, hex(0, 0, 0x1f), kHup, kNo, no_cli(), "Switch: which of the following settings are valid (bit mask)") \
-  X(kCongestion, cc_sw_cong_setting_victim_mask, std::string, "0x0000000000000000000000000000000000000000000000000000000000000000", raw(check_hex_mask256), kHup, kNo, no_cli(), "Switch: 256-bit mask of ports marking as victims") \
-  X(kCongestion, cc_sw_cong_setting_credit_mask, std::string, "0x0000000000000000000000000000000000000000000000000000000000000000", raw(check_hex_mask256), kHup, kNo, no_cli(), "Switch: 256-bit mask of ports with credit starvation") \
-  X(kCongestion, cc_sw_cong_setting_threshold, std::uint8_t, 0, hex(2, 0, 15), kHup, kNo, no_cli(), "Switch: marking aggressiveness (0-15)") \
-  X(kCongestion, cc_sw_cong_setting_packet_size, std::uint8_t, 0, dec(), kHup, kNo, no_cli(), "Switch: smallest packet marked, in credits") \
-  X(kCongestion, cc_sw_cong_setting_credit_starvation_threshold, std::uint8_t, 0, hex(2, 0, 15), kHup, kNo, no_cli(), "Switch: credit starvation aggressiveness (0-15)") \
-  X(kCongestion, cc_sw_cong_setting_credit_starvation_return_delay, std::string, "0:0", raw(check_shift_mult), kHup, kNo, no_cli(), "Switch: credit starvation return delay, shift:multiplier") \
-  X(kCongestion, cc_sw_cong_setting_marking_rate, std::uint16_t, 0, dec(), kHup, kNo, no_cli(), "Switch: mean packets between markings") \
-  X(kCongestion, cc_ca_cong_setting_port_control, std::uint16_t, 0, hex(4), kHup, kNo, no_cli(), "CA: 0 = QP based, 1 = SL/port based") \
-  X(kCongestion, cc_ca_cong_setting_control_map, std::uint16_t, 0, hex(4), kHup, kNo, no_cli(), "CA: SLs to configure (bit mask)") \
-  X(kCongestion, cc_ca_cong_setting_ccti_timer, std::string, "0 0", raw(check_sl_value), kHup, kNo, no_cli(), "CA: <SL> <CCTI timer>") \
-  X(kCongestion, cc_ca_cong_setting_ccti_increase, std::string, "0 0", raw(check_sl_value), kHup, kNo, no_cli(), "CA: <SL> <CCTI increase>") \
-  X(kCongestion, cc_ca_cong_setting_trigger_threshold, std::string, "0 0", raw(check_sl_value), kHup, kNo, no_cli(), "CA: <SL> <trigger threshold>") \
-  X(kCongestion, cc_ca_cong_setting_ccti_min, std::string, "0 0", raw(check_sl_value), kHup, kNo, no_cli(), "CA: <SL> <CCTI minimum>") \
-  X(kCongestion, cc_cct, std::string, "", raw(check_shift_mult_list), kHup, kNo, no_cli(), "Congestion control table: shift:multiplier,...") \
+  X(kCongestion, congestion_control, bool, false, flag(), kHup, kYes, cli_set(0, "congestion_control"), "Program the congestion control settings below into switches and CA ports (Congestion Control class 0x21, after SUBNET UP; sm/cc/)") \
+  X(kCongestion, cc_key, std::uint64_t, 0, hex(16), kRestart, kYes, cli_arg(0, "cc_key"), "CC_Key carried by congestion control MADs (the key the nodes hold; not programmed)") \
+  X(kCongestion, cc_max_outstanding_mads, std::uint32_t, 500, dec(), kRestart, kYes, no_cli(), "Congestion control MADs awaiting their answers at once (0 acts as 1, as in OpenSM)") \
+  X(kCongestion, cc_sw_cong_setting_control_map, std::uint8_t, 0, hex(0, 0, 0x1f), kHup, kYes, no_cli(), "SwitchCongestionSetting Control_Map: which settings are valid (bit 0 victim mask, 1 credit mask, 2 threshold and packet size, 3 credit starvation threshold and return delay, 4 marking rate)") \
+  X(kCongestion, cc_sw_cong_setting_victim_mask, std::string, "0x0000000000000000000000000000000000000000000000000000000000000000", raw(check_hex_mask256, diagnose_hex_mask256), kHup, kYes, no_cli(), "SwitchCongestionSetting Victim_Mask: 256-bit mask, bit n = port n marks packets as a victim of congestion") \
+  X(kCongestion, cc_sw_cong_setting_credit_mask, std::string, "0x0000000000000000000000000000000000000000000000000000000000000000", raw(check_hex_mask256, diagnose_hex_mask256), kHup, kYes, no_cli(), "SwitchCongestionSetting Credit_Mask: 256-bit mask, bit n = port n applies credit starvation") \
+  X(kCongestion, cc_sw_cong_setting_threshold, std::uint8_t, 0, hex(2, 0, 15), kHup, kYes, no_cli(), "SwitchCongestionSetting Threshold: marking aggressiveness, 0 none - 15 aggressive") \
+  X(kCongestion, cc_sw_cong_setting_packet_size, std::uint8_t, 0, dec(), kHup, kYes, no_cli(), "SwitchCongestionSetting Packet_Size: packets smaller than this (credits) are not marked") \
+  X(kCongestion, cc_sw_cong_setting_credit_starvation_threshold, std::uint8_t, 0, hex(2, 0, 15), kHup, kYes, no_cli(), "SwitchCongestionSetting CS_Threshold: credit starvation aggressiveness, 0 none - 15 aggressive") \
+  X(kCongestion, cc_sw_cong_setting_credit_starvation_return_delay, std::string, "0:0", raw(check_shift_mult, diagnose_shift_mult), kHup, kYes, no_cli(), "SwitchCongestionSetting CS_ReturnDelay, shift:multiplier (shift 0-3, multiplier 0-16383)") \
+  X(kCongestion, cc_sw_cong_setting_marking_rate, std::uint16_t, 0, dec(), kHup, kYes, no_cli(), "SwitchCongestionSetting Marking_Rate: mean packets between markings") \
+  X(kCongestion, cc_ca_cong_setting_port_control, std::uint16_t, 0, hex(4), kHup, kYes, no_cli(), "CACongestionSetting Port_Control: bit 0 = 0 QP based, 1 SL/port based congestion control") \
+  X(kCongestion, cc_ca_cong_setting_control_map, std::uint16_t, 0, hex(4), kHup, kYes, no_cli(), "CACongestionSetting Control_Map: SLs whose entry is valid (bit n = SL n)") \
+  X(kCongestion, cc_ca_cong_setting_ccti_timer, std::string, "0 0", raw_lines(check_sl_values16, diagnose_sl_values16, merge_sl_values16), kHup, kYes, no_cli(), "CACongestionSetting CCTI_Timer: <SL> <value 0-65535>, one line per SL") \
+  X(kCongestion, cc_ca_cong_setting_ccti_increase, std::string, "0 0", raw_lines(check_sl_values8, diagnose_sl_values8, merge_sl_values8), kHup, kYes, no_cli(), "CACongestionSetting CCTI_Increase: <SL> <value 0-255>, one line per SL") \
+  X(kCongestion, cc_ca_cong_setting_trigger_threshold, std::string, "0 0", raw_lines(check_sl_values8, diagnose_sl_values8, merge_sl_values8), kHup, kYes, no_cli(), "CACongestionSetting Trigger_Threshold: <SL> <value 0-255>, one line per SL") \
+  X(kCongestion, cc_ca_cong_setting_ccti_min, std::string, "0 0", raw_lines(check_sl_values8, diagnose_sl_values8, merge_sl_values8), kHup, kYes, no_cli(), "CACongestionSetting CCTI_Min: <SL> <value 0-255>, one line per SL") \
+  X(kCongestion, cc_cct, std::string, "", raw(check_cct_list, diagnose_cct_list), kHup, kYes, no_cli(), "CongestionControlTable of CA ports: shift:multiplier,... at most 128 entries; (null) = CCTI_Limit 0") \
   /* ---- the three keys OpenSM writes last ---- */ \
-  X(kRouting, prefix_routes_file, std::string, "/etc/opensm/prefix-routes.conf", text(), kRestart, kNo, cli_arg(0, "prefix_routes_file"), "Routes for off-subnet PathRecord queries") \
+  X(kRouting, prefix_routes_file, std::string, "/etc/opensm/prefix-routes.conf", text(), kRestart, kYes, cli_arg(0, "prefix_routes_file"), "Routers for PathRecords to GIDs outside the subnet prefix: \"<prefix> <router port GUID>\" per line, * for any (sa/prefix_routes.hpp); re-read on SIGHUP; no file: such PathRecords are answered empty, as in OpenSM") \
   X(kMisc, consolidate_ipv6_snm_req, bool, false, flag(), kHup, kYes, cli_set(0, "consolidate_ipv6_snm_req"), "One MLID for all IPv6 solicited-node multicast groups") \
   X(kLogging, log_prefix, std::string, "", text(), kHup, kYes, cli_arg(0, "log_prefix"), "Prefix of syslog messages") \
   /* ---- ibsm extensions: ibsm's own keys with ibsm's defaults, after all OpenSM keys ---- */ \

@@ -74,6 +74,11 @@ using RawCheck = const char* (*)(std::string_view value);
 // Optionally, what exactly is wrong with a value the check refused ("entry 3: VL 16
 // is not a data VL"), for the error message; empty when nothing is.
 using RawDiagnose = std::string (*)(std::string_view value);
+// For a key opensm.conf may give more than once, each line adding to the value
+// (OpenSM's per-SL cc_ca_cong_setting_* keys: "<SL> <value>" per line): the value
+// after `line` is read on top of `current`. Such a value is a comma-separated
+// list, written back one line per element.
+using RawMerge = std::string (*)(std::string_view current, std::string_view line);
 
 struct Spec {
   Fmt fmt = Fmt::kText;
@@ -84,6 +89,7 @@ struct Spec {
   std::array<std::string_view, 4> choices{};
   RawCheck check = nullptr;
   RawDiagnose diagnose = nullptr;
+  RawMerge merge = nullptr;  // kRaw: a key whose lines add up (see RawMerge)
 };
 
 constexpr Spec flag() {
@@ -110,6 +116,9 @@ constexpr Spec choice(std::string_view a, std::string_view b, std::string_view c
 }
 constexpr Spec raw(RawCheck check, RawDiagnose diagnose = nullptr) {
   return {.fmt = Fmt::kRaw, .check = check, .diagnose = diagnose};
+}
+constexpr Spec raw_lines(RawCheck check, RawDiagnose diagnose, RawMerge merge) {
+  return {.fmt = Fmt::kRaw, .check = check, .diagnose = diagnose, .merge = merge};
 }
 
 // What a command-line flag does to its option.
@@ -143,11 +152,5 @@ constexpr Cli cli_set(char s, std::string_view l) {
 constexpr Cli cli_clear(char s, std::string_view l) {
   return {CliKind::kClear, s, l, {}};
 }
-
-// Syntax checks for the congestion-control keys that keep their OpenSM text form.
-const char* check_hex_mask256(std::string_view v);      // 0x + up to 64 hex digits
-const char* check_shift_mult(std::string_view v);       // "shift:multiplier"
-const char* check_sl_value(std::string_view v);         // "<SL> <value>"
-const char* check_shift_mult_list(std::string_view v);  // "shift:mult,shift:mult,..."
 
 }  // namespace ibsm::conf

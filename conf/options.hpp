@@ -63,4 +63,9 @@ struct Options {
 // "minhop" when routing_engine is unset, else the routing_engine value.
 std::string effective_routing_engine(const Options& o);
 
+// What OpenSM's osm_subn_verify_config makes of a deprecated key once every file and
+// flag is read: no_partition_enforcement TRUE (-N) turns part_enforce to "off", so
+// `-c` writes both and the rest of the SM reads part_enforce alone.
+void apply_deprecated_keys(Options& o);
+
 }  // namespace ibsm::conf

@@ -31,6 +31,7 @@ Result<Reloaded> reload_config(const Options& running, const Options& last_file_
     out.options.given.set(row.key, given);
     out.changed.push_back(std::string(row.key) + " " + old_value + " -> " + now);
   }
+  apply_deprecated_keys(out.options);
   // The file_values of the next reload keep the non-table fields of the run.
   out.file_values.config_file = running.config_file;
   if (auto w = unimplemented_options_warning(out.options)) out.warnings.push_back(*w);

@@ -18,6 +18,8 @@
 #include "perfmgr/errors.hpp"
 #include "routing/errors.hpp"
 #include "sa/errors.hpp"
+#include "sa/prefix_routes.hpp"
+#include "sm/cc/errors.hpp"
 #include "sm/election/errors.hpp"
 #include "sm/errors.hpp"
 #include "sm/mkey/errors.hpp"
@@ -36,7 +38,9 @@ const Module kModules[] = {
     {"Master/standby election (sm/election/)", 2, ibsm::sm::election::kElectionErrors},
     {"M_Key (sm/mkey/)", 2, ibsm::sm::mkey::kMkeyErrors},
     {"QoS policy file (qos_policy/)", 2, ibsm::qos_policy::kQosPolicyErrors},
+    {"Congestion control (sm/cc/)", 2, ibsm::sm::cc::kCcErrors},
     {"Subnet Administrator (sa/)", 7, ibsm::sa::kSaErrors},
+    {"Prefix routes (sa/prefix_routes)", 7, ibsm::sa::kPrefixRouteErrors},
     {"Routing (routing/)", 3, ibsm::routing::kRoutingErrors},
     {"Partitions (partitions/, ibsm-part)", 4, ibsm::partitions::kPartitionErrors},
     {"Configuration (conf/)", 5, ibsm::conf::kConfErrors},

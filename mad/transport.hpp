@@ -90,11 +90,14 @@ class MadTransport {
   }
   // Longest message send_gsi delivers whole (256: no RMPP on this transport).
   virtual std::size_t max_gsi_length() const { return 256; }
-  // Registers as a client of a GSI class the SM sends requests of (PerfMgt, 0x04), so
-  // that their answers come back: send_gsi then sends that class through it. Under
-  // umad2sim an answer of a class without an agent kills the process, so this comes
-  // before the first request. A transport that needs no agents (the fakes) accepts.
-  virtual Status register_gsi_client(std::uint8_t mgmt_class, std::uint8_t class_version) {
+
+  // A GSI class the SM sends requests of (PerfMgt 0x04, Congestion Control 0x21):
+  // registers a client agent for it, so its answers reach receive() and send_gsi()
+  // takes MADs of that class (it picks the agent by the MAD's class byte). Called
+  // before the first request of the class: under umad2sim an answer of a class
+  // without an agent kills the process, and a transport may refuse a class (umad2sim
+  // mis-dispatches some). A transport that needs no agents (the fakes) accepts.
+  virtual Status register_gsi_class(std::uint8_t mgmt_class, std::uint8_t class_version) {
     (void)mgmt_class;
     (void)class_version;
     return {};

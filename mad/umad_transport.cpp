@@ -8,6 +8,7 @@
 #include <endian.h>
 #include <algorithm>
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <fstream>
 #include <vector>
@@ -159,6 +160,7 @@ Result<std::unique_ptr<UmadTransport>> UmadTransport::open(Guid port_guid) {
   // registered. umad2sim is detected by its client symbol.
   MethodMask sa_mask = sa_agent_method_mask();  // umad_register takes a non-const mask
   const bool simulated = ::dlsym(RTLD_DEFAULT, "sim_client_init") != nullptr;
+  t->simulated_ = simulated;
   SaAgentRegistration sa = register_sa_agent(simulated, [&](int rmpp_version) {
     return umad_register(t->fd_, kClassSubnAdm, 2, static_cast<std::uint8_t>(rmpp_version),
                          sa_mask.data());
@@ -193,7 +195,8 @@ UmadTransport::~UmadTransport() {
   if (agent_dr_ >= 0) umad_unregister(fd_, agent_dr_);
   if (agent_lid_ >= 0) umad_unregister(fd_, agent_lid_);
   if (agent_sa_ >= 0) umad_unregister(fd_, agent_sa_);
-  if (agent_perf_ >= 0) umad_unregister(fd_, agent_perf_);
+  for (int agent : agent_by_class_)
+    if (agent >= 0) umad_unregister(fd_, agent);
   if (fd_ >= 0) umad_close_port(fd_);
   if (issm_fd_ >= 0) ::close(issm_fd_);
 }
@@ -249,29 +252,14 @@ std::optional<IncomingMad> UmadTransport::receive(std::chrono::milliseconds max_
   return in;
 }
 
-Status UmadTransport::register_gsi_client(std::uint8_t mgmt_class, std::uint8_t class_version) {
-  if (mgmt_class != kClassPerfMgt)
-    return fail(kErrAgentRegister, "no GSI client agent for class " + std::to_string(mgmt_class));
-  if (agent_perf_ >= 0) return {};
-  // A client only: no methods (requests of this class addressed to us are not ours to
-  // answer); the kernel routes answers to it by the TID's agent bits.
-  long none[16 / sizeof(long)] = {};
-  agent_perf_ = umad_register(fd_, mgmt_class, class_version, 0, none);
-  if (agent_perf_ < 0) {
-    return fail(kErrAgentRegister, "cannot register the PerfMgt agent (class 0x04) on " +
-                                       port_.ca_name + " port " + std::to_string(port_.port_num));
-  }
-  return {};
-}
-
 Status UmadTransport::send_gsi(std::span<const std::uint8_t> mad, const MadAddress& to,
                                std::uint32_t timeout_ms) {
-  const bool perf = mad.size() >= 2 && mad[1] == kClassPerfMgt;
-  const int agent = perf ? agent_perf_ : agent_sa_;
+  // The SA's agent, or the client agent of another class (register_gsi_class).
+  const std::uint8_t mgmt_class = mad.size() > 1 ? mad[1] : 0;
+  const int agent = mgmt_class == kClassSubnAdm ? agent_sa_ : agent_by_class_[mgmt_class];
   if (agent < 0)
-    return fail(kErrSendFailed, perf ? "no PerfMgt agent registered" : "no SA agent registered");
-  const std::size_t max_length = perf ? 256 : gsi_max_length_;
-  if (mad.size() < 24 || mad.size() > max_length) {
+    return fail(kErrSendFailed, "no agent registered for class " + std::to_string(mgmt_class));
+  if (mad.size() < 24 || mad.size() > gsi_max_length_) {
     return fail(kErrSendFailed, "GSI MAD of " + std::to_string(mad.size()) + " bytes (max " +
                                     std::to_string(max_length) + ")");
   }
@@ -292,12 +280,39 @@ Status UmadTransport::send_gsi(std::span<const std::uint8_t> mad, const MadAddre
     umad_set_grh(um, &a);
   }
   const int length = static_cast<int>(mad.size());
-  // A PerfMgt request waits for its answer (timeout, no kernel retries: the PerfMgr
-  // retries); the kernel drops answers that match no waiting send.
   if (umad_send(fd_, agent, um, length, static_cast<int>(timeout_ms), 0) < 0) {
-    return fail(kErrSendFailed, std::string(perf ? "umad_send (PerfMgt): " : "umad_send (SA): ") +
-                                    std::strerror(errno));
+    return fail(kErrSendFailed, std::string("umad_send (SA): ") + std::strerror(errno));
   }
+  return {};
+}
+
+std::string umad2sim_refuses_class(std::uint8_t mgmt_class) {
+  const unsigned low = mgmt_class & 0xfu;
+  if (mgmt_class == kClassSmiLid || mgmt_class == kClassSmiDirected || mgmt_class == 0x04)
+    return {};
+  if (low != 0x1 && low != 0x4) return {};
+  char buf[200];
+  std::snprintf(buf, sizeof buf,
+                "ibsim's umad2sim would hand class 0x%02x MADs to its class 0x%02x handlers "
+                "(it dispatches on class & 0xf) and apply them as those attributes",
+                static_cast<unsigned>(mgmt_class), low);
+  return buf;
+}
+
+Status UmadTransport::register_gsi_class(std::uint8_t mgmt_class, std::uint8_t class_version) {
+  if (agent_by_class_[mgmt_class] >= 0) return {};
+  if (simulated_) {
+    if (auto why = umad2sim_refuses_class(mgmt_class); !why.empty())
+      return fail(kErrAgentRegister, why);
+  }
+  // A client agent: no unsolicited requests, only the answers to its own sends.
+  const int agent = umad_register(fd_, mgmt_class, class_version, 0, nullptr);
+  if (agent < 0) {
+    return fail(kErrAgentRegister, "cannot register an agent for class " +
+                                       std::to_string(mgmt_class) + " on " + port_.ca_name +
+                                       " port " + std::to_string(port_.port_num));
+  }
+  agent_by_class_[mgmt_class] = agent;
   return {};
 }
 

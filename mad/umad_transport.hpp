@@ -31,7 +31,7 @@ class UmadTransport final : public MadTransport {
   Status send_gsi(std::span<const std::uint8_t> mad, const MadAddress& to,
                   std::uint32_t timeout_ms) override;
   std::size_t max_gsi_length() const override { return gsi_max_length_; }
-  Status register_gsi_client(std::uint8_t mgmt_class, std::uint8_t class_version) override;
+  Status register_gsi_class(std::uint8_t mgmt_class, std::uint8_t class_version) override;
   // How the SA agent was registered ("kernel RMPP", or why single MADs only), for the log.
   const std::string& gsi_status() const { return gsi_status_; }
   // What became of the IsSM request ("issm0 held", or why not), for the log.
@@ -46,13 +46,26 @@ class UmadTransport final : public MadTransport {
   int agent_dr_ = -1;
   int agent_lid_ = -1;
   int agent_sa_ = -1;
-  int agent_perf_ = -1;  // PerfMgt client (class 0x04), registered by the PerfMgr
+  // Client agents of register_gsi_class, by class (-1 = none).
+  std::array<int, 256> agent_by_class_ = [] {
+    std::array<int, 256> a{};
+    a.fill(-1);
+    return a;
+  }();
+  bool simulated_ = false;  // umad2sim (ibsim) stands in for the kernel
   std::size_t gsi_max_length_ = 256;
   unsigned max_unanswered_ = 0;
   std::string gsi_status_;
   std::vector<std::uint8_t> send_buf_;
   std::vector<std::uint8_t> recv_buf_;
 };
+
+// Why umad2sim cannot carry a class (empty: it can). ibsim's process_packet hands a
+// request to its SMP/PerfMgt handlers by (class & 0xf) and copies no data for a class
+// other than 0x01, 0x81 and 0x04; so a Congestion Control (0x21) Set would be applied
+// as the SMP attribute of the same ID (0x16 CACongestionSetting as a P_KeyTable Set)
+// with uninitialised data. Other classes are merely dropped ("no one to handle pkt").
+std::string umad2sim_refuses_class(std::uint8_t mgmt_class);
 
 // Local ports libibumad can see (for -g validation and error messages).
 std::vector<LocalPort> list_local_ports();

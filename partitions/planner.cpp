@@ -58,13 +58,17 @@ FabricPlan plan_pkeys(const ResolvedConfig& config, const Fabric& fabric,
     if (!p.is_end_port()) continue;
     PortPlan pp{p.node_guid, p.port_guid, p.port_num, false, {}, {}, {}, {}};
     TableRequest req;
-    req.current = p.pkeys;
+    auto& history = plan.next_state.history[{p.node_guid, p.port_num}];
+    if (options.keep_pkey_indexes)
+      req.current = p.pkeys;
+    else
+      history.clear();
     req.capacity = p.pkey_capacity;
     const PortMembership& m = plan.membership.ports[p.port_guid];
     req.wanted = wanted_pkeys(m);
     req.indx0_pkey = m.indx0_pkey;
     req.allow_both_pkeys = options.allow_both_pkeys;
-    TableResult tr = plan_table(req, plan.next_state.history[{p.node_guid, p.port_num}]);
+    TableResult tr = plan_table(req, history);
     for (std::uint16_t d : tr.dropped) {
       char buf[8];
       std::snprintf(buf, sizeof buf, "0x%04x", d);

@@ -24,6 +24,11 @@ struct PlannerOptions {
   bool allow_both_pkeys = false;
   PartEnforce part_enforce = PartEnforce::kBoth;
   bool sm_port_always_full = true;
+  // opensm.conf keep_pkey_indexes. FALSE: every end port's table is laid out afresh
+  // each sweep, as if it were empty and had no index history (osm_pkey_mgr.c clears
+  // the port's keys and accum_pkeys): P_Keys are packed from index 0/1 in OpenSM's
+  // order, so removed partitions leave no holes and indexes may move.
+  bool keep_pkey_indexes = true;
 };
 
 using PortKey = std::pair<std::uint64_t, std::uint8_t>;  // node GUID, port number

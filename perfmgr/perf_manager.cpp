@@ -46,7 +46,7 @@ PerfManager::PerfManager(mad::MadTransport& transport, const Clock& clock, Logge
 
 bool PerfManager::register_agent() {
   if (agent_registered_) return true;
-  if (auto st = transport_.register_gsi_client(kClassPerfMgt, kPerfMgtClassVersion); !st.ok()) {
+  if (auto st = transport_.register_gsi_class(kClassPerfMgt, kPerfMgtClassVersion); !st.ok()) {
     log_->error("{}: PerfMgr stays disabled: {}", format_error_id(kErrPmSend), st.error().message);
     return false;
   }

@@ -19,6 +19,7 @@
 #include "mad/attr/switch_info.hpp"
 #include "mad/types.hpp"
 #include "qos_policy/compile.hpp"
+#include "sa/prefix_routes.hpp"
 
 namespace ibsm::sa {
 
@@ -175,6 +176,10 @@ struct Snapshot {
   // like PathTables::ports (flat port index); null: no policy (or qos off). Set by the
   // SM after index(); shared between snapshots of the same fabric and policy.
   std::shared_ptr<const qos_policy::CompiledPolicy> qos_policy;
+  // PathRecords to other subnets (prefix_routes_file, sa/prefix_routes.hpp): the routes
+  // and the router port GUIDs of this fabric, sorted. Null routes: off-subnet fails.
+  std::shared_ptr<const PrefixRoutes> prefix_routes;
+  std::vector<Guid> router_ports;
 
   // Lookups, filled by index().
   // Unicast LIDs 0 up to the highest in use (every LID of an LMC range).

@@ -774,6 +774,7 @@ SweepResult SubnetManager::heavy_sweep(const std::atomic<bool>& stop, PreparedFa
     publish_sa_snapshot();
     perfmgr_.set_fabric(perfmgr_view(fabric_));
     write_dumps();
+    start_cc_round();  // sent between sweeps (step), never in the way of one
     // The tables no port needs to come up, read once per device: never in the way of
     // SUBNET UP; the SA gets them with a second snapshot (zeros until then, as OpenSM).
     const bool reading = port_tables_.read(fabric_, client_).total() > 0;

@@ -260,6 +260,7 @@ void PartitionManager::program(Fabric& f, mad::SmpClient& client, SweepReport& r
   po.allow_both_pkeys = options_.allow_both_pkeys;
   po.part_enforce = part_enforce(options_);
   po.sm_port_always_full = true;
+  po.keep_pkey_indexes = options_.keep_pkey_indexes;
   // The planner reads only its own inputs: the fabric copy above, the configuration and
   // the planner state, which nothing the SM does while serving changes.
   partitions::FabricPlan plan;

@@ -34,6 +34,14 @@ sa::MutableSnapshotPtr build_sa_snapshot(const SaSnapshotInput& in) {
   const Fabric& f = in.fabric;
   snap->generation = in.generation;
   snap->subnet_prefix = in.options.subnet_prefix;
+  snap->prefix_routes = in.prefix_routes;
+  for (NodeIndex i = 0; i < f.size(); ++i) {
+    const Node& n = f.node(i);
+    if (n.type() != mad::NodeType::kRouter) continue;
+    for (const Port& p : n.ports)
+      if (p.present && p.num != 0 && p.guid != 0) snap->router_ports.push_back(p.guid);
+  }
+  std::sort(snap->router_ports.begin(), snap->router_ports.end());
   snap->sm_lid = in.sm_lid;
   snap->nodes.resize(f.size());
   for (NodeIndex i = 0; i < f.size(); ++i) {

@@ -35,6 +35,8 @@ struct SaSnapshotInput {
   // Per-path SLs of the routing result (dfsssp), rows in routed_switches order; shared
   // into the snapshot, not copied. Null: no engine SLs.
   std::shared_ptr<const routing::PathSls> path_sls;
+  // prefix_routes_file as last read well (null: none).
+  std::shared_ptr<const sa::PrefixRoutes> prefix_routes;
 };
 
 sa::MutableSnapshotPtr build_sa_snapshot(const SaSnapshotInput& in);

@@ -101,6 +101,8 @@ SubnetManager::SubnetManager(mad::MadTransport& transport, const Clock& clock, L
   static_cast<void>(link_settings(options_, &log_));  // warns of reserved force_link_* codes
   apply_qos_options();
   reload_qos_policy();
+  apply_cc_options();
+  load_prefix_routes();
   load_guid2mkey();
   client_.set_mkey_resolver([this](const mad::SmpTarget& t) { return resolve_mkey(t); });
   // sa_db_file: service records and subscriptions of the last run. A bad file is
@@ -149,6 +151,7 @@ void SubnetManager::apply_options(const conf::Options& options) {
   apply_mkey_options();
   static_cast<void>(link_settings(options_, &log_));  // warns of reserved force_link_* codes
   apply_qos_options();
+  apply_cc_options();
   client_.set_settings(client_settings(options_));
   partitions_.apply_options(options_);
   sa_.set_settings(sa_settings(options_));
@@ -167,6 +170,7 @@ void SubnetManager::publish_sa_snapshot() {
   in.tables = &port_tables_;
   in.mcast = &mcast_;
   in.path_sls = path_sls_;
+  in.prefix_routes = prefix_routes_;
   mft_publish_pending_ = false;  // this snapshot carries every MFT confirmed so far
   static_cast<void>(mcast_.take_held_changed());
   release_big_fabric();
@@ -174,6 +178,15 @@ void SubnetManager::publish_sa_snapshot() {
     const auto t0 = std::chrono::steady_clock::now();
     auto snap = build_sa_snapshot(in);
     attach_qos_policy(*snap);
+    // Routes naming no router of the fabric: logged when that list changes.
+    auto unrouted = prefix_routes_ ? sa::routes_without_router(*prefix_routes_, snap->router_ports)
+                                   : std::vector<std::string>{};
+    if (unrouted != unrouted_prefix_routes_) {
+      for (const auto& line : unrouted)
+        log_->warn("{}: {}; the route is skipped", format_error_id(sa::kErrPrefixRouteNoRouter),
+                   line);
+      unrouted_prefix_routes_ = std::move(unrouted);
+    }
     const double ms =
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     log_->info("SA snapshot {} published in {:.1f} ms ({} nodes, {} groups, ~{} KB)", in.generation,
@@ -222,6 +235,7 @@ void SubnetManager::on_state_change(mad::SmState from, mad::SmState to) {
   }
   // No longer master: the SA goes silent (C15-0.1.3) and nothing is programmed.
   sa_.set_serving(false);
+  cc_.stop();
   first_master_sweep_done_ = false;
   if (to == mad::SmState::kStandby || to == mad::SmState::kNotActive)
     heavy_reason_ = HeavyReason::kNone;
@@ -252,6 +266,7 @@ void SubnetManager::forget_programmed_state() {
   programmed_lft_.clear();
   programmed_top_.clear();
   mcast_.forget_all();
+  cc_.forget_held();
 }
 
 void SubnetManager::take_election_requests() {
@@ -437,6 +452,7 @@ std::optional<int> SubnetManager::step(ControlFlags& control) {
       if (on_hangup_) on_hangup_();
       reload_partitions();
       reload_qos_policy();
+      load_prefix_routes();
       heavy_reason_ = HeavyReason::kForced;
       publish_ops();
     }
@@ -522,6 +538,7 @@ std::optional<int> SubnetManager::step(ControlFlags& control) {
     sa_.tick();
     if (state() == mad::SmState::kMaster) perfmgr_.tick();
     program_alias_changes();  // the next poll puts them on the wire
+    cc_.tick();               // congestion control Sets, within cc_max_outstanding_mads
     mcast_pacing_.observe(clock_.now(), multicast_programmable() && groups.has_dirty(),
                           groups.changes_seen());
     if (const auto due = mcast_pacing_.due(); due && clock_.now() >= *due) {

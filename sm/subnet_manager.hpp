@@ -25,6 +25,7 @@
 #include "routing/route_report.hpp"
 #include "sa/server.hpp"
 #include "sm/alias_guid_programmer.hpp"
+#include "sm/cc/cc_programmer.hpp"
 #include "sm/election/election.hpp"
 #include "sm/election/lft_mirror.hpp"
 #include "sm/fabric.hpp"
@@ -149,6 +150,8 @@ class SubnetManager {
   // them; the console's `perfmgr` command works on it (perfmgr/console.hpp).
   perfmgr::PerfManager& perfmgr() { return perfmgr_; }
   const perfmgr::PerfManager& perfmgr() const { return perfmgr_; }
+  // Congestion control (sm/cc/): the Sets of the last round and the ports skipped.
+  const cc::CcProgrammer& congestion_control() const { return cc_; }
   // The M_Keys this SM presents and programs (sm/mkey/).
   const mkey::MkeyManager& mkeys() const { return mkeys_; }
 
@@ -222,6 +225,15 @@ class SubnetManager {
   // The policy's qos-setup as per-port overrides in qos_ (sm/qos/policy_setup.hpp), for
   // the SL2VL, VLArbitration and VLHighLimit programming of this heavy sweep.
   void update_qos_setup(const Fabric& f);
+  // congestion_control and the cc_* keys (sm/subnet_manager_cc.cpp): the class 0x21
+  // agent is registered the first time CC is on; a value that does not make settings
+  // (checked when read, so not expected) keeps the last ones.
+  void apply_cc_options();
+  // After SUBNET UP as master: a CC round for the fabric just brought up.
+  void start_cc_round();
+  // prefix_routes_file (sa/prefix_routes.hpp): read at start-up and on SIGHUP, as a
+  // whole; a file that does not parse is logged and the last good routes stay.
+  void load_prefix_routes();
   void adopt_mirrored_tables(const Fabric& f);
   void forget_reset_switches(const Fabric& f);
 
@@ -304,10 +316,15 @@ class SubnetManager {
   PortTables port_tables_{log_};  // SL2VL/VLArb (and inter-switch P_Key) tables, by GUID
   sa::SaServer sa_;
   std::uint64_t sa_generation_ = 0;
-  AliasGuidProgrammer alias_guids_{log_};  // what each port holds of the SA's alias GUIDs
-  MulticastManager mcast_{log_};           // MFT trees and what each switch holds of them
-  McastPacing mcast_pacing_;               // run(): when changed groups are recomputed
-  Clock::TimePoint mft_published_{};       // last snapshot carrying MFT changes
+  AliasGuidProgrammer alias_guids_{log_};          // what each port holds of the SA's alias GUIDs
+  cc::CcProgrammer cc_{transport_, clock_, log_};  // congestion control Sets (class 0x21)
+  bool cc_agent_ = false;                          // class 0x21 registered with the transport
+  bool cc_unavailable_logged_ = false;
+  std::shared_ptr<const sa::PrefixRoutes> prefix_routes_;  // last good prefix_routes_file
+  std::vector<std::string> unrouted_prefix_routes_;        // last logged IBSM-7041 lines
+  MulticastManager mcast_{log_};      // MFT trees and what each switch holds of them
+  McastPacing mcast_pacing_;          // run(): when changed groups are recomputed
+  Clock::TimePoint mft_published_{};  // last snapshot carrying MFT changes
   bool mft_publish_pending_ = false;
   Clock::Duration mft_publish_cost_{};  // wall time the last such copy took
 

@@ -56,6 +56,21 @@ PortRef port_of_gid(const Snapshot& s, const PathTables& t, const std::uint8_t* 
   return p;
 }
 
+// The router port for a unicast DGID outside the subnet (OpenSM find_router): the
+// first prefix route that matches and names a router of this fabric.
+[[gnu::noinline, gnu::cold]] PortRef port_of_router(const Snapshot& s, const PathTables& t,
+                                                    const std::uint8_t* gid, Request& req) {
+  const std::uint64_t prefix = be64(gid);
+  if (gid_prefix_link_local(prefix) || prefix == s.subnet_prefix || !s.prefix_routes) return {};
+  const Guid router = route_for(*s.prefix_routes, prefix, s.router_ports);
+  if (router == 0) return {};
+  const PortRef p = t.find_guid(router);
+  if (!p.valid()) return {};
+  req.off_subnet = true;
+  std::copy_n(gid, req.dgid.size(), req.dgid.begin());
+  return p;
+}
+
 }  // namespace
 
 std::uint16_t read_request(const RequestContext& ctx, const PathTables& t, Request& req) {
@@ -126,6 +141,7 @@ std::uint16_t read_request(const RequestContext& ctx, const PathTables& t, Reque
   if (has(m, kDgid)) {
     dst_gid = port_of_gid(s, t, rec + 8);
     if (!dst_gid.valid()) dst_gid = port_of_alias(ctx, t, rec + 8, req.dgid_alias);
+    if (!dst_gid.valid()) dst_gid = port_of_router(s, t, rec + 8, req);
     if (!dst_gid.valid()) {
       req.no_paths = true;
       return status::kOk;
@@ -238,6 +254,8 @@ class RecordSink final : public PathSink {
     // DGID: the GUID the request named, the alias included (OpenSM pr_rcv_build_pr
     // writes the destination's alias_guid), under the subnet prefix.
     if (req_.dgid_alias != 0) put_be(rec, 16, req_.dgid_alias, 8);
+    // Another subnet's DGID: the path leads to its router, the record names the DGID.
+    if (req_.off_subnet) std::copy(req_.dgid.begin(), req_.dgid.end(), rec.begin() + 8);
     return out_.count < limit_;
   }
 

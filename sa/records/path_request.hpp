@@ -53,6 +53,10 @@ struct Request {
   bool echo_sgid = false;  // the record carries the requested SGID
   Gid sgid{};
   Guid dgid_alias = 0;  // DGID named `dst` by an alias GUID: the records' DGID carries it
+  // DGID outside the subnet: `dst` is the router port a prefix route chose, and the
+  // records carry the requested DGID (OpenSM osm_pr_get_end_points / pr_rcv_build_pr).
+  bool off_subnet = false;
+  Gid dgid{};
   unsigned per_pair = kUnlimited;  // paths per port pair (NumbPath; Get: 1)
 };
 

@@ -94,6 +94,21 @@ struct FakePort {
   std::optional<mad::MlnxExtPortInfo> mlnx_ext;
 };
 
+// A Congestion Control agent (class 0x21, IBA Annex A10) on a switch's port 0 or a CA
+// port: it stores what a Set carries and answers GetResp echoing it. Without one
+// (FakeNode::cc unset) a node answers a CC Get/Set as the Linux MAD layer answers a
+// request of a class no agent registered: status 0x000C, method/attribute unsupported.
+struct FakeCc {
+  std::uint64_t cc_key = 0;             // Sets carrying another CC_Key are dropped (A10.2.1)
+  std::optional<std::uint16_t> status;  // forced status of every answer
+  bool silent = false;                  // no answers at all
+  bool wrong_attribute = false;         // answers carry AttributeID + 1
+  bool short_answer = false;            // only 40 bytes arrive
+  // Held values by (AttributeID, modifier) as the data area (192 bytes) arrived.
+  std::map<std::pair<std::uint16_t, std::uint32_t>, std::array<std::uint8_t, 192>> held;
+  std::vector<std::array<std::uint8_t, 256>> received;  // every CC MAD, as it arrived
+};
+
 // How a node spoils its answers.
 enum class Garbage : std::uint8_t {
   kNone,
@@ -123,6 +138,8 @@ struct FakeNode {
   // masks (IBA 14.2.5.12): mft[(mlid - 0xC000) * mcast_positions() + position].
   std::vector<std::uint16_t> mft;
   NodeFaults faults;
+  // Congestion Control agents by port (a switch's at 0); no entry: no CC agent.
+  std::map<PortNum, FakeCc> cc;
   std::uint64_t answered = 0;
   bool gone = false;  // vanished: no answers, links down
 
@@ -211,6 +228,13 @@ class FakeFabric : public mad::MadTransport {
   Status send(const mad::OutgoingMad& mad) override;
   std::optional<mad::IncomingMad> receive(std::chrono::milliseconds max_wait) override;
   mad::LocalPort local_port() const override;
+  // GSI: Congestion Control (class 0x21) only, LID-routed to FakeNode::cc agents
+  // (tests/fake/fake_cc.cpp). Other classes fail as in the base class.
+  Status register_gsi_class(std::uint8_t mgmt_class, std::uint8_t class_version) override;
+  Status send_gsi(std::span<const std::uint8_t> mad, const mad::MadAddress& to,
+                  std::uint32_t timeout_ms) override;
+  std::uint64_t cc_requests() const { return cc_requests_; }
+  bool cc_registered() const { return cc_registered_; }
 
   // Nodes, in the order of the description.
   std::size_t size() const { return nodes_.size(); }
@@ -323,6 +347,8 @@ class FakeFabric : public mad::MadTransport {
   std::vector<LinkEvent> link_events_;
   std::map<PortRef, Clock::TimePoint> mkey_leases_;  // running M_Key lease timers
   std::mt19937 rng_;
+  bool cc_registered_ = false;
+  std::uint64_t cc_requests_ = 0;
 };
 
 // IBA 14.2.5.6 rules for a Set(PortInfo) on a port, as a pure function: returns the

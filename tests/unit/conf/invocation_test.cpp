@@ -104,11 +104,6 @@ TEST(Invocation, BadFlagValuesNameFlagAndRange) {
 }
 
 TEST(Invocation, UnimplementedFlagsAreRefusedByName) {
-  for (const char* flag : {"--congestion_control", "-N"}) {
-    const Error e = invoke_err({flag});
-    EXPECT_EQ(e.id, kUnimplementedFlag) << flag;
-    EXPECT_THAT(e.message, HasSubstr(flag));
-  }
   EXPECT_EQ(invoke_err({"-d", "0"}).id, kUnimplementedFlag);
 }
 
@@ -136,6 +131,24 @@ TEST(Invocation, PerfmgrFlagsSetTheirKeys) {
   EXPECT_TRUE(o.perfmgr);
   EXPECT_EQ(o.perfmgr_sweep_time_s, 7);
   EXPECT_FALSE(run_options(invoke({})).perfmgr);
+}
+
+// Issue 27: -N, --congestion_control, --cc_key and --prefix_routes_file act.
+TEST(Invocation, NoPartEnforceTurnsPartEnforceOffAsOpensm) {
+  const Options o = run_options(invoke({"-N"}));
+  EXPECT_TRUE(o.no_partition_enforcement);
+  EXPECT_EQ(o.part_enforce, "off");  // osm_subn_verify_config: -c writes both
+  EXPECT_EQ(run_options(invoke({"--no_part_enforce", "-Z", "in"})).part_enforce, "off");
+  EXPECT_EQ(run_options(invoke({"-Z", "in"})).part_enforce, "in");
+}
+
+TEST(Invocation, CongestionAndPrefixRouteFlagsSetTheirKeys) {
+  const Options o = run_options(invoke({"--congestion_control", "--cc_key", "0x1234",
+                                        "--prefix_routes_file", "/etc/ibsm/routes.conf"}));
+  EXPECT_TRUE(o.congestion_control);
+  EXPECT_EQ(o.cc_key, 0x1234u);
+  EXPECT_EQ(o.prefix_routes_file, "/etc/ibsm/routes.conf");
+  EXPECT_EQ(run_options(invoke({"--cc_key", "10"})).cc_key, 10u);  // strtoull base 0
 }
 
 TEST(Invocation, QosFlagSetsQos) {

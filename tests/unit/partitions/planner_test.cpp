@@ -80,6 +80,33 @@ TEST(PlannerIbsim, UnchangedTablesSendNothing) {
   EXPECT_TRUE(pl.find(kSwitch1, 1)->blocks_to_send.empty());
 }
 
+// keep_pkey_indexes (osm_pkey_mgr.c): TRUE keeps an existing P_Key where the port holds
+// it and a removed partition leaves a hole; FALSE lays the table out afresh, packed.
+TEST(Planner, KeepPkeyIndexesFalseRepacks) {
+  Fabric f = ibsim_fabric();
+  for (auto& p : f.ports)
+    if (p.node_guid == kHca1Node && p.port_num == 1) p.pkeys = {0xffff, 0x8002, 0x8003, 0x8004};
+  auto parsed = parse_partitions("Default=0x7fff: ALL=full; P3=3: ALL=full; P4=4: ALL=full;");
+  ASSERT_TRUE(parsed.ok());
+  const auto config = resolve(parsed.config);
+
+  PlannerOptions keep;
+  auto kept = plan_pkeys(config, f, keep);
+  EXPECT_EQ(head(kept.find(kHca1Node, 1), 4), (V{0xffff, 0, 0x8003, 0x8004}));
+
+  PlannerOptions repack;
+  repack.keep_pkey_indexes = false;
+  // Even with an index history that says otherwise.
+  PlannerState history;
+  history.history[{kHca1Node, 1}] = {{0x8003, 9}, {0x8004, 7}};
+  auto packed = plan_pkeys(config, f, repack, history);
+  EXPECT_EQ(head(packed.find(kHca1Node, 1), 4), (V{0xffff, 0x8003, 0x8004, 0}));
+  // Block 0 changed either way (the table above is one block short: block 1 too).
+  EXPECT_EQ(packed.find(kHca1Node, 1)->blocks_to_send, kept.find(kHca1Node, 1)->blocks_to_send);
+  // The switch port enforcing for it mirrors the packed table.
+  EXPECT_EQ(head(packed.find(kSwitch1, 1), 3), (V{0xffff, 0x8003, 0x8004}));
+}
+
 TEST(Planner, PartEnforceModes) {
   for (auto [mode, bits] : {std::pair{PartEnforce::kIn, Enforcement{true, false}},
                             std::pair{PartEnforce::kOut, Enforcement{false, true}}}) {

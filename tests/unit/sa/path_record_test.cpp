@@ -1348,5 +1348,148 @@ TEST(MultiPathRecord, AliasGidsNameTheirPortsAndAreEchoed) {
 
 }  // namespace alias
 
+// ---------------------------------------------------------------------------
+// Prefix routes (prefix_routes_file, sa/prefix_routes.hpp): PathRecords to GIDs of
+// other subnets go to a router port.
+
+namespace prefix {
+
+// One switch, two hosts, two routers (port 1 on the switch).
+constexpr std::string_view kRouterNet = R"(Switch 8 "s1"
+[1] "ha"[1]
+[2] "hb"[1]
+[3] "r1"[1]
+[4] "r2"[1]
+
+Hca 1 "ha"
+[1] "s1"[1]
+
+Hca 1 "hb"
+[1] "s1"[2]
+
+Rt 2 "r1"
+[1] "s1"[3]
+
+Rt 2 "r2"
+[1] "s1"[4]
+)";
+
+std::unique_ptr<SaRig> router_rig(const std::string& routes) {
+  conf::Options o = no_partitions_file();
+  char name[80];
+  std::snprintf(name, sizeof name, "ibsm-prefix-%d.conf", static_cast<int>(::getpid()));
+  const auto path = std::filesystem::temp_directory_path() / name;
+  {
+    std::ofstream out(path);
+    out << routes;
+  }
+  o.prefix_routes_file = path.string();
+  auto r = std::make_unique<SaRig>(kRouterNet, o);
+  std::filesystem::remove(path);
+  return r;
+}
+
+constexpr std::uint64_t kOther = 0xfec0000000000001ull, kThird = 0xfec0000000000002ull;
+
+}  // namespace prefix
+
+TEST(PrefixRoutes, OffSubnetDgidGoesToTheNamedRouterAndKeepsTheDgid) {
+  using namespace prefix;
+  char text[160];
+  auto probe = router_rig("");
+  const Guid r1 = probe->port_guid_of("r1"), r2 = probe->port_guid_of("r2");
+  std::snprintf(text, sizeof text, "# site routes\n0x%016llx %llx  # via r2\n* *\n",
+                static_cast<unsigned long long>(kOther), static_cast<unsigned long long>(r2));
+  auto r = router_rig(text);
+  const Lid ha = r->lid_of("ha");
+  auto a = get(*r, Pr{}.sgid(kHa).dgid(0x1234, kOther), ha);
+  ASSERT_TRUE(a);
+  ASSERT_EQ(a->record_count(), 1u);
+  Path p = decode(a->record(0));
+  EXPECT_EQ(p.dlid, r->lid_of("r2"));
+  EXPECT_EQ(p.dgid_prefix, kOther);  // the requested DGID, not the router's
+  EXPECT_EQ(p.dgid_guid, 0x1234u);
+  // Another prefix: "* *", the first router by port GUID.
+  a = get(*r, Pr{}.sgid(kHa).dgid(0x99, kThird), ha);
+  ASSERT_TRUE(a);
+  ASSERT_EQ(a->record_count(), 1u);
+  p = decode(a->record(0));
+  EXPECT_EQ(p.dlid, r->lid_of(r1 < r2 ? "r1" : "r2"));
+  EXPECT_EQ(p.dgid_prefix, kThird);
+}
+
+TEST(PrefixRoutes, NoFileOrNoMatchingRouteAnswersNothing) {
+  using namespace prefix;
+  conf::Options o = no_partitions_file();
+  o.prefix_routes_file = "/nonexistent/ibsm-test/prefix-routes.conf";  // no file: no routes
+  auto none = rig(kRouterNet, o);
+  const Lid ha = none->lid_of("ha");
+  auto a = get(*none, Pr{}.sgid(kHa).dgid(0x1234, kOther), ha);
+  ASSERT_TRUE(a);
+  EXPECT_EQ(a->record_count(), 0u);
+  auto only_other = router_rig("0xfec0000000000002 *\n");
+  a = get(*only_other, Pr{}.sgid(kHa).dgid(0x1234, kOther), only_other->lid_of("ha"));
+  ASSERT_TRUE(a);
+  EXPECT_EQ(a->record_count(), 0u);
+}
+
+TEST(PrefixRoutes, UnknownRouterIsLoggedWithFileLineAndSkipped) {
+  using namespace prefix;
+  auto probe = router_rig("");
+  const Guid r1 = probe->port_guid_of("r1");
+  char text[160];
+  std::snprintf(text, sizeof text, "fec0000000000001 0x0002c90300abcdef\nfec0000000000001 %llx\n",
+                static_cast<unsigned long long>(r1));
+  auto r = router_rig(text);
+  auto a = get(*r, Pr{}.sgid(kHa).dgid(0x1234, kOther), r->lid_of("ha"));
+  ASSERT_TRUE(a);
+  ASSERT_EQ(a->record_count(), 1u);
+  EXPECT_EQ(decode(a->record(0)).dlid, r->lid_of("r1"));
+  const auto lines =
+      routes_without_router(*r->sa().snapshot()->prefix_routes, r->sa().snapshot()->router_ports);
+  ASSERT_EQ(lines.size(), 1u);
+  EXPECT_NE(lines[0].find("ibsm-prefix-"), std::string::npos);
+  EXPECT_NE(lines[0].find(":1: 0x0002c90300abcdef is not the port GUID of a router"),
+            std::string::npos);
+}
+
+TEST(PrefixRoutes, FileErrorsNameLineAndColumn) {
+  auto err = [](std::string_view text) {
+    auto r = parse_prefix_routes(text, "prefix-routes.conf");
+    return r.ok() ? std::string("accepted")
+                  : format_error_id(r.error().id) + " " + r.error().message;
+  };
+  EXPECT_EQ(err("\n  fec0::1 0x1\n"),
+            "IBSM-7040 prefix-routes.conf:2:3: bad subnet prefix 'fec0::1': 64-bit hexadecimal "
+            "(0x optional) or *");
+  EXPECT_EQ(err("fec0000000000001\n"),
+            "IBSM-7040 prefix-routes.conf:1:17: missing router port GUID after the prefix "
+            "(\"<prefix> <GUID or *>\")");
+  EXPECT_EQ(err("* 0x12345678901234567\n"),
+            "IBSM-7040 prefix-routes.conf:1:3: bad router port GUID '0x12345678901234567': "
+            "non-zero 64-bit hexadecimal (0x optional) or *");
+  EXPECT_EQ(err("* 0\n"),
+            "IBSM-7040 prefix-routes.conf:1:3: bad router port GUID '0': non-zero "
+            "64-bit hexadecimal (0x optional) or *");
+  EXPECT_EQ(err("* * extra\n"),
+            "IBSM-7040 prefix-routes.conf:1:5: unexpected 'extra' after the router port GUID");
+  auto ok = parse_prefix_routes("# c\n\n*\t*   # all\n0xFEC0000000000001 0X2C9000100D050\n", "f");
+  ASSERT_TRUE(ok.ok());
+  ASSERT_EQ(ok->routes.size(), 2u);
+  EXPECT_TRUE(ok->routes[0].any_prefix && ok->routes[0].any_router);
+  EXPECT_EQ(ok->routes[1].prefix, 0xfec0000000000001ull);
+  EXPECT_EQ(ok->routes[1].router, 0x2c9000100d050ull);
+  EXPECT_EQ(ok->routes[1].line, 4u);
+}
+
+TEST(PrefixRoutes, RouteForTakesTheFirstAvailableRouter) {
+  auto r = parse_prefix_routes("1 0xa\n1 0xb\n* *\n", "f");
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(route_for(*r, 1, {0xb, 0xc}), 0xbu);  // 0xa is not here
+  EXPECT_EQ(route_for(*r, 1, {0xa, 0xb}), 0xau);
+  EXPECT_EQ(route_for(*r, 2, {0xb, 0xc}), 0xbu);  // * *: the smallest port GUID
+  EXPECT_EQ(route_for(*r, 2, {}), 0u);
+}
+
 }  // namespace
 }  // namespace ibsm::sa
