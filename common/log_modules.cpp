@@ -14,44 +14,64 @@ using Names = std::span<const std::string_view>;
 
 // OpenSM 3.3.23's module names (osm_subnet.c module_name_str), by the ibsm subsystem
 // that does their work.
-constexpr std::string_view kMainFiles[] = {
-    "main.c",      "osm_opensm.c",       "osm_subnet.c",  "osm_console.c", "osm_console_io.c",
-    "osm_log.c",   "osm_helper.c",       "osm_db_files.c", "osm_db_pack.c", "osm_event_plugin.c",
-    "osm_dump.c",  "osm_sm.c",           "st.c"};
-constexpr std::string_view kMadFiles[] = {"osm_vendor_ibumad.c", "osm_vl15intf.c",
-                                          "osm_mad_pool.c",      "osm_sm_mad_ctrl.c",
-                                          "osm_req.c",           "osm_resp.c"};
+constexpr std::string_view kMainFiles[] = {"main.c",
+                                           "osm_opensm.c",
+                                           "osm_subnet.c",
+                                           "osm_console.c",
+                                           "osm_console_io.c",
+                                           "osm_log.c",
+                                           "osm_helper.c",
+                                           "osm_db_files.c",
+                                           "osm_db_pack.c",
+                                           "osm_event_plugin.c",
+                                           "osm_dump.c",
+                                           "osm_sm.c",
+                                           "st.c"};
+constexpr std::string_view kMadFiles[] = {"osm_vendor_ibumad.c", "osm_vl15intf.c", "osm_mad_pool.c",
+                                          "osm_sm_mad_ctrl.c",   "osm_req.c",      "osm_resp.c"};
 constexpr std::string_view kDiscoveryFiles[] = {
-    "osm_state_mgr.c",  "osm_node_info_rcv.c", "osm_node_desc_rcv.c", "osm_port_info_rcv.c",
-    "osm_sw_info_rcv.c", "osm_node.c",         "osm_port.c",          "osm_switch.c",
-    "osm_drop_mgr.c"};
+    "osm_state_mgr.c",     "osm_node_info_rcv.c", "osm_node_desc_rcv.c",
+    "osm_port_info_rcv.c", "osm_sw_info_rcv.c",   "osm_node.c",
+    "osm_port.c",          "osm_switch.c",        "osm_drop_mgr.c"};
 constexpr std::string_view kElectionFiles[] = {"osm_sm_state_mgr.c", "osm_sminfo_rcv.c",
                                                "osm_remote_sm.c"};
 constexpr std::string_view kLidFiles[] = {"osm_lid_mgr.c"};
 constexpr std::string_view kLinkFiles[] = {"osm_link_mgr.c", "osm_mlnx_ext_port_info_rcv.c"};
 constexpr std::string_view kRoutingFiles[] = {
-    "osm_ucast_mgr.c",  "osm_ucast_cache.c",  "osm_ucast_dnup.c", "osm_ucast_file.c",
+    "osm_ucast_mgr.c",   "osm_ucast_cache.c", "osm_ucast_dnup.c", "osm_ucast_file.c",
     "osm_ucast_ftree.c", "osm_ucast_lash.c",  "osm_ucast_updn.c", "osm_ucast_dfsssp.c",
-    "osm_ucast_nue.c",  "osm_lin_fwd_rcv.c",  "osm_mesh.c",       "osm_torus.c",
+    "osm_ucast_nue.c",   "osm_lin_fwd_rcv.c", "osm_mesh.c",       "osm_torus.c",
     "osm_router.c"};
-constexpr std::string_view kMulticastFiles[] = {"osm_mcast_mgr.c",   "osm_mcast_fwd_rcv.c",
-                                                "osm_mcast_tbl.c",   "osm_mcm_port.c",
-                                                "osm_mtree.c",       "osm_multicast.c",
-                                                "osm_sa_mcmember_record.c"};
+constexpr std::string_view kMulticastFiles[] = {
+    "osm_mcast_mgr.c", "osm_mcast_fwd_rcv.c", "osm_mcast_tbl.c",         "osm_mcm_port.c",
+    "osm_mtree.c",     "osm_multicast.c",     "osm_sa_mcmember_record.c"};
 constexpr std::string_view kPartitionFiles[] = {"osm_pkey.c", "osm_pkey_mgr.c", "osm_pkey_rcv.c",
                                                 "osm_prtn.c", "osm_prtn_config.c"};
 constexpr std::string_view kQosFiles[] = {"osm_qos.c",          "osm_qos_parser_l.c",
                                           "osm_qos_parser_y.c", "osm_qos_policy.c",
                                           "osm_slvl_map_rcv.c", "osm_vl_arb_rcv.c"};
-constexpr std::string_view kSaFiles[] = {
-    "osm_sa.c",                  "osm_sa_class_port_info.c", "osm_sa_guidinfo_record.c",
-    "osm_sa_informinfo.c",       "osm_sa_lft_record.c",      "osm_sa_link_record.c",
-    "osm_sa_mad_ctrl.c",         "osm_sa_mft_record.c",      "osm_sa_multipath_record.c",
-    "osm_sa_node_record.c",      "osm_sa_path_record.c",     "osm_sa_pkey_record.c",
-    "osm_sa_portinfo_record.c",  "osm_sa_service_record.c",  "osm_sa_slvl_record.c",
-    "osm_sa_sminfo_record.c",    "osm_sa_sw_info_record.c",  "osm_sa_vlarb_record.c",
-    "osm_inform.c",              "osm_service.c",            "osm_guid_info_rcv.c",
-    "osm_guid_mgr.c"};
+constexpr std::string_view kSaFiles[] = {"osm_sa.c",
+                                         "osm_sa_class_port_info.c",
+                                         "osm_sa_guidinfo_record.c",
+                                         "osm_sa_informinfo.c",
+                                         "osm_sa_lft_record.c",
+                                         "osm_sa_link_record.c",
+                                         "osm_sa_mad_ctrl.c",
+                                         "osm_sa_mft_record.c",
+                                         "osm_sa_multipath_record.c",
+                                         "osm_sa_node_record.c",
+                                         "osm_sa_path_record.c",
+                                         "osm_sa_pkey_record.c",
+                                         "osm_sa_portinfo_record.c",
+                                         "osm_sa_service_record.c",
+                                         "osm_sa_slvl_record.c",
+                                         "osm_sa_sminfo_record.c",
+                                         "osm_sa_sw_info_record.c",
+                                         "osm_sa_vlarb_record.c",
+                                         "osm_inform.c",
+                                         "osm_service.c",
+                                         "osm_guid_info_rcv.c",
+                                         "osm_guid_mgr.c"};
 constexpr std::string_view kTrapFiles[] = {"osm_trap_rcv.c"};
 constexpr std::string_view kPerfmgrFiles[] = {"osm_perfmgr.c", "osm_perfmgr_db.c"};
 constexpr std::string_view kCongestionFiles[] = {"osm_congestion_control.c"};
@@ -67,8 +87,8 @@ constexpr LogModuleInfo kModules[] = {
     {LogModule::kElection, "election", "SM state, SMInfo, master election and handover",
      Names(kElectionFiles)},
     {LogModule::kLid, "lid", "LID assignment and the guid2lid file", Names(kLidFiles)},
-    {LogModule::kLink, "link",
-     "PortInfo programming: MTU, VLs, speeds, widths, FDR10, port states", Names(kLinkFiles)},
+    {LogModule::kLink, "link", "PortInfo programming: MTU, VLs, speeds, widths, FDR10, port states",
+     Names(kLinkFiles)},
     {LogModule::kRouting, "routing", "unicast routing engines, LFTs, the route report",
      Names(kRoutingFiles)},
     {LogModule::kMulticast, "multicast", "multicast groups and MFTs", Names(kMulticastFiles)},
@@ -85,7 +105,9 @@ constexpr LogModuleInfo kModules[] = {
 };
 static_assert(std::size(kModules) == kLogModuleCount);
 
-std::size_t index_of(LogModule m) { return static_cast<std::size_t>(m); }
+std::size_t index_of(LogModule m) {
+  return static_cast<std::size_t>(m);
+}
 
 // Passes lines on to the shared file sink when this module's level lets them through.
 class GateSink final : public spdlog::sinks::sink {
@@ -102,9 +124,13 @@ class GateSink final : public spdlog::sinks::sink {
 
 }  // namespace
 
-std::span<const LogModuleInfo> log_modules() { return kModules; }
+std::span<const LogModuleInfo> log_modules() {
+  return kModules;
+}
 
-const LogModuleInfo& log_module_info(LogModule m) { return kModules[index_of(m)]; }
+const LogModuleInfo& log_module_info(LogModule m) {
+  return kModules[index_of(m)];
+}
 
 std::optional<LogModule> find_log_module(std::string_view name) {
   for (const auto& m : kModules) {

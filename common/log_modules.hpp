@@ -44,8 +44,8 @@ inline constexpr std::size_t kLogModuleCount = 15;
 
 struct LogModuleInfo {
   LogModule id;
-  std::string_view name;  // ibsm's name ("sa")
-  std::string_view what;  // one line for the docs and `permodlog`
+  std::string_view name;                             // ibsm's name ("sa")
+  std::string_view what;                             // one line for the docs and `permodlog`
   std::span<const std::string_view> opensm_modules;  // OpenSM's source files mapped onto it
 };
 

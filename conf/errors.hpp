@@ -22,6 +22,8 @@ inline constexpr ErrorId kPerModuleLogSyntax{5020};
 inline constexpr ErrorId kPerModuleLogUnknownModule{5021};
 inline constexpr ErrorId kPerModuleLogUnreadable{5022};
 inline constexpr ErrorId kPidfileUnwritable{5023};
+inline constexpr ErrorId kOpensmKeyInIbsmLine{5024};
+inline constexpr ErrorId kDebugModeIgnored{5025};
 
 inline constexpr ErrorInfo kConfErrors[] = {
     {kUnknownKey, "Unknown configuration key",
@@ -90,6 +92,15 @@ inline constexpr ErrorInfo kConfErrors[] = {
      "The file named by -J/--pidfile cannot be created or written. ibsm does not start, as "
      "OpenSM (which exits when its pid file cannot be written).",
      "Check the directory exists and is writable, or drop -J."},
+    {kOpensmKeyInIbsmLine, "OpenSM key on an #ibsm: line",
+     "A line of opensm.conf starting with `#ibsm:` (ibsm's form for its own keys, a comment to "
+     "OpenSM) names one of OpenSM's keys. OpenSM does not see it, so ibsm ignores it too, lest "
+     "the two read one file differently (a warning).",
+     "Write OpenSM keys as plain `key value` lines."},
+    {kDebugModeIgnored, "Unknown debug mode ignored",
+     "-d/--debug was given a number other than 0, 1, 2, 3 (or 5, not supported). OpenSM "
+     "ignores such a mode and so does ibsm (a warning).",
+     "Use -d 0 (ignore other SMs), 1 (single thread), 2 (flush the log) or 3 (no multicast)."},
 };
 
 }  // namespace ibsm::conf

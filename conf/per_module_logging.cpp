@@ -8,35 +8,12 @@
 #include <sstream>
 
 #include "conf/errors.hpp"
+#include "conf/option_value.hpp"
 
 namespace ibsm::conf {
 namespace {
 
 constexpr std::string_view kBlank = " \t\r\v\f";
-
-// strtoul(s, &end, 0) over the whole token; nullopt unless it is all digits.
-std::optional<unsigned long> parse_level(std::string_view s) {
-  unsigned base = 10;
-  if (s.size() > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
-    base = 16;
-    s.remove_prefix(2);
-  } else if (s.size() > 1 && s[0] == '0') {
-    base = 8;
-    s.remove_prefix(1);
-  }
-  if (s.empty()) return std::nullopt;
-  unsigned long v = 0;
-  for (char c : s) {
-    unsigned d = 99;
-    if (c >= '0' && c <= '9') d = static_cast<unsigned>(c - '0');
-    else if (c >= 'a' && c <= 'f') d = static_cast<unsigned>(c - 'a' + 10);
-    else if (c >= 'A' && c <= 'F') d = static_cast<unsigned>(c - 'A' + 10);
-    if (d >= base) return std::nullopt;
-    v = v * base + d;
-    if (v > 0xffff) return v;  // out of range anyway; stop before it overflows
-  }
-  return v;
-}
 
 }  // namespace
 
@@ -65,7 +42,7 @@ Result<PerModuleLogging> parse_per_module_logging(std::string_view text, std::st
       return fail(kPerModuleLogSyntax,
                   fmt::format("{}: module {} has no log level; per-module logging file not used",
                               where, name));
-    const auto level = parse_level(level_text);
+    const auto level = parse_c_integer(level_text);
     if (!level || *level > 0xff)
       return fail(kPerModuleLogSyntax,
                   fmt::format("{}: log level \"{}\" of module {} is not a number from 0 to 0xff; "
@@ -97,14 +74,12 @@ Result<PerModuleLogging> load_per_module_logging(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) {
     if (errno == ENOENT) return PerModuleLogging{};
-    return fail(kPerModuleLogUnreadable,
-                fmt::format("cannot open per-module logging file {}: {}", path,
-                            std::strerror(errno)));
+    return fail(kPerModuleLogUnreadable, fmt::format("cannot open per-module logging file {}: {}",
+                                                     path, std::strerror(errno)));
   }
   std::ostringstream text;
   text << in.rdbuf();
-  if (in.bad())
-    return fail(kPerModuleLogUnreadable, "cannot read per-module logging file " + path);
+  if (in.bad()) return fail(kPerModuleLogUnreadable, "cannot read per-module logging file " + path);
   return parse_per_module_logging(text.str(), path);
 }
 

@@ -26,9 +26,9 @@
 namespace ibsm::conf {
 
 struct PerModuleLogging {
-  std::string source;                                 // the file ("" = none)
-  std::array<unsigned, kLogModuleCount> flags{};      // by LogModule
-  std::vector<Warning> warnings;                      // unknown modules, extra tokens
+  std::string source;                             // the file ("" = none)
+  std::array<unsigned, kLogModuleCount> flags{};  // by LogModule
+  std::vector<Warning> warnings;                  // unknown modules, extra tokens
 
   unsigned flags_of(LogModule m) const { return flags[static_cast<std::size_t>(m)]; }
 };
