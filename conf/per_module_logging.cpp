@@ -88,6 +88,12 @@ void apply_per_module_logging(const Logger& root, const PerModuleLogging& levels
     set_module_log_flags(root, m.id, levels.flags_of(m.id));
 }
 
+Result<PerModuleLogging> reload_per_module_logging(const Logger& root, const std::string& path) {
+  auto levels = load_per_module_logging(path);
+  if (levels) apply_per_module_logging(root, *levels);
+  return levels;
+}
+
 std::string format_per_module_logging(const Logger& root) {
   std::string out;
   for (const auto& m : log_modules()) {

@@ -42,6 +42,11 @@ Result<PerModuleLogging> load_per_module_logging(const std::string& path);
 // goes back to the global level).
 void apply_per_module_logging(const Logger& root, const PerModuleLogging& levels);
 
+// Reads `path` and puts it in force on `root` (start-up, SIGHUP, ibsm-ctl). On an
+// error nothing changes and the error (file:line) is returned; on success the
+// warnings are in the result, for the caller to log.
+Result<PerModuleLogging> reload_per_module_logging(const Logger& root, const std::string& path);
+
 // `permodlog` text: each module, its flags and the OpenSM modules mapped onto it.
 std::string format_per_module_logging(const Logger& root);
 

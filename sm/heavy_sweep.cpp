@@ -540,7 +540,7 @@ void SubnetManager::program_node(Fabric& f, SweepReport& report, NodeIndex i,
             f.node(i).ports[num].info = *pi;
             if (untaken_ports_.note(f.node(i).guid(), num, untaken_port_fields(wanted, *pi)))
               log_->debug("{} port {} ignored fields of its PortInfo Set; not sent again for them",
-                          f.node(i).description, num);
+                          f.node(i).display_name(), num);
           }
           return;
         }
@@ -603,11 +603,12 @@ SweepResult SubnetManager::heavy_sweep(const std::atomic<bool>& stop, PreparedFa
     program_only_ = &prepared->touched;
   } else {
     set_phase(SweepPhase::kDiscovery);
-    Discovery discovery(f, client_, result.report, log_);
+    Discovery discovery(f, client_, result.report, module_logger(log_, LogModule::kDiscovery));
     // Requests carry the keys of the ports they reach, found in this fabric as it grows.
     building_ = &f;
     discovery.set_port_listener([this](const Node& n, PortNum p) { learn_mkey(n, p); });
     discovery.set_failure_listener([this](const SmpOutcome& o) { mkey_hint(o); });
+    discovery.set_names(node_names_.snapshot());
     discovery.start();
     drain(stop);
   }

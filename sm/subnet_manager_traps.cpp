@@ -7,6 +7,17 @@
 
 namespace ibsm::sm {
 
+std::string SubnetManager::lid_text(Lid lid) const {
+  for (const Node& n : fabric_.nodes()) {
+    for (const Port& p : n.ports) {
+      if (p.lid == 0 || lid < p.lid || lid >= p.lid + (1u << p.lmc)) continue;
+      if (n.display_name().empty()) return fmt::format("LID {}", lid);
+      return fmt::format("LID {} ({})", lid, n.display_name());
+    }
+  }
+  return fmt::format("LID {}", lid);
+}
+
 void SubnetManager::on_trap(const mad::Smp& req, const mad::IncomingMad& raw) {
   // Only a master handles traps; others drop them silently, as OpenSM does.
   if (state() != mad::SmState::kMaster) {
@@ -40,11 +51,12 @@ void SubnetManager::on_trap(const mad::Smp& req, const mad::IncomingMad& raw) {
   }
   if (v.ignore) {
     if (v.repeats == TrapFilter::kQuietAfter)
-      log_->warn("{}: trap {} from LID {} repeated {} times; ignoring it until it stops",
-                 format_error_id(kErrNoisyTraps), notice->trap_number, raw.slid, v.repeats);
+      log_->warn("{}: trap {} from {} repeated {} times; ignoring it until it stops",
+                 format_error_id(kErrNoisyTraps), notice->trap_number, lid_text(raw.slid),
+                 v.repeats);
     return;
   }
-  log_->info("trap {} from LID {} (details LID {})", notice->trap_number, notice->issuer_lid,
+  log_->info("trap {} from {} (details LID {})", notice->trap_number, lid_text(notice->issuer_lid),
              notice->details_lid());
   if (options_.sweep_on_trap) {
     // 128: link state change; 144: capability/description change; 145: system image GUID.
@@ -109,7 +121,7 @@ void SubnetManager::disable_babbling_port(Lid lid, PortNum port, Lid source) {
       pi.master_sm_lid = sm_lid_;
     }
     const std::string where =
-        fmt::format("{} port {} (GUID 0x{:016x})", n->description, port, n->info.port_guid);
+        fmt::format("{} port {} (GUID 0x{:016x})", n->display_name(), port, n->info.port_guid);
     log_->error("{}: disabling {}: it sent {} port-error traps in a row",
                 format_error_id(kErrBabblingPort), where, TrapFilter::kBabblingThreshold);
     client_.submit(mad::SmpRequest::set(mad::SmpTarget{n->path}, pi, port),

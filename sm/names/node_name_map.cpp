@@ -14,7 +14,9 @@ namespace {
 // infiniband-diags read the file with a 256-byte line buffer.
 constexpr std::size_t kMaxLine = 255;
 
-bool is_space(char c) { return std::isspace(static_cast<unsigned char>(c)) != 0; }
+bool is_space(char c) {
+  return std::isspace(static_cast<unsigned char>(c)) != 0;
+}
 
 int digit_value(char c) {
   if (c >= '0' && c <= '9') return c - '0';
@@ -84,12 +86,10 @@ Result<NodeNameMap> NodeNameMap::parse(std::string_view text, std::string_view f
     ++line_no;
     if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
     auto bad = [&](std::string_view what) {
-      return fail(kErrNodeNameMapSyntax,
-                  fmt::format("{}:{}: {}: \"{}\"; node name map not loaded", file, line_no, what,
-                              shown(line)));
+      return fail(kErrNodeNameMapSyntax, fmt::format("{}:{}: {}: \"{}\"; node name map not loaded",
+                                                     file, line_no, what, shown(line)));
     };
-    if (line.size() > kMaxLine)
-      return bad(fmt::format("line longer than {} characters", kMaxLine));
+    if (line.size() > kMaxLine) return bad(fmt::format("line longer than {} characters", kMaxLine));
     std::size_t p = 0;
     while (p < line.size() && is_space(line[p]))
       ++p;
@@ -120,12 +120,10 @@ Result<NodeNameMap> NodeNameMap::parse(std::string_view text, std::string_view f
 
 Result<NodeNameMap> NodeNameMap::load(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
-  if (!in)
-    return fail(kErrNodeNameMapUnreadable, "cannot open node name map " + path);
+  if (!in) return fail(kErrNodeNameMapUnreadable, "cannot open node name map " + path);
   std::ostringstream text;
   text << in.rdbuf();
-  if (in.bad())
-    return fail(kErrNodeNameMapUnreadable, "cannot read node name map " + path);
+  if (in.bad()) return fail(kErrNodeNameMapUnreadable, "cannot read node name map " + path);
   return parse(text.str(), path);
 }
 

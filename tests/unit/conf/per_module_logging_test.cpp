@@ -151,6 +151,24 @@ TEST(ModuleLoggers, ApplyingAFileResetsModulesItDoesNotName) {
   EXPECT_EQ(module_log_flags(root, LogModule::kSa), 0u);
 }
 
+// A file in error leaves the levels in force; a good one replaces them.
+TEST(ModuleLoggers, ReloadKeepsTheLevelsInForceWhenTheFileIsInError) {
+  TempDir dir;
+  auto root = make_logger(file_at(dir.path("l"), 0x03));
+  const auto path = dir.write("pml.conf", "osm_sa.c 0x08\n");
+  ASSERT_TRUE(reload_per_module_logging(root, path).ok());
+  EXPECT_EQ(module_log_flags(root, LogModule::kSa), 0x08u);
+  dir.write("pml.conf", "osm_sa.c 0x04\nosm_sm.c\n");
+  auto bad = reload_per_module_logging(root, path);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_THAT(bad.error().message, StartsWith(path + ":2: "));
+  EXPECT_EQ(module_log_flags(root, LogModule::kSa), 0x08u);
+  dir.write("pml.conf", "osm_sm.c 0x04\n");
+  ASSERT_TRUE(reload_per_module_logging(root, path).ok());
+  EXPECT_EQ(module_log_flags(root, LogModule::kSa), 0u);
+  EXPECT_EQ(module_log_flags(root, LogModule::kMain), 0x04u);
+}
+
 // Loggers not made by make_logger (tests' capture loggers) serve every module.
 TEST(ModuleLoggers, OtherLoggersServeEveryModuleThemselves) {
   std::ostringstream out;
