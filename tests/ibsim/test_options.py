@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import signal
+import subprocess
 
 import pytest
 
@@ -78,3 +79,16 @@ def test_node_name_map_per_module_logging_and_pidfile(fabric, sm, sims, sm_procs
     assert rc in OK_EXIT, f"{where} exit {rc}"
     if sm.name == "ibsm":
         assert not pidfile.exists(), f"{where} pid file left behind after exit"
+
+
+def test_unwritable_pidfile_stops_the_start(fabric, sm, workdir):
+    """A -J pid file that cannot be written is an error naming it (exit 1, IBSM-5023)
+    before the SM touches the fabric.  (OpenSM writes its pid file only with -B, after
+    forking; ibsm checks it in the foreground too.)"""
+    if sm.name != "ibsm":
+        pytest.skip("OpenSM writes its pid file only with -B")
+    bad = workdir / "no-such-dir" / "sm.pid"
+    r = subprocess.run([sm.binary, "-f", str(workdir / "sm.log"), "-J", str(bad)],
+                       capture_output=True, text=True, timeout=30, stdin=subprocess.DEVNULL)
+    assert r.returncode == 1, f"exit {r.returncode}: {r.stderr}"
+    assert "IBSM-5023" in r.stderr and str(bad) in r.stderr, r.stderr
