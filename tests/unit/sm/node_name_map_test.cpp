@@ -10,6 +10,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "mad/attr/notice.hpp"
 #include "sm/errors.hpp"
 #include "sm/subnet_manager.hpp"
 #include "tests/fake/fake_fabric.hpp"
@@ -155,6 +156,22 @@ TEST(NodeNamesInTheSm, SubnetLstAndLogsUseTheMapAndAReloadRenames) {
   ASSERT_NE(si, kNoNode);
   EXPECT_EQ(sm.fabric().node(si).description, "s1");  // what the SA answers with
   EXPECT_EQ(sm.fabric().node(si).display_name(), "leaf-01");
+
+  // Traps are logged with the name of the node that sent them.
+  const mad::Lid s1_lid = fabric.node(fabric.index("s1")).ports[0].info.lid;
+  mad::Notice n128;
+  n128.is_generic = true;
+  n128.type = 1;
+  n128.trap_number = 128;
+  n128.issuer_lid = s1_lid;
+  n128.details[0] = static_cast<std::uint8_t>(s1_lid >> 8);
+  n128.details[1] = static_cast<std::uint8_t>(s1_lid);
+  mad::Smp trap = mad::Smp::request(mad::Method::kTrap, mad::AttrId::kNotice, 0, mad::Lid{1}, 0x77);
+  trap.set_attribute(n128);
+  fabric.inject(trap, s1_lid);
+  run_for(1s);
+  EXPECT_THAT(log_text.str(),
+              HasSubstr("trap 128 from LID " + std::to_string(s1_lid) + " (leaf-01)"));
 
   // A broken map: error with file:line, the names stay.
   std::ofstream(map_path) << mad::format_guid(s1) << " \"spine-9\"\nbroken\n";
