@@ -203,6 +203,7 @@ Logger make_logger(const LogSettings& s, spdlog::sink_ptr important) {
   file->set_modules(std::move(modules));
   auto logger = std::make_shared<spdlog::logger>(s.name, sinks.begin(), sinks.end());
   apply_levels(*logger, s.flags);
+  file->modules()->attach_root(logger);
   logger->flush_on(s.flush_each ? spdlog::level::trace : spdlog::level::warn);
   return logger;
 }

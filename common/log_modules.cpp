@@ -159,6 +159,12 @@ void ModuleLoggers::attach(spdlog::sink_ptr important) {
   important_ = std::move(important);
 }
 
+void ModuleLoggers::attach_root(const Logger& root) {
+  std::lock_guard lock(mutex_);
+  root_ = root;
+  apply(index_of(LogModule::kMain));
+}
+
 void ModuleLoggers::set_global(unsigned flags, bool flush_each) {
   std::lock_guard lock(mutex_);
   global_ = flags;
@@ -168,6 +174,16 @@ void ModuleLoggers::set_global(unsigned flags, bool flush_each) {
 }
 
 void ModuleLoggers::apply(std::size_t i) {
+  if (i == index_of(LogModule::kMain)) {
+    // The root logger: its file sink is sinks()[0] (make_logger), its flush policy is
+    // update_log_settings' business.
+    auto root = root_.lock();
+    if (!root) return;
+    const auto level = level_for_flags(global_ | slots_[i].flags);
+    root->sinks()[0]->set_level(level);
+    root->set_level(important_ ? std::min(level, spdlog::level::info) : level);
+    return;
+  }
   auto logger = slots_[i].logger.lock();
   auto gate = slots_[i].gate.lock();
   if (!logger || !gate) return;
@@ -180,6 +196,9 @@ void ModuleLoggers::apply(std::size_t i) {
 
 Logger ModuleLoggers::get(LogModule m, const spdlog::sink_ptr& file) {
   std::lock_guard lock(mutex_);
+  if (m == LogModule::kMain) {
+    if (auto root = root_.lock()) return root;
+  }
   Slot& slot = slots_[index_of(m)];
   if (auto existing = slot.logger.lock()) return existing;
   auto gate = std::make_shared<GateSink>(file);

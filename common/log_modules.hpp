@@ -24,7 +24,7 @@
 namespace ibsm {
 
 enum class LogModule : std::uint8_t {
-  kMain,        // start-up, configuration, signals, dumps, the sweep loop
+  kMain,        // the root logger: start-up, configuration, signals, dumps, the sweep loop
   kMad,         // MAD transport and the SMP client (sends, retries, timeouts)
   kDiscovery,   // heavy and light sweeps: NodeInfo, PortInfo, SwitchInfo, NodeDescription
   kElection,    // SM state machine, SMInfo, handover, the other SMs
@@ -56,7 +56,9 @@ const LogModuleInfo& log_module_info(LogModule m);
 std::optional<LogModule> find_log_module(std::string_view name);
 
 // The logger of module `m`: made on first use from `root` (a make_logger() logger) and
-// the same object on every later call. Any other logger is returned unchanged.
+// the same object on every later call; for kMain the root logger itself, whose level
+// then follows log_flags OR the main module's flags. Any other logger is returned
+// unchanged.
 Logger module_logger(const Logger& root, LogModule m);
 
 // The flags module `m` logs with on top of log_flags (0: none, the global level only).

@@ -21,6 +21,8 @@ class ModuleLoggers {
   ~ModuleLoggers();
   // The syslog sink the module loggers share with the root logger (may be null).
   void attach(spdlog::sink_ptr important);
+  // The root logger itself: it is the logger of LogModule::kMain.
+  void attach_root(const Logger& root);
   // log_flags and force_log_flush of the root logger (start-up, SIGHUP).
   void set_global(unsigned flags, bool flush_each);
   // The module's logger, writing to `file` (the root's file sink).
@@ -35,6 +37,7 @@ class ModuleLoggers {
   mutable std::mutex mutex_;
   std::string root_name_;
   spdlog::sink_ptr important_;
+  std::weak_ptr<spdlog::logger> root_;
   unsigned global_ = 0x03;
   bool flush_each_ = false;
   std::vector<Slot> slots_;

@@ -262,6 +262,11 @@ class SubnetManager {
   mad::MadTransport& transport_;
   const Clock& clock_;
   Logger log_;
+  // The subsystems whose lines SubnetManager writes itself (common/log_modules.hpp).
+  Logger lid_log_ = module_logger(log_, LogModule::kLid);
+  Logger link_log_ = module_logger(log_, LogModule::kLink);
+  Logger routing_log_ = module_logger(log_, LogModule::kRouting);
+  Logger trap_log_ = module_logger(log_, LogModule::kTraps);
   conf::Options options_;
   mad::SmpClient client_;
   election::Election election_;  // the SM state (IBA 14.4) and the other SMs

@@ -121,6 +121,29 @@ TEST(ModuleLoggers, ModuleFlagsAddToTheGlobalLevel) {
   EXPECT_THAT(text, Not(HasSubstr("root debug")));
 }
 
+// The root logger is the main module's: its flags raise what the root logs.
+TEST(ModuleLoggers, MainModuleIsTheRootLogger) {
+  TempDir dir;
+  const auto path = dir.path("opensm.log");
+  auto root = make_logger(file_at(path, 0x03));
+  EXPECT_EQ(module_logger(root, LogModule::kMain), root);
+  root->debug("root debug before");
+  set_module_log_flags(root, LogModule::kMain, 0x04);
+  root->debug("root debug after");
+  module_logger(root, LogModule::kSa)->debug("sa debug");
+  update_log_settings(root, file_at(path, 0x03));  // SIGHUP keeps the module's flags
+  root->debug("root debug after sighup");
+  set_module_log_flags(root, LogModule::kMain, 0);
+  root->debug("root debug reset");
+  root->flush();
+  const std::string text = slurp(path);
+  EXPECT_THAT(text, Not(HasSubstr("root debug before")));
+  EXPECT_THAT(text, HasSubstr("root debug after"));
+  EXPECT_THAT(text, HasSubstr("root debug after sighup"));
+  EXPECT_THAT(text, Not(HasSubstr("sa debug")));
+  EXPECT_THAT(text, Not(HasSubstr("root debug reset")));
+}
+
 TEST(ModuleLoggers, SighupLevelsReachModuleLoggers) {
   TempDir dir;
   const auto path = dir.path("opensm.log");
