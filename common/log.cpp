@@ -14,6 +14,8 @@
 #include <mutex>
 #include <stdexcept>
 
+#include "common/log_modules_detail.hpp"
+
 namespace ibsm {
 namespace {
 
@@ -88,6 +90,10 @@ class OpensmFileSink final : public spdlog::sinks::base_sink<std::mutex> {
     return true;
   }
 
+  // The module loggers writing here (common/log_modules.hpp).
+  const std::shared_ptr<detail::ModuleLoggers>& modules() const { return modules_; }
+  void set_modules(std::shared_ptr<detail::ModuleLoggers> m) { modules_ = std::move(m); }
+
   void set_limits(std::uint64_t max_bytes, bool flush_each) {
     std::lock_guard<std::mutex> lock(mutex_);
     max_bytes_ = max_bytes;
@@ -127,6 +133,7 @@ class OpensmFileSink final : public spdlog::sinks::base_sink<std::mutex> {
   std::uint64_t size_ = 0;
   std::uint64_t max_bytes_;
   bool flush_each_;
+  std::shared_ptr<detail::ModuleLoggers> modules_;
 };
 
 // Passes on errors, warnings and system events only (what OpenSM sends to syslog).
@@ -190,8 +197,13 @@ Logger make_logger(const LogSettings& s, spdlog::sink_ptr important) {
   file->set_formatter(opensm_formatter());
   std::vector<spdlog::sink_ptr> sinks{file};
   if (important) sinks.push_back(std::make_shared<ImportantOnlySink>(std::move(important)));
+  auto modules = std::make_shared<detail::ModuleLoggers>(s.name);
+  if (sinks.size() > 1) modules->attach(sinks[1]);
+  modules->set_global(s.flags, s.flush_each);
+  file->set_modules(std::move(modules));
   auto logger = std::make_shared<spdlog::logger>(s.name, sinks.begin(), sinks.end());
   apply_levels(*logger, s.flags);
+  file->modules()->attach_root(logger);
   logger->flush_on(s.flush_each ? spdlog::level::trace : spdlog::level::warn);
   return logger;
 }
@@ -216,10 +228,22 @@ void update_log_settings(const Logger& logger, const LogSettings& s) {
     if (auto f = std::dynamic_pointer_cast<OpensmFileSink>(sink)) {
       f->set_limits(s.max_bytes, s.flush_each);
       apply_levels(*logger, s.flags);
+      if (f->modules()) f->modules()->set_global(s.flags, s.flush_each);
     }
   }
   logger->flush_on(s.flush_each ? spdlog::level::trace : spdlog::level::warn);
 }
+
+namespace detail {
+
+std::pair<ModuleLoggers*, spdlog::sink_ptr> module_loggers_of(const Logger& root) {
+  if (!root || root->sinks().empty()) return {nullptr, nullptr};
+  auto f = std::dynamic_pointer_cast<OpensmFileSink>(root->sinks()[0]);
+  if (!f || !f->modules()) return {nullptr, nullptr};
+  return {f->modules().get(), f};
+}
+
+}  // namespace detail
 
 Logger null_logger() {
   return std::make_shared<spdlog::logger>("null", std::make_shared<spdlog::sinks::null_sink_mt>());

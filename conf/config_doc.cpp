@@ -1,5 +1,6 @@
 #include "conf/config_doc.hpp"
 
+#include "common/log_modules.hpp"
 #include "conf/flags.hpp"
 #include "conf/option_table.hpp"
 #include "conf/option_value.hpp"
@@ -28,6 +29,51 @@ std::string flags_of(const OptionRow& row) {
     return out;
   }
   return "";
+}
+
+std::string per_module_logging_doc() {
+  std::string out =
+      "\n## Per-module logging\n\n"
+      "`per_module_logging_file` (default `/etc/opensm/per-module-logging.conf`, read only "
+      "if it exists, re-read on SIGHUP) holds OpenSM's per-module log levels: one `module "
+      "flags` line each (`osm_sa.c 0x0f`; `=` or `,` may stand for the blank; `#` starts a "
+      "comment line). `flags` are log_flags bits (0x01 error, 0x02 info, 0x04 verbose, 0x08 "
+      "debug, ...). A module logs with `log_flags` OR its flags, as in OpenSM, so a module "
+      "can be made to log more than the rest, never less. OpenSM names its modules by "
+      "source file; each maps onto the ibsm subsystem below that does that work, and ibsm's "
+      "own names work too. Several lines for one subsystem add up. An unknown module is a "
+      "warning naming file:line (IBSM-5021) and the rest of the file applies; a line "
+      "without a level or with one outside 0-0xff refuses the whole file (IBSM-5020, "
+      "file:line) and the levels in force stay. `ibsm-ctl permodlog` shows and changes the "
+      "levels at run time.\n\n"
+      "| ibsm module | What logs through it | OpenSM modules mapped onto it |\n"
+      "|---|---|---|\n";
+  for (const LogModuleInfo& m : log_modules()) {
+    std::string files;
+    for (auto f : m.opensm_modules) {
+      if (!files.empty()) files += ", ";
+      files += "`" + std::string(f) + "`";
+    }
+    out += "| `" + std::string(m.name) + "` | " + std::string(m.what) + " | " +
+           (files.empty() ? "(none: ibsm's own)" : files) + " |\n";
+  }
+  return out;
+}
+
+std::string node_name_map_doc() {
+  return "\n## Node name map\n\n"
+         "`node_name_map_name` names a file in infiniband-diags' node-name-map format (the "
+         "file `ibnetdiscover --node-name-map`, `iblinkinfo` and OpenSM read): one "
+         "`0x0002c90300a1b2c3 \"leaf-07\"` line per node, the node GUID in C notation "
+         "(0x hex, leading 0 octal, else decimal), then the name, in double quotes or up to a "
+         "`#`; blank lines and `#` lines are skipped; the first line for a GUID wins. Unset, "
+         "ibsm reads `/etc/opensm/ib-node-name-map` if it exists, as Debian's OpenSM. The "
+         "names replace NodeDescriptions where ibsm names nodes for people, as OpenSM's "
+         "print_desc does: log lines (discovery errors, traps, link changes), "
+         "opensm-subnet.lst and the other dumps. The SA still answers with the real "
+         "NodeDescription. A line that does not start with a GUID (or is longer than 255 "
+         "characters, infiniband-diags' limit) refuses the whole file with an error naming "
+         "file:line (IBSM-2050), and the map in force stays; SIGHUP re-reads the file.\n";
 }
 
 }  // namespace
@@ -60,9 +106,15 @@ std::string configuration_markdown() {
       "- `ibsm -c FILE` writes the effective configuration in this format; OpenSM reads it "
       "too.\n"
       "- ibsm extension keys (the `[ibsm]` section at the end) are ibsm's own, with ibsm's "
-      "defaults. `ibsm -c` always writes them, in a last section headed `# ibsm extensions "
-      "(OpenSM ignores these keys)`. OpenSM 3.3.23 logs `Unrecognized token` for each and "
-      "reads the rest of the file as usual; its own `-c` dump leaves them out, so keep an "
+      "defaults. They belong in ibsm.toml or on the command line. In opensm.conf they are "
+      "written `#ibsm: key value`: OpenSM cuts every line at its first `#`, so to OpenSM "
+      "such a line is a comment and it reads the file silently, while ibsm reads it as a "
+      "key. `ibsm -c` writes them so, in a last section headed `# ibsm extensions (OpenSM "
+      "ignores these keys)`; Debian's `opensm -F` reads that file without an "
+      "`Unrecognized token` line (a unit test checks it). A plain `key value` line for an "
+      "ibsm key still works in ibsm, but OpenSM warns `Unrecognized token` about it. An "
+      "OpenSM key on an `#ibsm:` line is ignored with a warning (IBSM-5024), since OpenSM "
+      "does not see it. OpenSM's own `-c` dump drops `#ibsm:` lines, so keep an "
       "ibsm-written file if you need them.\n\n"
       "## ibsm.toml\n\n"
       "A file given with `-F` whose name ends in `.toml` is read as TOML: the same keys, "
@@ -83,8 +135,9 @@ std::string configuration_markdown() {
     out += section_title(s);
     if (is_ibsm_extension(s)) {
       out +=
-          "\n\n**ibsm only.** These keys are not OpenSM keys: OpenSM ignores them (it logs "
-          "`Unrecognized token`) and the defaults below are ibsm's.";
+          "\n\n**ibsm only.** These keys are not OpenSM keys and the defaults below are "
+          "ibsm's. Set them in ibsm.toml, with their flag, or in opensm.conf as `#ibsm: key "
+          "value` (a comment to OpenSM).";
     }
     out += "\n\n| Key | Default | Allowed | Reload | Implemented | Flag | Description |\n";
     out += "|---|---|---|---|---|---|---|\n";
@@ -114,6 +167,8 @@ std::string configuration_markdown() {
       "| `OSM_CACHE_DIR` | `/var/cache/opensm` | Cache files (guid2lid, guid2mkey, neighbors) "
       "|\n"
       "| `OSM_TMP_DIR` | `/var/log` | OpenSM's fallback directory for dump files |\n";
+  out += per_module_logging_doc();
+  out += node_name_map_doc();
   return out;
 }
 

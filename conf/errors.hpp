@@ -18,6 +18,12 @@ inline constexpr ErrorId kLineTooLong{5010};
 inline constexpr ErrorId kLogFileUnopenable{5011};
 inline constexpr ErrorId kNonCanonicalBoolean{5012};
 inline constexpr ErrorId kMissingValue{5013};
+inline constexpr ErrorId kPerModuleLogSyntax{5020};
+inline constexpr ErrorId kPerModuleLogUnknownModule{5021};
+inline constexpr ErrorId kPerModuleLogUnreadable{5022};
+inline constexpr ErrorId kPidfileUnwritable{5023};
+inline constexpr ErrorId kOpensmKeyInIbsmLine{5024};
+inline constexpr ErrorId kDebugModeIgnored{5025};
 inline constexpr ErrorId kConsoleSocketRefused{5030};
 inline constexpr ErrorId kEventPluginRefused{5031};
 
@@ -82,6 +88,34 @@ inline constexpr ErrorInfo kConfErrors[] = {
     {kLogFileUnopenable, "Cannot open log file",
      "The log file (log_file, -f) cannot be opened or reopened for writing.",
      "Check the path and permissions, or use -f stdout."},
+    {kPerModuleLogSyntax, "Per-module logging file line in error",
+     "A line of per_module_logging_file names a module but no log level, or a level that is "
+     "not a number from 0 to 0xff. The message names file:line. The whole file is refused and "
+     "the per-module levels in force stay (none at start-up).",
+     "Write `module level` lines, e.g. `osm_sa.c 0x0f` or `routing 0x08`; then SIGHUP."},
+    {kPerModuleLogUnknownModule, "Unknown module in the per-module logging file",
+     "A line of per_module_logging_file names a module that is neither one of OpenSM 3.3.23's "
+     "source files nor an ibsm module, or has text after the level. The line is ignored (a "
+     "warning naming file:line); the rest of the file applies.",
+     "Use a name from the per-module logging table of docs/configuration.md."},
+    {kPerModuleLogUnreadable, "Per-module logging file unreadable",
+     "per_module_logging_file names a file that exists but cannot be read. The per-module "
+     "levels in force stay. (A file that does not exist means no per-module levels, as in "
+     "OpenSM.)",
+     "Check the file's permissions."},
+    {kPidfileUnwritable, "Cannot write the pid file",
+     "The file named by -J/--pidfile cannot be created or written. ibsm does not start, as "
+     "OpenSM (which exits when its pid file cannot be written).",
+     "Check the directory exists and is writable, or drop -J."},
+    {kOpensmKeyInIbsmLine, "OpenSM key on an #ibsm: line",
+     "A line of opensm.conf starting with `#ibsm:` (ibsm's form for its own keys, a comment to "
+     "OpenSM) names one of OpenSM's keys. OpenSM does not see it, so ibsm ignores it too, lest "
+     "the two read one file differently (a warning).",
+     "Write OpenSM keys as plain `key value` lines."},
+    {kDebugModeIgnored, "Unknown debug mode ignored",
+     "-d/--debug was given a number other than 0, 1, 2, 3 (or 5, not supported). OpenSM "
+     "ignores such a mode and so does ibsm (a warning).",
+     "Use -d 0 (ignore other SMs), 1 (single thread), 2 (flush the log) or 3 (no multicast)."},
 };
 
 }  // namespace ibsm::conf

@@ -57,13 +57,18 @@ std::vector<FlagDef> build() {
   add(Special::kCreateConfig, 'c', "create-config", "<file>",
       "Write the effective configuration in opensm.conf form to <file> and exit");
   add(Special::kOnce, 'o', "once", nullptr, "Configure the subnet once, then exit");
-  add(Special::kPidfile, 'J', "pidfile", "<file>", "Write the process ID to <file>");
+  add(Special::kPidfile, 'J', "pidfile", "<file>",
+      "Write the process ID to <file> (removed on exit); a file that cannot be written stops "
+      "ibsm");
   add(Special::kVerbose, 'v', "verbose", nullptr,
       "Add the next log flag (repeatable: -v 0x07, -vv 0x0f, ...)");
-  add(Special::kAllLogFlags, 'V', "", nullptr, "All log flags (0xFF) and flush after each line");
-  add(Special::kLogFlags, 'D', "", "<flags>", "Set log_flags (0x01 error ... 0x80 sys)");
+  add(Special::kAllLogFlags, 'V', "V", nullptr, "All log flags (0xFF) and flush after each line");
+  add(Special::kLogFlags, 'D', "D", "<flags>", "Set log_flags (0x01 error ... 0x80 sys)");
   add(Special::kDebug, 'd', "debug", "<n>",
-      "Debug mode: 2 = flush the log after each line (0, 1, 3 are not implemented)");
+      "Debug mode, as OpenSM: 0 = ignore other SMs (ignore_other_sm), 1 = single thread "
+      "(single_thread: ibsm already serves SMPs and the SA on one event loop, so nothing "
+      "changes), 2 = flush the log after each line (force_log_flush), 3 = no multicast "
+      "(disable_multicast); other numbers are ignored with a warning, 5 is refused");
   add(Special::kHelp, 'h', "help", nullptr, "Show this help and exit");
   add(Special::kVersion, 0, "version", nullptr, "Show the version and exit");
   add(Special::kStrict, 0, "strict", nullptr, "Unknown opensm.conf keys are errors (ibsm)");

@@ -64,7 +64,39 @@ const OptionRow& log_flags_row() {
   return *find_option("log_flags");
 }
 
-Status apply_special(const FlagUse& use, Options& o) {
+// -d N, OpenSM's debug modes (main.c): each sets an option, as there.
+Status apply_debug_mode(const FlagUse& use, Options& o, std::vector<Warning>& warnings) {
+  const auto mode = parse_c_integer(use.value);
+  if (!mode)
+    return fail(kBadValue, "flag " + use.spelled + ": \"" + use.value +
+                               "\" is not a number (debug modes: 0, 1, 2, 3)");
+  const auto set = [&](std::string_view key) {
+    const OptionRow& row = *find_option(key);
+    o.*std::get<bool Options::*>(row.field) = true;
+    o.given.add(row.key);
+    return Status{};
+  };
+  switch (*mode) {
+    case 0:
+      return set("ignore_other_sm");
+    case 1:
+      return set("single_thread");
+    case 2:
+      return set("force_log_flush");
+    case 3:
+      return set("disable_multicast");
+    case 5: {
+      auto r = refuse(use, "debug mode 5 (vendor layer debugging)");
+      return fail(r.error());
+    }
+    default:
+      warnings.push_back({kDebugModeIgnored, "flag " + use.spelled + " " + use.value +
+                                                 ": unknown debug mode ignored, as OpenSM does"});
+      return {};
+  }
+}
+
+Status apply_special(const FlagUse& use, Options& o, std::vector<Warning>& warnings) {
   switch (use.flag->special) {
     case Special::kOnce:
       o.once = true;
@@ -84,14 +116,8 @@ Status apply_special(const FlagUse& use, Options& o) {
       if (!r) return fail(kBadValue, "flag " + use.spelled + ": " + r.error().message);
       return {};
     }
-    case Special::kDebug: {
-      if (use.value == "2") {
-        o.force_log_flush = true;
-        return {};
-      }
-      auto r = refuse(use, "debug mode " + use.value + " (only -d 2 is supported)");
-      return fail(r.error());
-    }
+    case Special::kDebug:
+      return apply_debug_mode(use, o, warnings);
     default:
       return {};  // handled before
   }
@@ -169,8 +195,8 @@ Result<Invocation> parse_invocation(int argc, const char* const* argv, const Env
   const Options file_values = o;
 
   for (const FlagUse& use : *uses) {
-    const Status s =
-        use.flag->special == Special::kOption ? apply_option_flag(use, o) : apply_special(use, o);
+    const Status s = use.flag->special == Special::kOption ? apply_option_flag(use, o)
+                                                           : apply_special(use, o, warnings);
     if (!s) return fail(s.error());
   }
 

@@ -38,6 +38,8 @@ Result<std::vector<Warning>> apply_opensm_conf(std::string_view text, std::strin
                                     " characters long; at most " + std::to_string(kMaxConfLine) +
                                     " are allowed");
     }
+    const bool ibsm_line = line.starts_with(trim(kIbsmKeyMarker));
+    if (ibsm_line) line.remove_prefix(trim(kIbsmKeyMarker).size());
     line = line.substr(0, line.find('#'));
     line = trim(line);
     if (line.empty()) continue;
@@ -53,6 +55,13 @@ Result<std::vector<Warning>> apply_opensm_conf(std::string_view text, std::strin
       const std::string msg = where + ": unknown key \"" + std::string(key) + "\"";
       if (strict) return fail(kUnknownKey, msg + " (--strict)");
       warnings.push_back({kUnknownKey, msg + ", line ignored"});
+      continue;
+    }
+    if (ibsm_line && !is_ibsm_extension(row->section)) {
+      warnings.push_back({kOpensmKeyInIbsmLine,
+                          where + ": \"" + std::string(key) +
+                              "\" is an OpenSM key; OpenSM does not read \"#ibsm:\" lines, so "
+                              "ibsm ignores it there too. Write it without \"#ibsm:\"."});
       continue;
     }
     if (value.empty()) {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "conf/opensm_conf_reader.hpp"
 #include "conf/option_table.hpp"
 #include "conf/option_value.hpp"
 
@@ -23,11 +24,12 @@ std::string value_text(const OptionRow& row, const Options& o) {
 
 }  // namespace
 
-// Every key is written, the ibsm extension keys too, whatever their value, in
-// their own section at the end: OpenSM 3.3.23 reads such a file, logging
-// "Unrecognized token" for each extension key and ignoring it (checked with
-// `opensm -F file -c out`, exit status 0), so writing them keeps the file a
-// complete record of the effective configuration at no cost to OpenSM.
+// Every key is written. OpenSM's keys as "key value"; ibsm's own keys (section
+// kIbsm) as "#ibsm: key value" lines: OpenSM cuts every line at its first '#'
+// (osm_subn_parse_conf_file), so it reads them as comments, silently, while ibsm
+// reads them as keys (opensm_conf_reader.hpp). The file stays a complete record of
+// the effective configuration, reads back the same in ibsm, and gives OpenSM no
+// "Unrecognized token" (checked with Debian's `opensm -F file -c out`).
 std::string write_opensm_conf(const Options& o) {
   std::string out =
       "# opensm.conf written by ibsm. OpenSM reads it as well.\n"
@@ -39,8 +41,9 @@ std::string write_opensm_conf(const Options& o) {
     out += "\n#\n";
     if (is_ibsm_extension(s)) {
       out +=
-          "# Keys of ibsm only, with ibsm's defaults. OpenSM logs \"Unrecognized token\"\n"
-          "# for each of them and reads on; its own -c dump leaves them out.\n";
+          "# Keys of ibsm only, with ibsm's defaults, on \"#ibsm: key value\" lines: ibsm\n"
+          "# reads them as keys, OpenSM as comments. (Plain \"key value\" lines work in ibsm\n"
+          "# too, but OpenSM warns \"Unrecognized token\" about them.)\n";
     }
     for (const OptionRow& row : option_rows()) {
       if (row.section != s) continue;
@@ -59,6 +62,7 @@ std::string write_opensm_conf(const Options& o) {
         }
         continue;
       }
+      if (is_ibsm_extension(row.section)) out += kIbsmKeyMarker;
       out += row.key;
       out += ' ';
       out += value_text(row, o);

@@ -134,16 +134,16 @@
   X(kPerfmgr, perfmgr_xmit_wait_threshold, std::uint32_t, 65535, dec(), kRestart, kYes, no_cli(), "PortXmitWait threshold for logging") \
   /* ---- event db, plugins, node names ---- */ \
   X(kEvents, event_db_dump_file, std::string, "", text(), kRestart, kYes, no_cli(), "File the PerfMgr counter database is dumped to (OpenSM's format; console perfmgr dump_counters, and in machine format after every PerfMgr sweep)") \
-  X(kEvents, event_plugin_name, std::string, "", text(), kRestart, kNo, no_cli(), "OpenSM event plugins: refused when set (they are built against OpenSM's internals); use the event stream (ibsm-ctl events, events_file) or the metrics endpoint") \
-  X(kEvents, event_plugin_options, std::string, "", text(), kRestart, kNo, no_cli(), "Options of OpenSM event plugins: refused when set, as event_plugin_name") \
-  X(kEvents, node_name_map_name, std::string, "", text(), kRestart, kNo, no_cli(), "Node name map (ibnetdiscover format)") \
+  X(kEvents, event_plugin_name, std::string, "", text(), kRestart, kYes, no_cli(), "OpenSM event plugins: refused when set (they are built against OpenSM's internals); use the event stream (ibsm-ctl events, events_file) or the metrics endpoint") \
+  X(kEvents, event_plugin_options, std::string, "", text(), kRestart, kYes, no_cli(), "Options of OpenSM event plugins: refused when set, as event_plugin_name") \
+  X(kEvents, node_name_map_name, std::string, "", text(), kRestart, kYes, no_cli(), "Node name map (infiniband-diags' ib-node-name-map format: `GUID \"name\"` lines); names nodes in logs and dumps; unset = /etc/opensm/ib-node-name-map if it exists; the file is re-read on SIGHUP") \
   /* ---- logging and debug ---- */ \
   X(kLogging, log_flags, std::uint8_t, 0x03, hex(2), kHup, kYes, no_cli(), "Log flags: 0x01 error, 0x02 info, 0x04 verbose, 0x08 debug, 0x10 funcs, 0x20 frames, 0x40 routing, 0x80 sys") \
   X(kLogging, force_log_flush, bool, false, flag(), kHup, kYes, no_cli(), "Flush the log after every message") \
   X(kLogging, log_file, std::string, "/var/log/opensm.log", text(), kRestart, kYes, cli_arg('f', "log_file"), "Log file, or stdout") \
   X(kLogging, log_max_size, std::uint64_t, 0, dec(), kHup, kYes, cli_arg('L', "log_limit"), "Log size limit in MB; when exceeded the log restarts empty; 0 = no limit") \
   X(kLogging, accum_log_file, bool, true, flag(), kHup, kYes, cli_clear('e', "erase_log_file"), "Append to the log across runs (FALSE: truncate at start)") \
-  X(kLogging, per_module_logging_file, std::string, "/etc/opensm/per-module-logging.conf", text(), kRestart, kNo, no_cli(), "Per-module log flags") \
+  X(kLogging, per_module_logging_file, std::string, "/etc/opensm/per-module-logging.conf", text(), kRestart, kYes, no_cli(), "Per-module log flags: `module flags` lines (OpenSM module names such as osm_sa.c, or ibsm's); a module logs with log_flags OR its flags; no file = none; the file is re-read on SIGHUP") \
   X(kLogging, dump_files_dir, std::string, "/var/log/", text(), kRestart, kYes, cli_arg(0, "dump_files_dir"), "Directory for dump files") \
   X(kLogging, enable_quirks, bool, false, flag(), kHup, kYes, no_cli(), "Hardware quirks: paths of Tavor HCAs (DeviceID 23108) limited to 1K MTU, as OpenSM") \
   X(kLogging, no_clients_rereg, bool, false, flag(), kHup, kYes, no_cli(), "Never ask clients to re-register") \
@@ -204,7 +204,7 @@
   X(kMisc, consolidate_ipv6_snm_req, bool, false, flag(), kHup, kYes, cli_set(0, "consolidate_ipv6_snm_req"), "One MLID for all IPv6 solicited-node multicast groups") \
   X(kLogging, log_prefix, std::string, "", text(), kHup, kYes, cli_arg(0, "log_prefix"), "Prefix of syslog messages") \
   /* ---- ibsm extensions: ibsm's own keys with ibsm's defaults, after all OpenSM keys ---- */ \
-  X(kIbsm, master_sm_priority, std::uint8_t, 0, dec(0, 15), kHup, kYes, no_cli(), "Priority a MASTER advertises in SMInfo (0 = sm_priority); above sm_priority it keeps a recovered higher-priority SM from taking the fabric back (no automatic fail-back)") \
+  X(kIbsm, master_sm_priority, std::uint8_t, 0, dec(0, 15), kHup, kYes, cli_arg(0, "master_sm_priority"), "Priority a MASTER advertises in SMInfo (0 = sm_priority); above sm_priority it keeps a recovered higher-priority SM from taking the fabric back (no automatic fail-back)")
   X(kIbsm, ctl_socket, std::string, "", text(), kRestart, kYes, cli_arg(0, "ctl-socket"), "Unix socket ibsm-ctl talks to; empty = /run/ibsm/<instance>.sock (instance: the --guid as 0x..., else default); none = no control socket") \
   X(kIbsm, ctl_group, std::string, "", text(), kRestart, kYes, no_cli(), "Group whose members may run ibsm-ctl's read-only commands (commands that change the SM stay root only); empty = root only") \
   X(kIbsm, events_file, std::string, "", text(), kRestart, kYes, cli_arg(0, "events-file"), "File the event stream is appended to, one JSON object per line (docs/ctl.md); empty = none") \

@@ -49,6 +49,16 @@ std::optional<Parsed> parse_integer(std::string_view s, IntBase base_kind, bool 
   return p;
 }
 
+}  // namespace
+
+std::optional<std::uint64_t> parse_c_integer(std::string_view text) {
+  const auto p = parse_integer(text, IntBase::kAuto, false);
+  if (!p) return std::nullopt;
+  return p->magnitude;
+}
+
+namespace {
+
 template <class T>
 struct Limits {
   std::int64_t lo;

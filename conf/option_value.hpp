@@ -1,6 +1,7 @@
 // Reading and writing one option value in OpenSM's text form.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -17,6 +18,10 @@ enum class IntBase { kAuto, kHex };  // kAuto: strtoul base 0 (0x hex, 0 octal);
 // range; "(null)" clears a string. On success returns a note for the operator
 // (empty if none), e.g. when "true" is read as FALSE. On failure the Error
 // (kBadValue) says what is wrong and what is allowed, without the location.
+// A whole unsigned C integer literal (strtoul base 0: 0x hex, 0 octal, else decimal),
+// nothing before or after it; nullopt otherwise or beyond 64 bits.
+std::optional<std::uint64_t> parse_c_integer(std::string_view text);
+
 Result<std::string> set_value(const OptionRow& row, Options& o, std::string_view text,
                               IntBase base = IntBase::kAuto);
 

@@ -50,7 +50,7 @@ struct Options {
 
   // ---- command line / environment only ----
   bool once = false;        // -o/--once: one heavy sweep until SUBNET UP, then exit
-  std::string pidfile;      // -J/--pidfile: write the PID here (daemon mode)
+  std::string pidfile;      // -J/--pidfile: write the PID here, removed on exit
   std::string config_file;  // -F/--config: the file that was read ("" = none)
   std::string cache_dir = "/var/cache/opensm";  // env OSM_CACHE_DIR (guid2lid, ...)
   std::string tmp_dir = "/var/log";             // env OSM_TMP_DIR (OpenSM's fallback dump dir)

@@ -8,8 +8,23 @@ using mad::DrPath;
 using mad::SmpOutcome;
 using mad::SmpRequest;
 
-void Discovery::problem(ErrorId id, const SmpOutcome& o, const std::string& what) {
+void Discovery::name_node(Node& node) const {
+  node.name = names_ ? names_->name_of(node.guid(), node.description)
+                     : names::printable_description(node.description);
+}
+
+void Discovery::problem(ErrorId id, const SmpOutcome& o, const std::string& what, NodeIndex about,
+                        PortNum via_port) {
   std::string msg = what + ": " + o.request.describe();
+  if (about != kNoNode) {
+    const Node& n = fabric_.node(about);
+    const std::string& name = n.display_name();
+    msg += via_port != 0 ? " (behind " : " (";
+    msg += name.empty() ? mad::format_guid(n.guid())
+                        : "\"" + name + "\" " + mad::format_guid(n.guid());
+    if (via_port != 0) msg += " port " + std::to_string(via_port);
+    msg += ")";
+  }
   if (o.failure != nullptr) {
     msg += ": " + std::string(mad::failure_kind_name(o.failure->kind)) + " (" + o.failure->detail +
            ")";
@@ -29,13 +44,13 @@ void Discovery::on_node_info(const DrPath& path, NodeIndex from, PortNum from_po
                              const SmpOutcome& o) {
   if (!o.ok()) {
     if (from != kNoNode) fabric_.node(from).ports[from_port].peer_unreachable = true;
-    problem(kErrNodeUnreachable, o, "node did not answer NodeInfo");
+    problem(kErrNodeUnreachable, o, "node did not answer NodeInfo", from, from_port);
     return;
   }
   auto info = mad::decode<mad::NodeInfo>(o.response->data());
   if (!info.ok()) {
     if (from != kNoNode) fabric_.node(from).ports[from_port].peer_unreachable = true;
-    problem(kErrNodeBadAnswer, o, info.error().message);
+    problem(kErrNodeBadAnswer, o, info.error().message, from, from_port);
     return;
   }
   const PortNum entry = info->node_type == mad::NodeType::kSwitch ? 0 : info->local_port_num;
@@ -43,13 +58,15 @@ void Discovery::on_node_info(const DrPath& path, NodeIndex from, PortNum from_po
   const bool is_new = idx == kNoNode;
   if (is_new) {
     idx = fabric_.add_node(*info, path);
+    name_node(fabric_.node(idx));  // the map's name now, the description once read
   } else {
     const Node& known = fabric_.node(idx);
     if (known.type() != info->node_type || known.num_ports() != info->num_ports) {
       // Two different devices claim one GUID: a real fault on a fabric, never ours to merge.
       if (from != kNoNode) fabric_.node(from).ports[from_port].peer_unreachable = true;
       problem(kErrDuplicateGuid, o,
-              "GUID " + mad::format_guid(info->node_guid) + " answers as a different node");
+              "GUID " + mad::format_guid(info->node_guid) + " answers as a different node", from,
+              from_port);
       return;
     }
   }
@@ -75,16 +92,18 @@ void Discovery::read_new_node(NodeIndex idx) {
   const DrPath path = node.path;
   client_.submit(SmpRequest::get<mad::NodeDescription>(path), [this, idx](const SmpOutcome& o) {
     if (!o.ok()) {
-      problem(kErrNodeUnreachable, o, "NodeDescription");
+      problem(kErrNodeUnreachable, o, "NodeDescription", idx);
       return;
     }
-    if (auto d = mad::decode<mad::NodeDescription>(o.response->data()); d.ok())
+    if (auto d = mad::decode<mad::NodeDescription>(o.response->data()); d.ok()) {
       fabric_.node(idx).description = d->text;
+      name_node(fabric_.node(idx));
+    }
   });
   if (node.is_switch()) {
     client_.submit(SmpRequest::get<mad::SwitchInfo>(path), [this, idx](const SmpOutcome& o) {
       if (!o.ok()) {
-        problem(kErrNodeUnreachable, o, "SwitchInfo");
+        problem(kErrNodeUnreachable, o, "SwitchInfo", idx);
         return;
       }
       if (auto si = mad::decode<mad::SwitchInfo>(o.response->data()); si.ok())
@@ -116,12 +135,12 @@ void Discovery::read_port(NodeIndex idx, PortNum port) {
 
 void Discovery::on_port_info(NodeIndex idx, PortNum port, const SmpOutcome& o) {
   if (!o.ok()) {
-    problem(kErrNodeUnreachable, o, "PortInfo");
+    problem(kErrNodeUnreachable, o, "PortInfo", idx);
     return;
   }
   auto pi = mad::decode<mad::PortInfo>(o.response->data());
   if (!pi.ok()) {
-    problem(kErrNodeBadAnswer, o, pi.error().message);
+    problem(kErrNodeBadAnswer, o, pi.error().message, idx);
     return;
   }
   Node& node = fabric_.node(idx);

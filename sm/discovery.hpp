@@ -18,6 +18,7 @@
 #include "common/log.hpp"
 #include "mad/smp_client.hpp"
 #include "sm/fabric.hpp"
+#include "sm/names/node_name_map.hpp"
 #include "sm/sweep_report.hpp"
 
 namespace ibsm::sm {
@@ -36,6 +37,9 @@ class Discovery {
   using FailureListener = std::function<void(const mad::SmpOutcome&)>;
   void set_port_listener(PortListener l) { on_port_ = std::move(l); }
   void set_failure_listener(FailureListener l) { on_failure_ = std::move(l); }
+  // Names nodes (Node::name) and the log lines about them; without it they go by
+  // their NodeDescription.
+  void set_names(std::shared_ptr<const names::NodeNameMap> names) { names_ = std::move(names); }
 
  private:
   void on_node_info(const mad::DrPath& path, NodeIndex from, PortNum from_port,
@@ -44,7 +48,11 @@ class Discovery {
   void read_port(NodeIndex idx, PortNum port);
   void on_port_info(NodeIndex idx, PortNum port, const mad::SmpOutcome& o);
   void probe(NodeIndex idx, PortNum port);
-  void problem(ErrorId id, const mad::SmpOutcome& o, const std::string& what);
+  // `about`: the node the request went to, or (NodeInfo) the node it was sent through
+  // with `via_port`; named in the message when known.
+  void problem(ErrorId id, const mad::SmpOutcome& o, const std::string& what,
+               NodeIndex about = kNoNode, PortNum via_port = 0);
+  void name_node(Node& node) const;
 
   Fabric& fabric_;
   mad::SmpClient& client_;
@@ -52,6 +60,7 @@ class Discovery {
   Logger log_;
   PortListener on_port_;
   FailureListener on_failure_;
+  std::shared_ptr<const names::NodeNameMap> names_;
 };
 
 }  // namespace ibsm::sm

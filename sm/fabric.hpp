@@ -54,8 +54,11 @@ struct Port {
 };
 
 struct Node {
-  mad::NodeInfo info;  // as read through the first port we reached
-  std::string description;
+  mad::NodeInfo info;       // as read through the first port we reached
+  std::string description;  // NodeDescription as read (the SA answers with it)
+  // The name people see in logs and dumps: the node name map's, else the description
+  // made printable (sm/names/node_name_map.hpp); empty until either is known.
+  std::string name;
   mad::DrPath path;         // DR path we reach the node by
   std::vector<Port> ports;  // index = port number, 0..NumPorts
   std::optional<mad::SwitchInfo> switch_info;
@@ -64,6 +67,7 @@ struct Node {
   mad::NodeType type() const { return info.node_type; }
   bool is_switch() const { return info.node_type == mad::NodeType::kSwitch; }
   std::uint8_t num_ports() const { return info.num_ports; }
+  const std::string& display_name() const { return name.empty() ? description : name; }
 };
 
 // An end port or switch port 0: something that has a LID.

@@ -95,7 +95,7 @@ bool SubnetManager::assign_lids(Fabric& f, SweepReport& report) {
   policy.max_lid = max_lid;
   auto lids = sm::assign_lids(requests, guid2lid_, policy);
   if (!lids.ok()) {
-    log_->error("{}: {}", format_error_id(lids.error().id), lids.error().message);
+    lid_log_->error("{}: {}", format_error_id(lids.error().id), lids.error().message);
     report.add(lids.error().id, lids.error().message);
     return false;
   }
@@ -127,7 +127,7 @@ bool SubnetManager::compute_routes(const Fabric& f, SweepReport& report) {
       options_, engine_chain_,
       usable_vls(f, std::min(options_.max_op_vls, qos::max_op_vls_of_fabric(&qos_))));
   for (const Error& w : settings.warnings)
-    log_->warn("{}: {}", format_error_id(w.id), w.message);
+    routing_log_->warn("{}: {}", format_error_id(w.id), w.message);
   const routing::EngineConfig& config = settings.config;
   std::vector<std::string> chain = engine_chain_;
   if (fallback_to_minhop_ && std::find(chain.begin(), chain.end(), "minhop") == chain.end())
@@ -164,24 +164,25 @@ bool SubnetManager::compute_routes(const Fabric& f, SweepReport& report) {
       return o;
     });
     if (!out.routes.ok()) {
-      log_->warn("{}: routing engine {}: {}", format_error_id(out.routes.error().id), name,
-                 out.routes.error().message);
+      routing_log_->warn("{}: routing engine {}: {}", format_error_id(out.routes.error().id), name,
+                         out.routes.error().message);
       continue;
     }
     for (const Error& w : out.routes->warnings)
-      log_->warn("{}: routing engine {}: {}", format_error_id(w.id), name, w.message);
-    if (!out.cache_note.empty()) log_->info("ucast cache: {}", out.cache_note);
+      routing_log_->warn("{}: routing engine {}: {}", format_error_id(w.id), name, w.message);
+    if (!out.cache_note.empty()) routing_log_->info("ucast cache: {}", out.cache_note);
     note_routing(name, out.ms, nullptr);
     if (!out.graded_later) note_routing(name, out.ms, &out.grade);
     if (out.graded_later) {
-      log_->info(
+      routing_log_->info(
           "routing engine {} computed {} LFTs in {:.1f} ms; route report once the subnet is up",
           name, out.routes->lfts.size(), out.ms);
       ungraded_ = UngradedRoutes{name, out.ms};
     } else {
-      log_->info("routing engine {} computed {} LFTs in {:.1f} ms; route report ({:.1f} ms): {}",
-                 name, out.routes->lfts.size(), out.ms, out.report_ms,
-                 routing::format_route_report_line(out.grade));
+      routing_log_->info(
+          "routing engine {} computed {} LFTs in {:.1f} ms; route report ({:.1f} ms): {}", name,
+          out.routes->lfts.size(), out.ms, out.report_ms,
+          routing::format_route_report_line(out.grade));
       write_route_report(in.topology, out.grade, name, out.ms);
     }
     if (engine->deadlock_free() && !out.grade.acyclic()) {
@@ -192,7 +193,7 @@ bool SubnetManager::compute_routes(const Fabric& f, SweepReport& report) {
         if (!v.acyclic)
           cycle =
               "VL " + std::to_string(v.vl) + ": " + routing::describe_cycle(in.topology, v.cycle);
-      log_->error(
+      routing_log_->error(
           "{}: routing engine {} claims deadlock freedom but its routes have a credit "
           "loop, discarded; {}",
           format_error_id(routing::kErrCreditLoop), name, cycle);
@@ -210,24 +211,26 @@ bool SubnetManager::compute_routes(const Fabric& f, SweepReport& report) {
       continue;
     }
     if (name != engine_chain_.front()) {
-      log_->warn("{}: routing engine '{}' failed; fell back to '{}'",
-                 format_error_id(kErrRoutingFailed), engine_chain_.front(), name);
+      routing_log_->warn("{}: routing engine '{}' failed; fell back to '{}'",
+                         format_error_id(kErrRoutingFailed), engine_chain_.front(), name);
     }
     routes_ = std::move(*out.routes);
     path_sls_.reset();
     if (!routes_.path_sl.empty()) {
-      log_->info("routing engine {}: {} virtual layers, {} SLs over {} usable VLs", name,
-                 routes_.path_sl.layers, routes_.path_sl.sls, config.max_vls);
+      routing_log_->info("routing engine {}: {} virtual layers, {} SLs over {} usable VLs", name,
+                         routes_.path_sl.layers, routes_.path_sl.sls, config.max_vls);
       path_sls_ = std::make_shared<const routing::PathSls>(std::move(routes_.path_sl));
       routes_.path_sl = routing::PathSls{};
     }
     if (!routes_.sl2vl.empty())  // kept in routes_ for program_sl2vl
-      log_->info("routing engine {}: per-port SL2VL tables for {} switches and {} end ports", name,
-                 routes_.sl2vl.switches.size(), routes_.sl2vl.end_ports.size());
+      routing_log_->info(
+          "routing engine {}: per-port SL2VL tables for {} switches and {} end ports", name,
+          routes_.sl2vl.switches.size(), routes_.sl2vl.end_ports.size());
     return true;
   }
   report.add(kErrRoutingFailed, "no routing engine could route the fabric");
-  log_->error("{}: no routing engine could route the fabric", format_error_id(kErrRoutingFailed));
+  routing_log_->error("{}: no routing engine could route the fabric",
+                      format_error_id(kErrRoutingFailed));
   return false;
 }
 
@@ -239,7 +242,7 @@ void SubnetManager::write_route_report(const routing::Topology& topo,
   if (auto st = write_file_atomically(
           path, routing::format_route_report_text(topo, grade, name, ms), false);
       !st.ok()) {
-    log_->warn("{}: {}", format_error_id(st.error().id), st.error().message);
+    routing_log_->warn("{}: {}", format_error_id(st.error().id), st.error().message);
   }
 }
 
@@ -254,8 +257,8 @@ void SubnetManager::grade_routes_after_up() {
     ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     return g;
   });
-  log_->info("route report of routing engine {} ({:.1f} ms): {}", u.engine, ms,
-             routing::format_route_report_line(grade));
+  routing_log_->info("route report of routing engine {} ({:.1f} ms): {}", u.engine, ms,
+                     routing::format_route_report_line(grade));
   write_route_report(routed_topology_, grade, u.engine, u.ms);
   note_routing(u.engine, u.ms, &grade);
 }
@@ -336,19 +339,19 @@ void SubnetManager::program_switch(Fabric& f, SweepReport& report, std::size_t s
     si.linear_fdb_top = top;
     si.life_time_value = life;
     si.port_state_change = true;  // write 1 to clear (IBA 14.2.5.4)
-    client_.submit(
-        SmpRequest::set(path, si), [this, &f, &report, idx, guid, top](const SmpOutcome& o) {
-          if (!o.ok()) {
-            report_failure(log_, &report, kErrProgrammingFailed, o, "SwitchInfo LinearFDBTop");
-            mkey_hint(o);
-            return;
-          }
-          programmed_top_[guid] = top;
-          // The GetResp of a Set carries what the switch now holds (SA SwitchInfoRecord).
-          Node* n = f.node_if(idx, guid);
-          if (auto held = mad::decode<mad::SwitchInfo>(o.response->data()); held.ok() && n)
-            n->switch_info = *held;
-        });
+    client_.submit(SmpRequest::set(path, si), [this, &f, &report, idx, guid,
+                                               top](const SmpOutcome& o) {
+      if (!o.ok()) {
+        report_failure(routing_log_, &report, kErrProgrammingFailed, o, "SwitchInfo LinearFDBTop");
+        mkey_hint(o);
+        return;
+      }
+      programmed_top_[guid] = top;
+      // The GetResp of a Set carries what the switch now holds (SA SwitchInfoRecord).
+      Node* n = f.node_if(idx, guid);
+      if (auto held = mad::decode<mad::SwitchInfo>(o.response->data()); held.ok() && n)
+        n->switch_info = *held;
+    });
   } else {
     programmed_top_[guid] = top;
   }
@@ -374,7 +377,7 @@ void SubnetManager::program_switch(Fabric& f, SweepReport& report, std::size_t s
         SmpRequest::set(path, block, static_cast<std::uint32_t>(b)),
         [this, &report, guid, b, block](const SmpOutcome& o) {
           if (!o.ok()) {
-            report_failure(log_, &report, kErrProgrammingFailed, o, "LFT block");
+            report_failure(routing_log_, &report, kErrProgrammingFailed, o, "LFT block");
             mkey_hint(o);
             return;
           }
@@ -554,13 +557,14 @@ void SubnetManager::program_node(Fabric& f, SweepReport& report, NodeIndex i,
           if (auto pi = mad::decode<mad::PortInfo>(o.response->data()); pi.ok()) {
             f.node(i).ports[num].info = *pi;
             if (untaken_ports_.note(f.node(i).guid(), num, untaken_port_fields(wanted, *pi)))
-              log_->debug("{} port {} ignored fields of its PortInfo Set; not sent again for them",
-                          f.node(i).description, num);
+              link_log_->debug(
+                  "{} port {} ignored fields of its PortInfo Set; not sent again for them",
+                  f.node(i).display_name(), num);
           }
           return;
         }
         if (o.failure->kind != mad::SmpFailure::Kind::kStatus) {
-          report_failure(log_, &report, kErrProgrammingFailed, o, "PortInfo");
+          report_failure(link_log_, &report, kErrProgrammingFailed, o, "PortInfo");
           mkey_hint(o);
           return;
         }
@@ -575,7 +579,7 @@ void SubnetManager::program_node(Fabric& f, SweepReport& report, NodeIndex i,
             f.node(i).ports[num].info = *pi;
             return;
           }
-          report_failure(log_, &report, kErrProgrammingFailed, g, "PortInfo Set rejected");
+          report_failure(link_log_, &report, kErrProgrammingFailed, g, "PortInfo Set rejected");
         });
       });
     };
@@ -590,12 +594,13 @@ void SubnetManager::program_node(Fabric& f, SweepReport& report, NodeIndex i,
     link_first.port_state = mad::PortState::kNoChange;
     link_first.phys_state = mad::PhysState::kNoChange;
     link_first.client_reregister = false;
-    client_.submit(SmpRequest::set(path, link_first, mod), [this, &report,
-                                                            send](const SmpOutcome& o) {
-      if (!o.ok())
-        report_failure(log_, &report, kErrProgrammingFailed, o, "PortInfo Set (link speed/width)");
-      send();  // the LID and state go out whatever became of the speeds
-    });
+    client_.submit(SmpRequest::set(path, link_first, mod),
+                   [this, &report, send](const SmpOutcome& o) {
+                     if (!o.ok())
+                       report_failure(link_log_, &report, kErrProgrammingFailed, o,
+                                      "PortInfo Set (link speed/width)");
+                     send();  // the LID and state go out whatever became of the speeds
+                   });
   }
 }
 
@@ -618,11 +623,12 @@ SweepResult SubnetManager::heavy_sweep(const std::atomic<bool>& stop, PreparedFa
     program_only_ = &prepared->touched;
   } else {
     set_phase(SweepPhase::kDiscovery);
-    Discovery discovery(f, client_, result.report, log_);
+    Discovery discovery(f, client_, result.report, module_logger(log_, LogModule::kDiscovery));
     // Requests carry the keys of the ports they reach, found in this fabric as it grows.
     building_ = &f;
     discovery.set_port_listener([this](const Node& n, PortNum p) { learn_mkey(n, p); });
     discovery.set_failure_listener([this](const SmpOutcome& o) { mkey_hint(o); });
+    discovery.set_names(node_names_.snapshot());
     discovery.start();
     drain(stop);
   }

@@ -5,14 +5,19 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <fstream>
+#include <functional>
 #include <iostream>
 #include <string_view>
 
 #include "common/service_status.hpp"
+#include "conf/errors.hpp"
 #include "conf/invocation.hpp"
 #include "conf/log_settings.hpp"
+#include "conf/per_module_logging.hpp"
 #include "conf/reload.hpp"
 #include "ctl/event_file.hpp"
 #include "ctl/paths.hpp"
@@ -49,12 +54,47 @@ void install_signals() {
   signal(SIGPIPE, SIG_IGN);
 }
 
-bool daemonize(const std::string& pidfile) {
-  if (::daemon(0, 0) < 0) return false;
-  if (!pidfile.empty()) {
-    std::ofstream(pidfile) << ::getpid() << "\n";
+// -J FILE, as OpenSM's main.c: an old file of that name is removed first, a file
+// that cannot be written stops the start, and the file is removed on exit. (OpenSM
+// writes it only with -B; ibsm in the foreground too, where a service manager may
+// want it as well.)
+class Pidfile {
+ public:
+  explicit Pidfile(std::string path) : path_(std::move(path)) {}
+  Pidfile(const Pidfile&) = delete;
+  Pidfile& operator=(const Pidfile&) = delete;
+  ~Pidfile() {
+    if (written_) ::unlink(path_.c_str());
   }
-  return true;
+  ibsm::Status write() {
+    if (path_.empty()) return {};
+    ::unlink(path_.c_str());
+    std::ofstream out(path_, std::ios::trunc);
+    out << ::getpid() << "\n";
+    if (!out.flush()) {
+      const int err = errno;
+      return ibsm::fail(ibsm::conf::kPidfileUnwritable,
+                        "cannot write pid file " + path_ + ": " + std::strerror(err));
+    }
+    written_ = true;
+    return {};
+  }
+
+ private:
+  std::string path_;
+  bool written_ = false;
+};
+
+// per_module_logging_file: a file in error is logged with file:line and the levels
+// in force stay.
+void load_per_module_logging(const ibsm::Logger& log, const std::string& path) {
+  auto levels = ibsm::conf::reload_per_module_logging(log, path);
+  if (!levels) {
+    log->error("{}", ibsm::to_string(levels.error()));
+    return;
+  }
+  for (const auto& w : levels->warnings)
+    log->warn("{}: {}", ibsm::format_error_id(w.id), w.message);
 }
 
 }  // namespace
@@ -86,6 +126,7 @@ int main(int argc, char** argv) {
   for (const auto& w : run.warnings)
     log->warn("{}: {}", ibsm::format_error_id(w.id), w.message);
   log->info("ibsm {} starting", IBSM_VERSION);
+  load_per_module_logging(log, options.per_module_logging_file);
 
   // A broken partitions.conf stops the SM before it touches the fabric.
   {
@@ -102,8 +143,15 @@ int main(int argc, char** argv) {
     }
   }
 
-  if (options.daemon && !daemonize(options.pidfile)) {
+  if (options.daemon && ::daemon(0, 0) < 0) {
     log->error("cannot daemonize");
+    return 1;
+  }
+  Pidfile pidfile(options.pidfile);
+  if (auto st = pidfile.write(); !st.ok()) {
+    log->error("{}", ibsm::to_string(st.error()));
+    std::cerr << "ibsm: " << ibsm::to_string(st.error()) << "\n";
+    log->flush();
     return 1;
   }
 
@@ -125,11 +173,13 @@ int main(int argc, char** argv) {
     std::cerr << "ibsm: " << ibsm::to_string(st.error()) << "\n";
     return ibsm::conf::kUsageExitCode;
   }
+  // A node name map in error is logged; nodes then go by their NodeDescription.
+  static_cast<void>(sm.reload_node_names());
   // SIGHUP: re-read the configuration files with OpenSM's rules; a bad file
   // changes nothing and the SM keeps its last good configuration.
   ibsm::conf::Options running = options;
   ibsm::conf::Options file_values = run.file_values;
-  sm.set_hangup_handler([&] {
+  std::function<void()> hangup_config = [&] {
     auto reloaded = ibsm::conf::reload_config(running, file_values, run.config_files);
     if (!reloaded.ok()) {
       log->error("configuration not reloaded, keeping the running one: {}",
@@ -146,7 +196,15 @@ int main(int argc, char** argv) {
     file_values = reloaded->file_values;
     ibsm::update_log_settings(log, ibsm::conf::log_settings(running));
     sm.apply_options(running);
-  });
+  };
+  // Re-read on every SIGHUP, whether the configuration reloaded or not, as OpenSM does
+  // with its per-module logging file; each keeps what is in force when in error.
+  auto hangup = [&, reload = std::move(hangup_config)] {
+    reload();
+    load_per_module_logging(log, running.per_module_logging_file);
+    static_cast<void>(sm.reload_node_names());
+  };
+  sm.set_hangup_handler(hangup);
   sm.set_status_handler([](const std::string& line) { ibsm::notify_service_status(line); });
   sm.set_version(IBSM_VERSION);
   sm.publish_ops();

@@ -42,7 +42,7 @@ RoutingInput make_routing_input(const Fabric& fabric) {
     sw_index[i] = static_cast<std::uint32_t>(in.topology.switches.size());
     routing::Switch s;
     s.guid = n.guid();
-    s.description = n.description;
+    s.description = n.display_name();
     s.lid = n.ports[0].lid;
     s.lmc = n.ports[0].lmc;
     s.num_ports = n.num_ports();
@@ -59,7 +59,7 @@ RoutingInput make_routing_input(const Fabric& fabric) {
       routing::EndPort e;
       e.port_guid = p.guid;
       e.node_guid = n.guid();
-      e.description = n.description;
+      e.description = n.display_name();
       e.is_router = n.type() == mad::NodeType::kRouter;
       e.base_lid = p.lid;
       e.lmc = p.lmc;

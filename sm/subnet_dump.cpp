@@ -80,7 +80,7 @@ std::string end_text(const Fabric& f, NodeIndex ni, PortNum pn, int vendor_digit
                 static_cast<unsigned long long>(n.info.system_image_guid),
                 static_cast<unsigned long long>(n.guid()),
                 static_cast<unsigned long long>(n.is_switch() ? n.guid() : p.guid), vendor_digits,
-                n.info.vendor_id, n.info.device_id, n.info.revision, n.description.c_str(), lid,
+                n.info.vendor_id, n.info.device_id, n.info.revision, n.display_name().c_str(), lid,
                 pn);
   return buf;
 }

@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "common/atomic_file.hpp"
+#include "common/log_modules.hpp"
 #include "mad/attr/notice.hpp"
 #include "mad/attr/sm_info.hpp"
 #include "sm/link_settings.hpp"
@@ -79,12 +80,14 @@ SubnetManager::SubnetManager(mad::MadTransport& transport, const Clock& clock, L
       clock_(clock),
       log_(std::move(log)),
       options_(options),
-      client_(transport, clock, log_, client_settings(options)),
-      election_(client_, clock, log_, election_settings(options), transport.local_port().port_guid,
+      client_(transport, clock, module_logger(log_, LogModule::kMad), client_settings(options)),
+      election_(client_, clock, module_logger(log_, LogModule::kElection),
+                election_settings(options), transport.local_port().port_guid,
                 options.sm_inactive ? mad::SmState::kNotActive : mad::SmState::kDiscovering),
-      partitions_(log_, options_),
-      sa_(transport, clock, log_, sa_settings(options)),
-      perfmgr_(transport, clock, log_, perf_settings(options), [] { return std::time(nullptr); }) {
+      partitions_(module_logger(log_, LogModule::kPartitions), options_),
+      sa_(transport, clock, module_logger(log_, LogModule::kSa), sa_settings(options)),
+      perfmgr_(transport, clock, module_logger(log_, LogModule::kPerfmgr), perf_settings(options),
+               [] { return std::time(nullptr); }) {
   client_.dispatcher().set_handler(sa::kClassSubnAdm,
                                    [this](const mad::IncomingMad& in) { sa_.handle(in); });
   client_.dispatcher().set_handler(mad::kClassPerfMgt,
@@ -142,6 +145,24 @@ Status SubnetManager::validate_start() const {
           kErrRoutingEngineUnknown,
           "routing engine '" + name + "' is not available in ibsm (available: " + list + ")");
     }
+  }
+  return {};
+}
+
+Status SubnetManager::reload_node_names() {
+  auto loaded = node_names_.reload(options_.node_name_map_name);
+  if (!loaded) {
+    log_->error("{}", to_string(loaded.error()));
+    return fail(loaded.error());
+  }
+  const names::NodeNameMap& map = **loaded;
+  for (const auto& w : map.warnings())
+    log_->warn("{}", w);
+  if (!map.source().empty())
+    log_->info("node name map {}: {} node names", map.source(), map.size());
+  for (NodeIndex i = 0; i < fabric_.size(); ++i) {
+    Node& n = fabric_.node(i);
+    n.name = map.name_of(n.guid(), n.description);
   }
   return {};
 }

@@ -16,6 +16,7 @@
 
 #include "common/clock.hpp"
 #include "common/log.hpp"
+#include "common/log_modules.hpp"
 #include "conf/options.hpp"
 #include "mad/smp_client.hpp"
 #include "mad/transport.hpp"
@@ -38,6 +39,7 @@
 #include "sm/multicast_manager.hpp"
 #include "sm/ops/fabric_diff.hpp"
 #include "sm/ops/ops.hpp"
+#include "sm/names/node_name_map.hpp"
 #include "sm/pkey_manager.hpp"
 #include "sm/port_config.hpp"
 #include "sm/port_tables.hpp"
@@ -99,6 +101,14 @@ class SubnetManager {
   std::string status_line() const;
   // Takes options that may change at run time (OpenSM's reloadable keys).
   void apply_options(const conf::Options& options);
+
+  // Node names (node_name_map_name, sm/names/node_name_map.hpp): reads the map again and
+  // renames the nodes of the fabric model; logs and dumps use the names from then on.
+  // A map in error is logged (file:line) and returned, and the map in force stays.
+  // Call on the SM's thread: main() at start-up and on SIGHUP, ibsm-ctl's reload.
+  Status reload_node_names();
+  // The map in force; snapshot() may be taken on any thread.
+  const names::NodeNames& node_names() const { return node_names_; }
 
   // Re-reads partitions.conf (SIGHUP does it before its heavy sweep). A broken file
   // is logged and the last good configuration stays in force: returns false.
@@ -287,6 +297,8 @@ class SubnetManager {
   void on_request(const mad::Smp& req, const mad::IncomingMad& raw);
   void on_trap(const mad::Smp& req, const mad::IncomingMad& raw);  // subnet_manager_traps.cpp
   void disable_babbling_port(Lid lid, PortNum port, Lid source);
+  // "LID 12 (leaf-01)": a LID with the name of its node, for log lines.
+  std::string lid_text(Lid lid) const;
   void load_guid2lid();
   void save_guid2lid();
   // M_Key (sm/subnet_manager_mkey.cpp): settings with OpenSM's adjustments, guid2mkey,
@@ -309,20 +321,27 @@ class SubnetManager {
   mad::MadTransport& transport_;
   const Clock& clock_;
   Logger log_;
+  // The subsystems whose lines SubnetManager writes itself (common/log_modules.hpp).
+  Logger lid_log_ = module_logger(log_, LogModule::kLid);
+  Logger link_log_ = module_logger(log_, LogModule::kLink);
+  Logger routing_log_ = module_logger(log_, LogModule::kRouting);
+  Logger trap_log_ = module_logger(log_, LogModule::kTraps);
   conf::Options options_;
   mad::SmpClient client_;
   election::Election election_;  // the SM state (IBA 14.4) and the other SMs
   PartitionManager partitions_;
-  PortTables port_tables_{log_};  // SL2VL/VLArb (and inter-switch P_Key) tables, by GUID
+  PortTables port_tables_{module_logger(log_, LogModule::kQos)};  // SL2VL/VLArb, P_Key tables
   sa::SaServer sa_;
   std::uint64_t sa_generation_ = 0;
-  AliasGuidProgrammer alias_guids_{log_};          // what each port holds of the SA's alias GUIDs
-  cc::CcProgrammer cc_{transport_, clock_, log_};  // congestion control Sets (class 0x21)
+  // What each port holds of the SA's alias GUIDs.
+  AliasGuidProgrammer alias_guids_{module_logger(log_, LogModule::kSa)};
+  // MFT trees and what each switch holds of them.
+  MulticastManager mcast_{module_logger(log_, LogModule::kMulticast)};
+  cc::CcProgrammer cc_{transport_, clock_, module_logger(log_, LogModule::kCongestion)};  // congestion control Sets (class 0x21)
   bool cc_agent_ = false;                          // class 0x21 registered with the transport
   bool cc_unavailable_logged_ = false;
   std::shared_ptr<const sa::PrefixRoutes> prefix_routes_;  // last good prefix_routes_file
   std::vector<std::string> unrouted_prefix_routes_;        // last logged IBSM-7041 lines
-  MulticastManager mcast_{log_};      // MFT trees and what each switch holds of them
   McastPacing mcast_pacing_;          // run(): when changed groups are recomputed
   Clock::TimePoint mft_published_{};  // last snapshot carrying MFT changes
   bool mft_publish_pending_ = false;
@@ -345,10 +364,11 @@ class SubnetManager {
   bool sm_trap_deferred_ = false;
   bool sm_port_down_reported_ = false;  // kErrSmPortDown logged for this outage
 
-  Fabric fabric_;  // the result of the last heavy sweep
+  names::NodeNames node_names_;  // node_name_map_name
+  Fabric fabric_;                // the result of the last heavy sweep
   Guid2Lid guid2lid_;
   bool guid2lid_dirty_ = false;
-  mkey::MkeyManager mkeys_{log_};
+  mkey::MkeyManager mkeys_{module_logger(log_, LogModule::kMkey)};
   // Ports that ignored link fields they were sent (ibsim: thresholds, "as supported").
   UntakenPorts untaken_ports_;
   const Fabric* building_ = nullptr;  // the heavy sweep's fabric while it is discovered

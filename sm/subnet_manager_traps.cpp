@@ -7,10 +7,21 @@
 
 namespace ibsm::sm {
 
+std::string SubnetManager::lid_text(Lid lid) const {
+  for (const Node& n : fabric_.nodes()) {
+    for (const Port& p : n.ports) {
+      if (p.lid == 0 || lid < p.lid || lid >= p.lid + (1u << p.lmc)) continue;
+      if (n.display_name().empty()) return fmt::format("LID {}", lid);
+      return fmt::format("LID {} ({})", lid, n.display_name());
+    }
+  }
+  return fmt::format("LID {}", lid);
+}
+
 void SubnetManager::on_trap(const mad::Smp& req, const mad::IncomingMad& raw) {
   // Only a master handles traps; others drop them silently, as OpenSM does.
   if (state() != mad::SmState::kMaster) {
-    log_->debug("trap from LID {} dropped: not master", raw.slid);
+    trap_log_->debug("trap from LID {} dropped: not master", raw.slid);
     return;
   }
   auto notice = mad::decode<mad::Notice>(req.data());
@@ -35,13 +46,14 @@ void SubnetManager::on_trap(const mad::Smp& req, const mad::IncomingMad& raw) {
   if (auto alarm = describe_security_trap(*notice)) {
     std::uint64_t held_back = 0;
     if (security_traps_.admit(notice->issuer_lid, notice->trap_number, clock_.now(), held_back))
-      log_->warn("{}: {}{}", format_error_id(kErrSecurityTrap), *alarm,
-                 held_back ? fmt::format(" ({} more since the last line)", held_back) : "");
+      trap_log_->warn("{}: {}{}", format_error_id(kErrSecurityTrap), *alarm,
+                      held_back ? fmt::format(" ({} more since the last line)", held_back) : "");
   }
   if (v.ignore) {
     if (v.repeats == TrapFilter::kQuietAfter)
-      log_->warn("{}: trap {} from LID {} repeated {} times; ignoring it until it stops",
-                 format_error_id(kErrNoisyTraps), notice->trap_number, raw.slid, v.repeats);
+      trap_log_->warn("{}: trap {} from {} repeated {} times; ignoring it until it stops",
+                      format_error_id(kErrNoisyTraps), notice->trap_number, lid_text(raw.slid),
+                      v.repeats);
     return;
   }
   // Events after the filter: a babbling port does not flood the stream either.
@@ -50,8 +62,8 @@ void SubnetManager::on_trap(const mad::Smp& req, const mad::IncomingMad& raw) {
         {"issuer_lid", static_cast<std::uint64_t>(notice->issuer_lid)},
         {"source_lid", static_cast<std::uint64_t>(raw.slid)},
         {"details_lid", static_cast<std::uint64_t>(notice->details_lid())}});
-  log_->info("trap {} from LID {} (details LID {})", notice->trap_number, notice->issuer_lid,
-             notice->details_lid());
+  trap_log_->info("trap {} from {} (details LID {})", notice->trap_number,
+                  lid_text(notice->issuer_lid), notice->details_lid());
   if (options_.sweep_on_trap) {
     // 128: link state change; 144: capability/description change; 145: system image GUID.
     if (notice->trap_number == 144) {
@@ -89,7 +101,7 @@ void SubnetManager::disable_babbling_port(Lid lid, PortNum port, Lid source) {
     // its LID. Anything else is forged (any host can send a Trap), and must not be
     // able to switch off somebody else's link.
     if (!owns(source)) {
-      log_->warn(
+      trap_log_->warn(
           "{}: LID {} sent {} port-error traps naming LID {} port {}: a node reports only "
           "its own ports, so nothing is disabled",
           format_error_id(kErrBabblingPort), source, TrapFilter::kBabblingThreshold, lid, port);
@@ -115,19 +127,21 @@ void SubnetManager::disable_babbling_port(Lid lid, PortNum port, Lid source) {
       pi.master_sm_lid = sm_lid_;
     }
     const std::string where =
-        fmt::format("{} port {} (GUID 0x{:016x})", n->description, port, n->info.port_guid);
-    log_->error("{}: disabling {}: it sent {} port-error traps in a row",
-                format_error_id(kErrBabblingPort), where, TrapFilter::kBabblingThreshold);
+        fmt::format("{} port {} (GUID 0x{:016x})", n->display_name(), port, n->info.port_guid);
+    trap_log_->error("{}: disabling {}: it sent {} port-error traps in a row",
+                     format_error_id(kErrBabblingPort), where, TrapFilter::kBabblingThreshold);
     client_.submit(mad::SmpRequest::set(mad::SmpTarget{n->path}, pi, port),
                    [this, where](const mad::SmpOutcome& o) {
                      if (!o.ok())
-                       log_->error("{}: disabling {} failed: {}", format_error_id(kErrBabblingPort),
-                                   where, o.failure != nullptr ? o.failure->detail : "?");
+                       trap_log_->error("{}: disabling {} failed: {}",
+                                        format_error_id(kErrBabblingPort), where,
+                                        o.failure != nullptr ? o.failure->detail : "?");
                    });
     return;
   }
-  log_->warn("{}: LID {} port {} sent too many port-error traps, but the SM knows no such port",
-             format_error_id(kErrBabblingPort), lid, port);
+  trap_log_->warn(
+      "{}: LID {} port {} sent too many port-error traps, but the SM knows no such port",
+      format_error_id(kErrBabblingPort), lid, port);
 }
 
 }  // namespace ibsm::sm

@@ -20,7 +20,7 @@ bool reading_up(const mad::PortInfo& pi) {
 
 std::string where(const Fabric& f, NodeIndex n, PortNum p) {
   const Node& node = f.node(n);
-  return fmt::format("{} {} port {}", node.description.empty() ? "?" : node.description,
+  return fmt::format("{} {} port {}", node.display_name().empty() ? "?" : node.display_name(),
                      mad::format_guid(node.guid()), p);
 }
 

@@ -1,8 +1,9 @@
 // ibsm extension keys ([ibsm], Section::kIbsm): rows of the same option table
 // that OpenSM does not have. They read from opensm.conf and TOML like any key,
 // are range-checked with file/line/key in the error, are written back by
-// `ibsm -c` and `--convert`, and reload on SIGHUP when their row says so.
-// (That OpenSM still reads a file holding them: round_trip_test.cpp.)
+// `ibsm -c` (as "#ibsm: key value" lines, comments to OpenSM) and `--convert`,
+// and reload on SIGHUP when their row says so. (That Debian's OpenSM reads
+// ibsm's -c output without "Unrecognized token": round_trip_test.cpp.)
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -23,6 +24,7 @@ using ::testing::AllOf;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using testing::invoke;
+using ::testing::Not;
 using testing::run_options;
 using ::testing::StartsWith;
 using testing::TempDir;
@@ -39,7 +41,8 @@ TEST(Extension, MasterSmPriorityRow) {
   EXPECT_EQ(allowed_values(*row), "0-15");
   EXPECT_EQ(row->reload, Reload::kHup);
   EXPECT_EQ(row->impl, Impl::kYes);
-  EXPECT_EQ(row->cli.kind, CliKind::kNone);
+  EXPECT_EQ(row->cli.kind, CliKind::kArg);
+  EXPECT_EQ(row->cli.long_name, "master_sm_priority");
   EXPECT_EQ(Options{}.master_sm_priority, 0);
 }
 
@@ -109,10 +112,13 @@ TEST(Extension, TomlKeyOutsideTheIbsmTableIsAnError) {
   EXPECT_THAT(r.error().message, AllOf(StartsWith("ibsm.toml:2:"), HasSubstr("belongs in [ibsm]")));
 }
 
-TEST(Extension, HasNoCommandLineFlag) {
-  auto r = invoke({"--master_sm_priority", "3"});
+// ibsm-only options live in TOML and on the command line.
+TEST(Extension, HasACommandLineFlag) {
+  EXPECT_EQ(run_options(invoke({"--master_sm_priority", "3"})).master_sm_priority, 3);
+  EXPECT_EQ(run_options(invoke({"-master_sm_priority=0x0c"})).master_sm_priority, 12);
+  auto r = invoke({"--master_sm_priority", "16"});
   ASSERT_FALSE(r.ok());
-  EXPECT_EQ(r.error().id, kBadCommandLine);
+  EXPECT_EQ(r.error().id, kBadValue);
 }
 
 TEST(Extension, WrittenOpensmConfHasItsOwnLastSectionAndReadsBack) {
@@ -121,7 +127,7 @@ TEST(Extension, WrittenOpensmConfHasItsOwnLastSectionAndReadsBack) {
   const std::string text = write_opensm_conf(o);
   const auto heading = text.find(kExtensionHeading);
   ASSERT_NE(heading, std::string::npos);
-  const auto line = text.find("\nmaster_sm_priority 12\n");
+  const auto line = text.find("\n#ibsm: master_sm_priority 12\n");
   ASSERT_NE(line, std::string::npos);
   EXPECT_GT(line, heading);
   // Every OpenSM key comes before the extension section.
@@ -138,7 +144,46 @@ TEST(Extension, WrittenOpensmConfHasItsOwnLastSectionAndReadsBack) {
 TEST(Extension, WrittenOpensmConfHasTheKeyAtItsDefaultToo) {
   const std::string text = write_opensm_conf(Options{});
   EXPECT_THAT(text, HasSubstr(kExtensionHeading));
-  EXPECT_THAT(text, HasSubstr("\nmaster_sm_priority 0\n"));
+  EXPECT_THAT(text, HasSubstr("\n#ibsm: master_sm_priority 0\n"));
+  // No ibsm key on a line OpenSM would read.
+  EXPECT_THAT(text, Not(HasSubstr("\nmaster_sm_priority")));
+}
+
+// OpenSM cuts lines at '#': "#ibsm:" lines are comments to it, keys to ibsm.
+TEST(Extension, IbsmLinesAreReadAsKeys) {
+  Options o;
+  auto r = apply_opensm_conf("#ibsm: master_sm_priority 11 # why\n# master_sm_priority 3\n",
+                             "f.conf", o, true);
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  EXPECT_TRUE(r->empty());
+  EXPECT_EQ(o.master_sm_priority, 11);
+}
+
+TEST(Extension, IbsmLineWithABadValueIsAnErrorNamingTheLine) {
+  Options o;
+  auto r = apply_opensm_conf("\n#ibsm: master_sm_priority 40\n", "f.conf", o, false);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().id, kBadValue);
+  EXPECT_THAT(r.error().message, AllOf(StartsWith("f.conf:2: "), HasSubstr("master_sm_priority")));
+}
+
+// OpenSM would not see an OpenSM key hidden in a comment; ibsm must not read it either.
+TEST(Extension, OpensmKeyOnAnIbsmLineIsIgnoredWithAWarning) {
+  Options o;
+  auto r = apply_opensm_conf("#ibsm: sm_priority 9\n", "f.conf", o, false);
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(o.sm_priority, 0);
+  ASSERT_EQ(r->size(), 1u);
+  EXPECT_EQ((*r)[0].id, kOpensmKeyInIbsmLine);
+  EXPECT_THAT((*r)[0].message, AllOf(StartsWith("f.conf:1: "), HasSubstr("sm_priority")));
+}
+
+TEST(Extension, UnknownKeyOnAnIbsmLineIsAnUnknownKey) {
+  Options o;
+  auto r = apply_opensm_conf("#ibsm: no_such_key 1\n", "f.conf", o, false);
+  ASSERT_TRUE(r.ok());
+  ASSERT_EQ(r->size(), 1u);
+  EXPECT_EQ((*r)[0].id, kUnknownKey);
 }
 
 TEST(Extension, WrittenTomlHasTheIbsmTableAndReadsBack) {
@@ -166,7 +211,9 @@ TEST(Extension, ConfigFileAndCreateConfig) {
   ASSERT_TRUE(r.ok());
   ASSERT_TRUE(std::holds_alternative<ExitNow>(*r));
   EXPECT_EQ(perform(std::get<ExitNow>(*r)), 0);
-  EXPECT_THAT(testing::slurp(out), HasSubstr("\nmaster_sm_priority 7\n"));
+  EXPECT_THAT(testing::slurp(out), HasSubstr("\n#ibsm: master_sm_priority 7\n"));
+  // And back: the -c output read by ibsm gives the same value.
+  EXPECT_EQ(run_options(invoke({"-F", out, "--strict"})).master_sm_priority, 7);
 }
 
 TEST(Extension, OutOfRangeInAConfigFileStopsTheStart) {

@@ -104,7 +104,42 @@ TEST(Invocation, BadFlagValuesNameFlagAndRange) {
 }
 
 TEST(Invocation, UnimplementedFlagsAreRefusedByName) {
-  EXPECT_EQ(invoke_err({"-d", "0"}).id, kUnimplementedFlag);
+  EXPECT_EQ(invoke_err({"-d", "5"}).id, kUnimplementedFlag);
+}
+
+// -d N as OpenSM's main.c: each debug mode sets its option.
+TEST(Invocation, DebugModesSetTheirOptions) {
+  const Options zero = run_options(invoke({"-d", "0"}));
+  EXPECT_TRUE(zero.ignore_other_sm);
+  EXPECT_FALSE(zero.disable_multicast);
+  EXPECT_TRUE(run_options(invoke({"-d", "1"})).single_thread);
+  EXPECT_TRUE(run_options(invoke({"-d2"})).force_log_flush);
+  EXPECT_TRUE(run_options(invoke({"--debug", "3"})).disable_multicast);
+  EXPECT_TRUE(run_options(invoke({"-debug=0x3"})).disable_multicast);
+  const Options both = run_options(invoke({"-d", "0", "-d", "3"}));
+  EXPECT_TRUE(both.ignore_other_sm && both.disable_multicast);
+  EXPECT_EQ(invoke_err({"-d", "zero"}).id, kBadValue);
+}
+
+TEST(Invocation, UnknownDebugModeIsIgnoredWithAWarning) {
+  auto r = invoke({"-d", "7"});
+  ASSERT_TRUE(r.ok());
+  const auto& run = std::get<conf::Run>(*r);
+  ASSERT_EQ(run.warnings.size(), 1u);
+  EXPECT_EQ(run.warnings[0].id, kDebugModeIgnored);
+  EXPECT_THAT(run.warnings[0].message, HasSubstr("-d"));
+  EXPECT_EQ(run.options, run_options(invoke({})));
+}
+
+// OpenSM's getopt table has "V" and "D" as long options too.
+TEST(Invocation, LongVAndD) {
+  const Options v = run_options(invoke({"--V"}));
+  EXPECT_EQ(v.log_flags, 0xff);
+  EXPECT_TRUE(v.force_log_flush);
+  EXPECT_EQ(run_options(invoke({"--D", "0x0f"})).log_flags, 0x0f);
+  EXPECT_EQ(run_options(invoke({"--D=0x07"})).log_flags, 0x07);
+  EXPECT_EQ(run_options(invoke({"-D", "0x03"})).log_flags, 0x03);
+  EXPECT_EQ(run_options(invoke({"-V"})).log_flags, 0xff);
 }
 
 TEST(Invocation, ConsoleFlagsAsOpenSmAndSocketRefused) {
