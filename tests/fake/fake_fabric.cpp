@@ -35,8 +35,8 @@ std::string where(const FakeNode& n, PortNum p) {
 
 mad::PortInfo decode_port_info_unchecked(mad::ConstPayload p) {
   mad::PortInfo pi;
-  mad::PortInfo::fields(pi,
-                        [&](MAD_FIELDS f, auto& member) { mad::detail::get_field(p, f, member); });
+  mad::PortInfo::fields(
+      pi, [&](const auto& f, auto& member) { mad::detail::get_field(p, f, member); });
   return pi;
 }
 
