@@ -138,8 +138,7 @@ void encode(const A& a, Payload out) {
   if constexpr (detail::HasPayloadCodec<A>) {
     A::encode_payload(a, out);
   } else {
-    A::fields(a,
-              [&](const auto& f, const auto& member) { detail::set_field(out, f, member); });
+    A::fields(a, [&](const auto& f, const auto& member) { detail::set_field(out, f, member); });
   }
 }
 

@@ -74,8 +74,8 @@ class SystemUmad final : public UmadApi {
   }
   int register_agent(int fd, int mgmt_class, int version, int rmpp_version, long* mask) override {
     errno = 0;
-    const int rc = umad_register(fd, mgmt_class, version, static_cast<std::uint8_t>(rmpp_version),
-                                 mask);
+    const int rc =
+        umad_register(fd, mgmt_class, version, static_cast<std::uint8_t>(rmpp_version), mask);
     return failure(rc, errno);
   }
   int issm_path(const std::string& ca, int port, std::string& path) override {

@@ -24,12 +24,11 @@ struct UmadPort {
 class UmadApi {
  public:
   virtual ~UmadApi() = default;
-  virtual int init() = 0;                    // umad_init: 0 or -errno
-  virtual std::vector<UmadPort> ports() = 0;  // every port of every CA
+  virtual int init() = 0;                                      // umad_init: 0 or -errno
+  virtual std::vector<UmadPort> ports() = 0;                   // every port of every CA
   virtual int open_port(const std::string& ca, int port) = 0;  // fd or -errno
   // umad_register: agent id or -errno. `mask` is umad_register's method mask.
-  virtual int register_agent(int fd, int mgmt_class, int version, int rmpp_version,
-                             long* mask) = 0;
+  virtual int register_agent(int fd, int mgmt_class, int version, int rmpp_version, long* mask) = 0;
   // umad_get_issm_path into `path`: 0 or -errno.
   virtual int issm_path(const std::string& ca, int port, std::string& path) = 0;
   virtual int open_issm(const std::string& path) = 0;  // fd or -errno

@@ -184,8 +184,9 @@ Result<std::unique_ptr<UmadTransport>> UmadTransport::open(Guid port_guid, UmadA
     return sa_rc;
   });
   if (sa.agent < 0) {
-    return fail(refused(kErrClassRegister, "cannot register management class 3 (0x03, SA) version 2",
-                        t->port_, UmadStep::kRegisterClass, sa_rc));
+    return fail(refused(kErrClassRegister,
+                        "cannot register management class 3 (0x03, SA) version 2", t->port_,
+                        UmadStep::kRegisterClass, sa_rc));
   }
   t->agent_sa_ = sa.agent;
   t->gsi_max_length_ = sa.max_length;

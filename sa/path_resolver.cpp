@@ -267,8 +267,8 @@ std::shared_ptr<const PathTables> build_path_tables(const Snapshot& s) {
     // whether their extended speeds count (OpenSM reads it the same way).
     const bool sw_ext = node.is_switch() && !node.ports.empty() &&
                         (node.ports[0].info.capability_mask & kCapExtendedSpeeds) != 0;
-    const bool sw_ext2 = node.is_switch() && !node.ports.empty() &&
-                         extended_speeds2(node.ports[0].info);
+    const bool sw_ext2 =
+        node.is_switch() && !node.ports.empty() && extended_speeds2(node.ports[0].info);
     for (std::size_t pi = 0; pi < node.ports.size(); ++pi) {
       const SnapPort& sp = node.ports[pi];
       PathTables::Port& p = t->ports[t->node_base[ni] + pi];

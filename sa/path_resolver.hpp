@@ -27,14 +27,14 @@ namespace ibsm::sa {
 
 // MTU and rate enumerations (IBA 15.2.5.16 tables 205/206, extended by IBA 1.3/1.5
 // and for XDR by 1.7: 25 = 1600 Gb/s, as Linux's IB_RATE_1600_GBPS).
-inline constexpr std::uint8_t kMtuMin = 1;    // 256
-inline constexpr std::uint8_t kMtuMax = 5;    // 4096
-inline constexpr std::uint8_t kRateMin = 2;   // 2.5 Gb/s
-inline constexpr std::uint8_t kRate28 = 19;   // 28 Gb/s: first of the 2x/HDR-era rates
-inline constexpr std::uint8_t kRate300 = 18;  // 300 Gb/s: last rate of IBA 1.2.1
+inline constexpr std::uint8_t kMtuMin = 1;     // 256
+inline constexpr std::uint8_t kMtuMax = 5;     // 4096
+inline constexpr std::uint8_t kRateMin = 2;    // 2.5 Gb/s
+inline constexpr std::uint8_t kRate28 = 19;    // 28 Gb/s: first of the 2x/HDR-era rates
+inline constexpr std::uint8_t kRate300 = 18;   // 300 Gb/s: last rate of IBA 1.2.1
 inline constexpr std::uint8_t kRate1200 = 24;  // 1200 Gb/s: NDR 12x
 inline constexpr std::uint8_t kRateMax = 25;   // 1600 Gb/s: XDR 8x
-inline constexpr unsigned kMaxPathHops = 64;  // OpenSM's MAX_HOPS: switches on a path
+inline constexpr unsigned kMaxPathHops = 64;   // OpenSM's MAX_HOPS: switches on a path
 
 // Selector values of MTU, Rate and PacketLifeTime (IBA 15.2.5.16 table 204).
 namespace selector {

@@ -68,7 +68,7 @@ void Discovery::on_node_info(const DrPath& path, NodeIndex from, PortNum from_po
   if (is_new) {
     read_new_node(idx);
   } else if (!node.is_switch() && !node.ports[entry].present) {
-    read_port(idx, entry);  // another port of a multi-port CA
+    read_port(idx, entry, known_extended(node, entry));  // another port of a multi-port CA
   }
 }
 
@@ -96,8 +96,17 @@ void Discovery::read_new_node(NodeIndex idx) {
     // must carry SMSupportsExtendedSpeeds (on_port_info reads them after it).
     read_port(idx, 0);
   } else {
-    read_port(idx, node.info.local_port_num);
+    read_port(idx, node.info.local_port_num, known_extended(node, node.info.local_port_num));
   }
+}
+
+bool Discovery::known_extended(const Node& node, PortNum port) const {
+  if (previous_ == nullptr) return false;
+  const NodeIndex was = previous_->find(node.guid());
+  if (was == kNoNode) return false;
+  const Node& old = previous_->node(was);
+  return !old.is_switch() && port < old.ports.size() && old.ports[port].present &&
+         mad::wants_extended_speeds_get(old.ports[port].info);
 }
 
 void Discovery::read_external_ports(NodeIndex idx) {
@@ -140,9 +149,8 @@ void Discovery::on_port_info(NodeIndex idx, PortNum port, const SmpOutcome& o) {
     return;
   }
   Node& node = fabric_.node(idx);
-  const mad::PortInfo& caps = node.is_switch() && port != 0 && node.ports[0].present
-                                  ? node.ports[0].info
-                                  : *pi;
+  const mad::PortInfo& caps =
+      node.is_switch() && port != 0 && node.ports[0].present ? node.ports[0].info : *pi;
   if (port != 0 && (o.request.attr_mod & mad::kSmSupportsExtendedSpeeds) == 0 &&
       mad::wants_extended_speeds_get(caps)) {
     // The port has extended speeds, and a device may leave them out of an answer to
@@ -159,10 +167,11 @@ void Discovery::on_port_info(NodeIndex idx, PortNum port, const SmpOutcome& o) {
     mad::SpeedFieldCheck check = mad::check_speed_fields(*pi, caps);
     if (!check.problems.empty()) {
       // Counted with what the port certainly runs; the link still comes up.
-      log_->warn("{}: {} ({}) port {} at DR path {}: contradictory PortInfo speed fields: {}; "
-                 "using the speeds they agree on",
-                 format_error_id(mad::kErrSpeedFields), mad::format_guid(node.guid()),
-                 node.description, port, node.path.to_string(), check.problems);
+      log_->warn(
+          "{}: {} ({}) port {} at DR path {}: contradictory PortInfo speed fields: {}; "
+          "using the speeds they agree on",
+          format_error_id(mad::kErrSpeedFields), mad::format_guid(node.guid()), node.description,
+          port, node.path.to_string(), check.problems);
       p.info = check.cleaned;
     }
   }

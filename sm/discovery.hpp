@@ -43,6 +43,10 @@ class Discovery {
   using FailureListener = std::function<void(const mad::SmpOutcome&)>;
   void set_port_listener(PortListener l) { on_port_ = std::move(l); }
   void set_failure_listener(FailureListener l) { on_failure_ = std::move(l); }
+  // The last sweep's fabric: a CA port it knew to advertise extended speeds is read
+  // with SMSupportsExtendedSpeeds at once, which saves the second Get (the answer
+  // still decides: a port that no longer advertises them is taken as it answers).
+  void set_previous(const Fabric* previous) { previous_ = previous; }
 
  private:
   void on_node_info(const mad::DrPath& path, NodeIndex from, PortNum from_port,
@@ -51,6 +55,7 @@ class Discovery {
   // PortInfo of one port; `extended_speeds` sets SMSupportsExtendedSpeeds (bit 31).
   void read_port(NodeIndex idx, PortNum port, bool extended_speeds = false);
   void read_external_ports(NodeIndex idx);
+  bool known_extended(const Node& node, PortNum port) const;
   void on_port_info(NodeIndex idx, PortNum port, const mad::SmpOutcome& o);
   void probe(NodeIndex idx, PortNum port);
   void problem(ErrorId id, const mad::SmpOutcome& o, const std::string& what);
@@ -59,6 +64,7 @@ class Discovery {
   mad::SmpClient& client_;
   SweepReport& report_;
   Logger log_;
+  const Fabric* previous_ = nullptr;
   PortListener on_port_;
   FailureListener on_failure_;
 };

@@ -151,10 +151,10 @@ constexpr bool link_throttled(const LinkEndSpeeds& a, const LinkEndSpeeds& b) {
       a.fdr10_enabled && b.fdr10_enabled,
       ext2(a, a.speed_ext2_enabled) & ext2(b, b.speed_ext2_enabled));
   const unsigned widest = widest_width(a.width_enabled & b.width_enabled);
-  const std::uint16_t sa = fastest_speed(a.speed_active, ext(a, a.speed_ext_active),
-                                         a.fdr10_active, ext2(a, a.speed_ext2_active));
-  const std::uint16_t sb = fastest_speed(b.speed_active, ext(b, b.speed_ext_active),
-                                         b.fdr10_active, ext2(b, b.speed_ext2_active));
+  const std::uint16_t sa = fastest_speed(a.speed_active, ext(a, a.speed_ext_active), a.fdr10_active,
+                                         ext2(a, a.speed_ext2_active));
+  const std::uint16_t sb = fastest_speed(b.speed_active, ext(b, b.speed_ext_active), b.fdr10_active,
+                                         ext2(b, b.speed_ext2_active));
   const unsigned wa = widest_width(a.width_active), wb = widest_width(b.width_active);
   return sa != sb || sa != best || wa != wb || wa != widest;
 }

@@ -106,7 +106,7 @@ int main(int argc, char** argv) {
     std::cerr << "ibsm: " << ibsm::to_string(transport.error()) << "\n";
     log->flush();
     return transport.error().id == ibsm::mad::kErrPortNotInfiniband ? ibsm::conf::kUsageExitCode
-                                                                     : 1;
+                                                                    : 1;
   }
   const auto port = (*transport)->local_port();
   log->info("bound to {} port {} (GUID {}); {}", port.ca_name, port.port_num,

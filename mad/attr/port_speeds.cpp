@@ -162,8 +162,8 @@ SpeedFieldCheck check_speed_fields(const PortInfo& pi, const PortInfo& caps) {
          n(pi.link_speed_ext_supported));
     out.link_speed_ext_active = 0;
   }
-  const bool ext_active = (ext && out.link_speed_ext_active != 0) ||
-                          (ext2 && out.link_speed_ext_active2 != 0);
+  const bool ext_active =
+      (ext && out.link_speed_ext_active != 0) || (ext2 && out.link_speed_ext_active2 != 0);
   if (link_up && !ext_active && pi.link_speed_active != 1 && pi.link_speed_active != 2 &&
       pi.link_speed_active != 4) {
     // Not repairable: SDR (2.5 Gb/s) is all the port certainly runs; readers count it so.

@@ -208,7 +208,8 @@ HandlerResult do_join(RequestContext& ctx) {
   // o15-0.2.4 items 3 and 5, and a port that can carry the group's MTU and rate.
   const bool extended = (sp.info.capability_mask & kCapExtendedSpeeds) != 0;
   if (!mcast::selectors_match(r, *g) ||
-      !mcast::port_can_carry(*g, sp.info.neighbor_mtu, port_rate(sp.info, extended, extended_speeds2(sp.info))) ||
+      !mcast::port_can_carry(*g, sp.info.neighbor_mtu,
+                             port_rate(sp.info, extended, extended_speeds2(sp.info))) ||
       r.join_state == 0)
     return HandlerResult::error(status::kReqInvalid);
   // C15-0.1.x: a port joins only groups of partitions it is in.

@@ -120,9 +120,8 @@ HandlerResult handle_port_info_record(RequestContext& ctx) {
     if (!matches_except(layout, ctx, query, cand, custom)) return;
 
     const bool raw = ctx.has(kBitOptions) && (want_options & kOptionRawSpeeds) != 0;
-    const bool xdr_active =
-        extended_speeds2(node.is_switch() ? node.ports[0].info : port.info) &&
-        pi.link_speed_ext_active2 != 0;
+    const bool xdr_active = extended_speeds2(node.is_switch() ? node.ports[0].info : port.info) &&
+                            pi.link_speed_ext_active2 != 0;
     if (!raw && ((ext_speeds && pi.link_speed_ext_active != 0) || xdr_active)) {
       fold_ext_speeds(pi);
       embed(cand, kOffPortInfo, pi, 64);

@@ -262,7 +262,7 @@ TEST(PortInfoCodec, XdrFieldsSitInByte56) {
   EXPECT_EQ(back->link_speed_ext_supported2, 1);
   EXPECT_EQ(back->link_speed_ext_enabled2, 1);
   EXPECT_EQ(back->link_round_trip_latency, 0x123456u);  // its neighbour is untouched
-  want[56] = 0x80;  // the reserved bit alone: no XDR field set
+  want[56] = 0x80;                                      // the reserved bit alone: no XDR field set
   back = decode<PortInfo>(want);
   ASSERT_TRUE(back.ok());
   EXPECT_EQ(back->link_speed_ext_active2 | back->link_speed_ext_supported2 |

@@ -21,8 +21,8 @@ PortInfo up_port() {
 PortInfo ndr_port() {
   PortInfo p = up_port();
   p.capability_mask = kCapIsExtendedSpeedsSupported | kCapHasCapabilityMask2;
-  p.capability_mask2 = kCap2IsLinkWidth2xSupported | kCap2IsLinkSpeedHdrSupported |
-                       kCap2IsLinkSpeedNdrSupported;
+  p.capability_mask2 =
+      kCap2IsLinkWidth2xSupported | kCap2IsLinkSpeedHdrSupported | kCap2IsLinkSpeedNdrSupported;
   p.link_speed_ext_supported = kSpeedExtEdr | kSpeedExtHdr | kSpeedExtNdr;
   p.link_speed_ext_enabled = p.link_speed_ext_supported;
   p.link_speed_ext_active = kSpeedExtNdr;
