@@ -29,12 +29,12 @@ using mad::PortInfo;
 
 // q2: the NDR switch of issue 38. x8: an XDR switch. cx7a/cx7b: NDR HCAs (cx7b on a
 // 2x-width link), cx8a/cx8b: XDR HCAs. The SM runs on cx7a.
-constexpr std::string_view kNet = R"(Switch 4 "q2"
+constexpr std::string_view kNet = R"(Switch 3 "q2"
 [1] "cx7a"[1]
 [2] "cx7b"[1]
 [3] "x8"[1]
 
-Switch 4 "x8"
+Switch 3 "x8"
 [1] "q2"[3]
 [2] "cx8a"[1]
 [3] "cx8b"[1]
