@@ -97,7 +97,8 @@ Error refused(ErrorId id, const std::string& what, const LocalPort& p, UmadStep 
 }  // namespace
 
 bool usable_sm_port(const UmadPort& p) {
-  return p.link_layer.empty() || p.link_layer == "InfiniBand";
+  // The kernel says "InfiniBand" or "Ethernet"; ibsim's umad2sim says "IB".
+  return p.link_layer != "Ethernet";
 }
 
 Result<std::unique_ptr<UmadTransport>> UmadTransport::open(Guid port_guid) {

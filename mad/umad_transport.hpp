@@ -63,8 +63,8 @@ class UmadTransport final : public MadTransport {
 // Local ports libibumad can see (for -g validation and error messages).
 std::vector<LocalPort> list_local_ports();
 
-// Whether a subnet manager can run on the port: an InfiniBand link layer (a RoCE
-// port has a umad device too), or one the kernel does not name.
+// Whether a subnet manager can run on the port: any link layer but Ethernet (a RoCE
+// port has a umad device too; ibsim names InfiniBand "IB").
 bool usable_sm_port(const UmadPort& p);
 
 // The methods an agent takes, as umad_register's 128-bit mask (bit m = method m).

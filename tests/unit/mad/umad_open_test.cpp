@@ -155,6 +155,8 @@ TEST(UmadOpen, EthernetPortIsRefusedByNameAndDefaultSkipsIt) {
   auto d = UmadTransport::open(0, api);  // the default takes the InfiniBand port
   ASSERT_TRUE(d.ok()) << d.error().message;
   EXPECT_EQ((*d)->local_port().ca_name, "mlx5_0");
+  api.listed.back().link_layer = "IB";  // as ibsim's umad2sim names it
+  EXPECT_TRUE(UmadTransport::open(0x0002c90300001234, api).ok());
 }
 
 TEST(UmadOpen, LikelyCausesByErrno) {

@@ -157,10 +157,16 @@ class Rig {
 // IBA 15.2.5.16 rate codes.
 constexpr std::uint8_t kRate200 = 17, kRate400 = 21, kRate800 = 23;
 
-TEST(Ndr, PathRecordsCarryTheExtendedRatesOfNdrTwoXAndXdrLinks) {
+// After the first sweep, and after a heavy sweep of the Active fabric, which sends no
+// PortInfo Set whose answer would carry the extended speeds: only the Gets do.
+class NdrSweeps : public ::testing::TestWithParam<int> {};
+INSTANTIATE_TEST_SUITE_P(Ndr, NdrSweeps, ::testing::Values(1, 2));
+
+TEST_P(NdrSweeps, PathRecordsCarryTheExtendedRatesOfNdrTwoXAndXdrLinks) {
   Rig rig;
   rig.start();
-  ASSERT_TRUE(rig.sweep().subnet_up);
+  for (int i = 0; i < GetParam(); ++i)
+    ASSERT_TRUE(rig.sweep().subnet_up);
   EXPECT_TRUE(rig.fabric->inactive_ports().empty());
   // cx7a -> cx7b crosses the 2x NDR link: 2 x 100 Gb/s.
   auto p = rig.path("cx7a", "cx7b");
@@ -210,10 +216,11 @@ TEST(Ndr, PortInfoGetsAskForExtendedSpeedsWhereAdvertised) {
   EXPECT_GT(rig.gets_ext, 0u);
 }
 
-TEST(Ndr, SubnetDumpShowsTwoXWidthAndXdrSpeed) {
+TEST_P(NdrSweeps, SubnetDumpShowsTwoXWidthAndXdrSpeed) {
   Rig rig;
   rig.start();
-  ASSERT_TRUE(rig.sweep().subnet_up);
+  for (int i = 0; i < GetParam(); ++i)
+    ASSERT_TRUE(rig.sweep().subnet_up);
   std::ostringstream out;
   write_subnet_lst(out, rig.sm->fabric());
   const std::string lst = out.str();
