@@ -6,6 +6,10 @@
 // walk that list. Attributes with tables rather than fields (LFT blocks, P_Key
 // blocks, NodeDescription) provide `encode_payload`/`decode_payload` instead.
 //
+// Fields newer than the Debian libibmad (PortInfo's XDR fields, IBA 1.7) are
+// described here with a LocalField: the same bit position notation (bit 0 is the
+// most significant bit of byte 0), name and dump text as libibmad gives its own.
+//
 // Decoding never throws: a payload of the wrong size, or one whose values break
 // the attribute's rules (`validate`), is a Result error.
 #pragma once
@@ -14,6 +18,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
 #include <span>
 #include <string>
@@ -28,6 +33,16 @@ inline constexpr std::size_t kSmpDataSize = IB_SMP_DATA_SIZE;  // 64 bytes (IBA 
 
 using Payload = std::span<std::uint8_t, kSmpDataSize>;
 using ConstPayload = std::span<const std::uint8_t, kSmpDataSize>;
+
+// A field the installed libibmad does not describe: `offset` bits from the start of
+// the attribute (IBA numbering: bit 0 is the MSB of byte 0), `bits` wide (at most 32).
+struct LocalField {
+  unsigned offset = 0;
+  unsigned bits = 0;
+  const char* name = "";
+  // Text of a value for dump(), as libibmad's dumper for the field prints it.
+  const char* (*text)(std::uint32_t value, char* buf, std::size_t size) = nullptr;
+};
 
 namespace detail {
 
@@ -48,6 +63,48 @@ void get_field(ConstPayload p, MAD_FIELDS f, T& out) {
 }
 
 template <class T>
+void get_field(ConstPayload p, const LocalField& f, T& out) {
+  std::uint32_t v = 0;
+  for (unsigned b = f.offset; b < f.offset + f.bits && b < 8 * kSmpDataSize; ++b)
+    v = (v << 1) | ((p[b / 8] >> (7 - b % 8)) & 1u);
+  out = static_cast<T>(v);
+}
+
+template <class T>
+void set_field(Payload p, const LocalField& f, const T& value) {
+  const auto v = static_cast<std::uint32_t>(value);
+  for (unsigned i = 0; i < f.bits; ++i) {
+    const unsigned b = f.offset + i;
+    if (b >= 8 * kSmpDataSize) break;
+    const auto mask = static_cast<std::uint8_t>(1u << (7 - b % 8));
+    if ((v >> (f.bits - 1 - i) & 1u) != 0)
+      p[b / 8] |= mask;
+    else
+      p[b / 8] &= static_cast<std::uint8_t>(~mask);
+  }
+}
+
+// One dump line of a LocalField in libibmad's layout: "Name:", dots to make up 32
+// less the name's length, then the value.
+inline void dump_field(const LocalField& f, char* line, std::size_t size, std::uint32_t v) {
+  char value[64];
+  const char* text = f.text != nullptr ? f.text(v, value, sizeof value) : nullptr;
+  if (text == nullptr) {
+    std::snprintf(value, sizeof value, "%u", v);
+    text = value;
+  }
+  const std::string name = f.name;
+  const std::string head = name + ":" + std::string(name.size() < 32 ? 32 - name.size() : 0, '.');
+  std::snprintf(line, size, "%s%s", head.c_str(), text);
+}
+inline void dump_field(MAD_FIELDS f, char* line, std::size_t size, std::uint32_t v) {
+  mad_dump_field(f, line, static_cast<int>(size), &v);
+}
+inline void dump_field(MAD_FIELDS f, char* line, std::size_t size, std::uint64_t v) {
+  mad_dump_field(f, line, static_cast<int>(size), &v);
+}
+
+template <class T>
 void set_field(Payload p, MAD_FIELDS f, const T& v) {
   if constexpr (sizeof(T) == 8) {
     mad_set_field64(p.data(), 0, f, static_cast<std::uint64_t>(v));
@@ -58,7 +115,7 @@ void set_field(Payload p, MAD_FIELDS f, const T& v) {
 
 template <class A>
 concept HasFields = requires(const A& a) {
-  A::fields(a, [](MAD_FIELDS, const auto&) {});
+  A::fields(a, [](const auto&, const auto&) {});
 };
 
 template <class A>
@@ -81,7 +138,7 @@ void encode(const A& a, Payload out) {
   if constexpr (detail::HasPayloadCodec<A>) {
     A::encode_payload(a, out);
   } else {
-    A::fields(a, [&](MAD_FIELDS f, const auto& member) { detail::set_field(out, f, member); });
+    A::fields(a, [&](const auto& f, const auto& member) { detail::set_field(out, f, member); });
   }
 }
 
@@ -97,7 +154,7 @@ Result<A> decode(std::span<const std::uint8_t> in) {
   if constexpr (detail::HasPayloadCodec<A>) {
     a = A::decode_payload(p);
   } else {
-    A::fields(a, [&](MAD_FIELDS f, auto& member) { detail::get_field(p, f, member); });
+    A::fields(a, [&](const auto& f, auto& member) { detail::get_field(p, f, member); });
   }
   if constexpr (detail::HasValidate<A>) {
     if (auto st = A::validate(a); !st.ok()) return fail(st.error());
@@ -110,16 +167,14 @@ template <class A>
 std::string dump(const A& a) {
   std::string out;
   if constexpr (detail::HasFields<A>) {
-    A::fields(a, [&](MAD_FIELDS f, const auto& member) {
+    A::fields(a, [&](const auto& f, const auto& member) {
       // libibmad's capability-mask dumpers append one line per set bit with sprintf
       // and ignore the size given: 32 set bits need about 1.3 KB.
       char line[4096];
       if constexpr (sizeof(member) == 8) {
-        std::uint64_t v = static_cast<std::uint64_t>(member);
-        mad_dump_field(f, line, sizeof line, &v);
+        detail::dump_field(f, line, sizeof line, static_cast<std::uint64_t>(member));
       } else {
-        std::uint32_t v = static_cast<std::uint32_t>(member);
-        mad_dump_field(f, line, sizeof line, &v);
+        detail::dump_field(f, line, sizeof line, static_cast<std::uint32_t>(member));
       }
       out += line;
       out += '\n';

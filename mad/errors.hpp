@@ -14,6 +14,12 @@ inline constexpr ErrorId kErrPortOpen{1006};
 inline constexpr ErrorId kErrPortNotFound{1007};
 inline constexpr ErrorId kErrAgentRegister{1008};
 inline constexpr ErrorId kErrUnexpectedResponse{1009};
+inline constexpr ErrorId kErrSpeedFields{1010};
+inline constexpr ErrorId kErrUmadUnavailable{1011};
+inline constexpr ErrorId kErrUmadOpen{1012};
+inline constexpr ErrorId kErrClassRegister{1013};
+inline constexpr ErrorId kErrIssm{1014};
+inline constexpr ErrorId kErrPortNotInfiniband{1015};
 
 inline constexpr ErrorInfo kMadErrors[] = {
     {kErrMalformedMad, "Malformed MAD",
@@ -36,19 +42,63 @@ inline constexpr ErrorInfo kMadErrors[] = {
     {kErrSendFailed, "MAD send failed",
      "The local MAD interface refused a send (umad_send failed).",
      "Check that the local port is up and that no other process holds the SM's MAD agent."},
-    {kErrPortOpen, "Cannot open local port",
-     "The local InfiniBand port could not be opened through libibumad.",
-     "Check that ib_umad is loaded, /dev/infiniband/umad* exist and ibsm runs as root."},
+    {kErrPortOpen, "Cannot open local port (no longer emitted)",
+     "Emitted by ibsm before the port-opening errors were split by step: now IBSM-1011 "
+     "(no MAD interface) or IBSM-1012 (umad device refused).",
+     "See IBSM-1011 and IBSM-1012."},
     {kErrPortNotFound, "Local port not found",
      "No local port matches the GUID given with -g/--guid, or no port is usable.",
      "List local ports with `ibstat -p` and pass one of them with -g."},
-    {kErrAgentRegister, "Cannot register MAD agent",
-     "Registering for SMP classes failed, typically because another SM runs on this port.",
-     "Stop the other subnet manager on this port (opensm) or use another port."},
+    {kErrAgentRegister, "Cannot register MAD agent (no longer emitted)",
+     "Emitted by ibsm before the port-opening errors were split by step: now IBSM-1013 "
+     "(class registration refused) or IBSM-1014 (IsSM refused).",
+     "See IBSM-1013 and IBSM-1014."},
     {kErrUnexpectedResponse, "Unexpected MAD response",
      "A response arrived whose TID matches no outstanding request (late or duplicate).",
      "Harmless when rare (a response after its timeout). Frequent ones mean "
      "transaction_timeout is too short for this fabric."},
+    {kErrSpeedFields, "Contradictory PortInfo speed fields",
+     "A port answered PortInfo (read with SMSupportsExtendedSpeeds where it advertises "
+     "extended speeds) with speed fields that contradict each other: "
+     "IsExtendedSpeedsSupported but no extended speed supported, an active speed code that "
+     "names no speed or one the port does not support, undefined XDR bits. The message names "
+     "the node, port, DR path and each field with its value.",
+     "The SM counts the port with the speeds the fields agree on (the classic 2.5/5/10 Gb/s "
+     "ones when the extended fields are in doubt: PathRecord rates and dumps show those) and "
+     "brings the link up as usual. Update the device's firmware; check the port with "
+     "smpquery portinfo."},
+    {kErrUmadUnavailable, "No MAD interface",
+     "libibumad found no umad device to open: umad_init failed or no InfiniBand port has a "
+     "/dev/infiniband/umadN (the ib_umad module is not loaded, or the HCA driver is not up). "
+     "ibsm exits with status 1; under systemd it is restarted with back-off.",
+     "modprobe ib_umad (and the HCA driver, e.g. mlx5_ib); check ls /dev/infiniband and "
+     "ibstat."},
+    {kErrUmadOpen, "umad device refused",
+     "Opening the port's /dev/infiniband/umadN failed. The message names the device and port, "
+     "the errno and the likely cause: ENOENT/ENODEV the module or device is missing, "
+     "EACCES/EPERM no permission, others a kernel that refuses. ibsm exits with status 1 "
+     "(systemd restarts it with back-off).",
+     "Load ib_umad, run ibsm as root (or give its user the device), or check dmesg for the "
+     "kernel's reason."},
+    {kErrClassRegister, "Management class not registered",
+     "The kernel refused to register ibsm's MAD agent for a management class (129 = 0x81 "
+     "directed-route SMPs, 1 LID-routed SMPs, 3 SA) on the port: OpenSM's \"Unable to register "
+     "class 129\". The message names the device and port, the errno and the likely cause: "
+     "another SM or agent holding the class (opensm, a second ibsm), no permission, or a kernel "
+     "that refuses SMI registrations. ibsm exits with status 1 (systemd restarts it with "
+     "back-off).",
+     "Stop the other SM on this port (systemctl stop opensm); run as root; after a kernel "
+     "upgrade check dmesg and try the previous kernel."},
+    {kErrIssm, "SM capability (IsSM) refused",
+     "Opening the port's /dev/infiniband/issmN, which raises IsSM in the port's "
+     "CapabilityMask, failed. EAGAIN/EBUSY (another SM holds it) and EACCES/EPERM stop ibsm "
+     "with status 1; other refusals are logged at start and ibsm runs without IsSM (other SMs "
+     "then do not see it as an SM).",
+     "Stop the other subnet manager on this port, or run ibsm as root."},
+    {kErrPortNotInfiniband, "Port cannot carry a subnet manager",
+     "The port chosen with -g/--guid has a link layer other than InfiniBand (a RoCE/Ethernet "
+     "port has a umad device too). ibsm exits with status 2, which systemd does not restart.",
+     "Pass the GUID of an InfiniBand port (ibstat -p; ibstat shows each port's link layer)."},
 };
 
 }  // namespace ibsm::mad

@@ -1,7 +1,5 @@
 #include "mad/umad_transport.hpp"
 
-#include <dlfcn.h>
-#include <fcntl.h>
 #include <infiniband/umad.h>
 #include <unistd.h>
 
@@ -16,34 +14,6 @@
 #include "mad/errors.hpp"
 
 namespace ibsm::mad {
-
-namespace {
-
-LocalPort from_umad(const umad_ca_t& ca, const umad_port_t& p) {
-  LocalPort lp;
-  lp.ca_name = ca.ca_name;
-  lp.port_num = p.portnum;
-  lp.port_guid = be64toh(p.port_guid);
-  lp.node_guid = be64toh(ca.node_guid);
-  lp.lid = static_cast<Lid>(p.base_lid);
-  lp.sm_lid = static_cast<Lid>(p.sm_lid);
-  lp.lmc = static_cast<std::uint8_t>(p.lmc);
-  lp.state = static_cast<PortState>(p.state);
-  lp.phys_state = static_cast<std::uint8_t>(p.phys_state);
-  return lp;
-}
-
-// Opens issmN through the symbol `open`, as libibumad does for umadN. Our code is
-// built with large-file support, which turns a plain open() into open64(); an
-// LD_PRELOAD interposer that emulates the device (ibsim's umad2sim) only wraps
-// open(), so the IsSM request would miss it.
-int open_device(const char* path, int flags) {
-  using OpenFn = int (*)(const char*, int, ...);
-  auto fn = reinterpret_cast<OpenFn>(::dlsym(RTLD_DEFAULT, "open"));
-  return fn != nullptr ? fn(path, flags) : ::open(path, flags);
-}
-
-}  // namespace
 
 MethodMask method_mask(std::initializer_list<unsigned> methods) {
   MethodMask mask{};
@@ -100,105 +70,164 @@ SaAgentRegistration register_sa_agent(bool simulated, const std::function<int(in
 
 std::vector<LocalPort> list_local_ports() {
   std::vector<LocalPort> out;
-  char names[UMAD_MAX_DEVICES][UMAD_CA_NAME_LEN];
-  const int n = umad_get_cas_names(names, UMAD_MAX_DEVICES);
-  for (int i = 0; i < n; ++i) {
-    umad_ca_t ca{};
-    if (umad_get_ca(names[i], &ca) < 0) continue;
-    for (int p = 0; p <= ca.numports && p < UMAD_CA_MAX_PORTS; ++p) {
-      if (ca.ports[p] != nullptr) out.push_back(from_umad(ca, *ca.ports[p]));
-    }
-    umad_release_ca(&ca);
-  }
+  for (const UmadPort& p : system_umad().ports())
+    out.push_back(p.port);
   return out;
 }
 
+namespace {
+
+// "ENOENT": the errno's name, which operators search for.
+std::string errno_name(int err) {
+  const char* n = ::strerrorname_np(err);
+  return n != nullptr ? std::string(n) : "errno " + std::to_string(err);
+}
+
+// "mlx5_0 port 1": the device and port every open error names.
+std::string port_name(const LocalPort& p) {
+  return p.ca_name + " port " + std::to_string(p.port_num);
+}
+
+Error refused(ErrorId id, const std::string& what, const LocalPort& p, UmadStep step, int rc) {
+  const int err = rc < 0 ? -rc : rc;
+  return Error{id, what + " on " + port_name(p) + ": " + errno_name(err) + " (" +
+                       std::strerror(err) + "): " + likely_cause(step, err)};
+}
+
+}  // namespace
+
+bool usable_sm_port(const UmadPort& p) {
+  // The kernel says "InfiniBand" or "Ethernet"; ibsim's umad2sim says "IB".
+  return p.link_layer != "Ethernet";
+}
+
 Result<std::unique_ptr<UmadTransport>> UmadTransport::open(Guid port_guid) {
-  if (umad_init() < 0) return fail(kErrPortOpen, "umad_init failed: is ib_umad loaded?");
-  const auto ports = list_local_ports();
-  if (ports.empty()) return fail(kErrPortNotFound, "no InfiniBand ports found");
-  const LocalPort* chosen = nullptr;
+  return open(port_guid, system_umad());
+}
+
+Result<std::unique_ptr<UmadTransport>> UmadTransport::open(Guid port_guid, UmadApi& api) {
+  if (const int rc = api.init(); rc < 0) {
+    const int err = -rc;
+    return fail(kErrUmadUnavailable, std::string("umad_init: ") + errno_name(err) + " (" +
+                                         std::strerror(err) +
+                                         "): " + likely_cause(UmadStep::kInit, err));
+  }
+  const auto ports = api.ports();
+  if (ports.empty()) {
+    return fail(kErrUmadUnavailable,
+                "no InfiniBand port has a umad device: " + likely_cause(UmadStep::kInit, ENOENT));
+  }
+  const UmadPort* chosen = nullptr;
   if (port_guid != 0) {
     for (const auto& p : ports)
-      if (p.port_guid == port_guid) chosen = &p;
+      if (p.port.port_guid == port_guid) chosen = &p;
     if (chosen == nullptr) {
       std::string known;
       for (const auto& p : ports)
-        known += " " + format_guid(p.port_guid);
+        known += " " + format_guid(p.port.port_guid);
       return fail(kErrPortNotFound,
                   "no local port has GUID " + format_guid(port_guid) + "; ports:" + known);
     }
   } else {
+    // OpenSM's default: the first port whose physical link is up; an SM needs an
+    // InfiniBand port (a RoCE port has a umad device too).
     for (const auto& p : ports)
-      if (chosen == nullptr && p.phys_state == 5) chosen = &p;  // LinkUp
+      if (chosen == nullptr && usable_sm_port(p) && p.port.phys_state == 5) chosen = &p;  // LinkUp
+    for (const auto& p : ports)
+      if (chosen == nullptr && usable_sm_port(p)) chosen = &p;
     if (chosen == nullptr) chosen = &ports.front();
+  }
+  if (!usable_sm_port(*chosen)) {
+    return fail(kErrPortNotInfiniband,
+                port_name(chosen->port) + " (GUID " + format_guid(chosen->port.port_guid) +
+                    ") has link layer " + chosen->link_layer +
+                    ": a subnet manager runs only on an InfiniBand port; choose one with -g "
+                    "(ibstat -p lists them)");
   }
 
   std::unique_ptr<UmadTransport> t(new UmadTransport());
-  t->port_ = *chosen;
-  t->fd_ = umad_open_port(t->port_.ca_name.c_str(), t->port_.port_num);
-  if (t->fd_ < 0) {
-    return fail(kErrPortOpen, "umad_open_port(" + t->port_.ca_name + ", " +
-                                  std::to_string(t->port_.port_num) + ") failed");
+  t->api_ = &api;
+  t->port_ = chosen->port;
+  const int fd = api.open_port(t->port_.ca_name, t->port_.port_num);
+  if (fd < 0) {
+    return fail(refused(kErrUmadOpen, "cannot open the umad device (umad_open_port)", t->port_,
+                        UmadStep::kOpenDevice, fd));
   }
+  t->fd_ = fd;
   // Requests we answer as an SM: Get/Set SMInfo from other SMs, Traps from nodes.
   long methods[16 / sizeof(long)] = {};
   for (Method m : {Method::kGet, Method::kSet, Method::kTrap, Method::kTrapRepress}) {
     const unsigned bit = static_cast<unsigned>(m);
     methods[bit / (8 * sizeof(long))] |= 1L << (bit % (8 * sizeof(long)));
   }
-  t->agent_dr_ = umad_register(t->fd_, kClassSmiDirected, 1, 0, methods);
-  t->agent_lid_ = umad_register(t->fd_, kClassSmiLid, 1, 0, methods);
-  if (t->agent_dr_ < 0 || t->agent_lid_ < 0) {
-    return fail(kErrAgentRegister, "cannot register SMP agents on " + t->port_.ca_name + " port " +
-                                       std::to_string(t->port_.port_num) +
-                                       " (another SM on this port?)");
-  }
+  const auto register_class = [&](int mgmt_class, int& agent) -> Status {
+    const int rc = api.register_agent(t->fd_, mgmt_class, 1, 0, methods);
+    if (rc >= 0) {
+      agent = rc;
+      return {};
+    }
+    char what[96];
+    std::snprintf(what, sizeof what, "cannot register management class %d (0x%02x) version 1",
+                  mgmt_class, mgmt_class);
+    return fail(refused(kErrClassRegister, what, t->port_, UmadStep::kRegisterClass, rc));
+  };
+  if (auto st = register_class(kClassSmiDirected, t->agent_dr_); !st.ok()) return fail(st.error());
+  if (auto st = register_class(kClassSmiLid, t->agent_lid_); !st.ok()) return fail(st.error());
   // The Subnet Administrator's GSI agent (class 0x03 version 2). Registered here, on
   // the SM's port, because requests to QP1 of the SM port must find an agent of their
   // class: ibsim's umad2sim even kills a process that receives a class it never
-  // registered. umad2sim is detected by its client symbol.
+  // registered.
   MethodMask sa_mask = sa_agent_method_mask();  // umad_register takes a non-const mask
-  const bool simulated = ::dlsym(RTLD_DEFAULT, "sim_client_init") != nullptr;
+  const bool simulated = api.simulated();
   t->simulated_ = simulated;
+  int sa_rc = 0;
   SaAgentRegistration sa = register_sa_agent(simulated, [&](int rmpp_version) {
-    return umad_register(t->fd_, kClassSubnAdm, 2, static_cast<std::uint8_t>(rmpp_version),
-                         sa_mask.data());
+    sa_rc = api.register_agent(t->fd_, kClassSubnAdm, 2, rmpp_version, sa_mask.data());
+    return sa_rc;
   });
   if (sa.agent < 0) {
-    return fail(kErrAgentRegister, "cannot register the SA agent (class 0x03) on " +
-                                       t->port_.ca_name + " port " +
-                                       std::to_string(t->port_.port_num));
+    return fail(refused(kErrClassRegister,
+                        "cannot register management class 3 (0x03, SA) version 2", t->port_,
+                        UmadStep::kRegisterClass, sa_rc));
   }
   t->agent_sa_ = sa.agent;
   t->gsi_max_length_ = sa.max_length;
   if (simulated) t->max_unanswered_ = umad2sim_max_unanswered();
   t->gsi_status_ = std::move(sa.status);
-  char issm[256];
-  if (umad_get_issm_path(t->port_.ca_name.c_str(), t->port_.port_num, issm, sizeof issm) != 0) {
+  std::string issm;
+  if (api.issm_path(t->port_.ca_name, t->port_.port_num, issm) != 0) {
     t->issm_status_ = "no issm device for this port; IsSM not raised";
   } else {
     // Holding issmN open keeps IsSM set in PortInfo.CapabilityMask; the kernel
     // clears it when the file is closed (also when we crash).
-    t->issm_fd_ = open_device(issm, O_RDWR | O_NONBLOCK);
-    if (t->issm_fd_ < 0 && errno == EAGAIN) {
-      return fail(kErrAgentRegister, std::string(issm) + " is held by another SM");
+    const int issm_fd = api.open_issm(issm);
+    if (issm_fd >= 0) {
+      t->issm_fd_ = issm_fd;
+      t->issm_status_ = "IsSM raised through " + issm;
+    } else if (issm_refusal_fatal(-issm_fd)) {
+      return fail(refused(kErrIssm, "cannot get the SM capability (open " + issm + ")", t->port_,
+                          UmadStep::kIssm, issm_fd));
+    } else {
+      // Other SMs do not see this one as an SM; it still runs (ibsim refuses some opens).
+      t->issm_refused_ = true;
+      t->issm_status_ = format_error_id(kErrIssm) + ": " +
+                        refused(kErrIssm, "IsSM not raised (open " + issm + ")", t->port_,
+                                UmadStep::kIssm, issm_fd)
+                            .message;
     }
-    t->issm_status_ = t->issm_fd_ >= 0
-                          ? std::string("IsSM raised through ") + issm
-                          : std::string("cannot open ") + issm + ": " + std::strerror(errno);
   }
   return t;
 }
 
 UmadTransport::~UmadTransport() {
-  if (agent_dr_ >= 0) umad_unregister(fd_, agent_dr_);
-  if (agent_lid_ >= 0) umad_unregister(fd_, agent_lid_);
-  if (agent_sa_ >= 0) umad_unregister(fd_, agent_sa_);
+  if (api_ == nullptr) return;
+  if (agent_dr_ >= 0) api_->unregister_agent(fd_, agent_dr_);
+  if (agent_lid_ >= 0) api_->unregister_agent(fd_, agent_lid_);
+  if (agent_sa_ >= 0) api_->unregister_agent(fd_, agent_sa_);
   for (int agent : agent_by_class_)
-    if (agent >= 0) umad_unregister(fd_, agent);
-  if (fd_ >= 0) umad_close_port(fd_);
-  if (issm_fd_ >= 0) ::close(issm_fd_);
+    if (agent >= 0) api_->unregister_agent(fd_, agent);
+  if (fd_ >= 0) api_->close_port(fd_);
+  if (issm_fd_ >= 0) api_->close_issm(issm_fd_);
 }
 
 Status UmadTransport::send(const OutgoingMad& mad) {
@@ -306,7 +335,7 @@ Status UmadTransport::register_gsi_class(std::uint8_t mgmt_class, std::uint8_t c
       return fail(kErrAgentRegister, why);
   }
   // A client agent: no unsolicited requests, only the answers to its own sends.
-  const int agent = umad_register(fd_, mgmt_class, class_version, 0, nullptr);
+  const int agent = api_->register_agent(fd_, mgmt_class, class_version, 0, nullptr);
   if (agent < 0) {
     return fail(kErrAgentRegister, "cannot register an agent for class " +
                                        std::to_string(mgmt_class) + " on " + port_.ca_name +
@@ -319,11 +348,13 @@ Status UmadTransport::register_gsi_class(std::uint8_t mgmt_class, std::uint8_t c
 LocalPort UmadTransport::local_port() const {
   umad_port_t p{};
   LocalPort lp = port_;
+  if (api_ != &system_umad()) return lp;  // a test's fake: nothing to re-read
   if (umad_get_port(port_.ca_name.c_str(), port_.port_num, &p) == 0) {
-    umad_ca_t ca{};
-    std::strncpy(ca.ca_name, port_.ca_name.c_str(), sizeof ca.ca_name - 1);
-    ca.node_guid = htobe64(port_.node_guid);
-    lp = from_umad(ca, p);
+    lp.lid = static_cast<Lid>(p.base_lid);
+    lp.sm_lid = static_cast<Lid>(p.sm_lid);
+    lp.lmc = static_cast<std::uint8_t>(p.lmc);
+    lp.state = static_cast<PortState>(p.state);
+    lp.phys_state = static_cast<std::uint8_t>(p.phys_state);
     umad_release_port(&p);
   }
   return lp;

@@ -11,14 +11,18 @@
 #include <vector>
 
 #include "mad/transport.hpp"
+#include "mad/umad_api.hpp"
 
 namespace ibsm::mad {
 
 class UmadTransport final : public MadTransport {
  public:
-  // Opens the local port whose GUID is port_guid, or when 0 the first port whose
-  // physical link is up (OpenSM's default), else the first port.
+  // Opens the local port whose GUID is port_guid, or when 0 the first InfiniBand port
+  // whose physical link is up (OpenSM's default), else the first InfiniBand port.
+  // Each refusal is one error naming the step, the device and port, the errno and
+  // the likely cause (IBSM-1011..1015); `api` is libibumad, or a test's fake.
   static Result<std::unique_ptr<UmadTransport>> open(Guid port_guid);
+  static Result<std::unique_ptr<UmadTransport>> open(Guid port_guid, UmadApi& api);
   ~UmadTransport() override;
 
   UmadTransport(const UmadTransport&) = delete;
@@ -36,13 +40,17 @@ class UmadTransport final : public MadTransport {
   const std::string& gsi_status() const { return gsi_status_; }
   // What became of the IsSM request ("issm0 held", or why not), for the log.
   const std::string& issm_status() const { return issm_status_; }
+  // Whether the kernel refused IsSM and the SM runs without it (a warning, IBSM-1014).
+  bool issm_refused() const { return issm_refused_; }
 
  private:
   UmadTransport() = default;
+  UmadApi* api_ = nullptr;
   LocalPort port_;
   int fd_ = -1;
   int issm_fd_ = -1;
   std::string issm_status_;
+  bool issm_refused_ = false;
   int agent_dr_ = -1;
   int agent_lid_ = -1;
   int agent_sa_ = -1;
@@ -69,6 +77,10 @@ std::string umad2sim_refuses_class(std::uint8_t mgmt_class);
 
 // Local ports libibumad can see (for -g validation and error messages).
 std::vector<LocalPort> list_local_ports();
+
+// Whether a subnet manager can run on the port: any link layer but Ethernet (a RoCE
+// port has a umad device too; ibsim names InfiniBand "IB").
+bool usable_sm_port(const UmadPort& p);
 
 // The methods an agent takes, as umad_register's 128-bit mask (bit m = method m).
 using MethodMask = std::array<long, 16 / sizeof(long)>;

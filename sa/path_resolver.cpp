@@ -9,7 +9,7 @@ namespace ibsm::sa {
 
 namespace {
 
-// Rank of each rate enum by bandwidth (IBA 15.2.5.16 table 206 and its 1.3/1.5
+// Rank of each rate enum by bandwidth (IBA 15.2.5.16 table 206 and its 1.3/1.5/1.7
 // additions; the effective data rate after encoding decides: 14 Gb/s FDR 1x sits
 // between 10 and 20 Gb/s SDR/DDR). Index = enum; 0 = not a rate.
 constexpr std::array<std::uint8_t, kRateMax + 1> kRankOfRate = {
@@ -37,16 +37,17 @@ constexpr std::array<std::uint8_t, kRateMax + 1> kRankOfRate = {
     21,     // 22: 600
     22,     // 23: 800
     23,     // 24: 1200
+    24,     // 25: 1600 (XDR 8x)
 };
 
-constexpr std::array<std::uint8_t, 24> make_rate_of_rank() {
-  std::array<std::uint8_t, 24> r{};
+constexpr std::array<std::uint8_t, kRateMax> make_rate_of_rank() {
+  std::array<std::uint8_t, kRateMax> r{};
   for (std::uint8_t e = kRateMin; e <= kRateMax; ++e)
     r[kRankOfRate[e]] = e;
   return r;
 }
-constexpr std::array<std::uint8_t, 24> kRateOfRank = make_rate_of_rank();
-static_assert(kRateOfRank[1] == kRateMin && kRateOfRank[23] == kRateMax);
+constexpr std::array<std::uint8_t, kRateMax> kRateOfRank = make_rate_of_rank();
+static_assert(kRateOfRank[1] == kRateMin && kRateOfRank[kRateMax - 1] == kRateMax);
 
 // PortInfo.LinkWidthActive bits (IBA 14.2.5.6): 1x, 4x, 8x, 12x, 2x.
 enum WidthIndex : std::uint8_t { k1x, k4x, k8x, k12x, k2x };
@@ -73,6 +74,7 @@ constexpr std::uint8_t kFdr[] = {11, 12, 13, 14, 19};  // 14 (LinkSpeedExtActive
 constexpr std::uint8_t kEdr[] = {15, 16, 17, 18, 20};  // 25 (2)
 constexpr std::uint8_t kHdr[] = {20, 17, 21, 22, 16};  // 50 (4)
 constexpr std::uint8_t kNdr[] = {16, 21, 23, 24, 17};  // 100 (8)
+constexpr std::uint8_t kXdr[] = {17, 23, 25, 25, 21};  // 200 (LinkSpeedExtActive2 1); 12x: 1600
 
 std::uint16_t bswap16(std::uint16_t v) {
   return static_cast<std::uint16_t>((v << 8) | (v >> 8));
@@ -96,8 +98,9 @@ std::uint8_t rate_below(std::uint8_t rate) {
   return rank <= 1 ? 0 : kRateOfRank[rank - 1];
 }
 
-std::uint8_t port_rate(const mad::PortInfo& pi, bool extended) {
+std::uint8_t port_rate(const mad::PortInfo& pi, bool extended, bool extended2) {
   const WidthIndex w = width_index(pi.link_width_active);
+  if (extended2 && pi.link_speed_ext_active2 == 1) return kXdr[w];
   if (extended) {
     switch (pi.link_speed_ext_active) {
       case 1:
@@ -139,19 +142,24 @@ std::uint8_t rate_2x_hdr_fixup(const mad::PortInfo& pi, std::uint8_t rate) {
   const bool w2x = cm2 && (pi.capability_mask2 & kCap2Width2x) != 0;
   const bool hdr = cm2 && (pi.capability_mask2 & kCap2SpeedHdr) != 0;
   const bool ndr = cm2 && (pi.capability_mask2 & kCap2SpeedNdr) != 0;
+  const bool xdr = cm2 && (pi.capability_mask2 & kCap2SpeedXdr) != 0;
   switch (rate) {
     case 19:  // 28 Gb/s exists only as FDR 2x
       if (!w2x) return (pi.capability_mask & kCapExtendedSpeeds) != 0 ? 15 : 6;
       return rate;
     case 20:  // 50 Gb/s: EDR 2x or HDR 1x
       return (!w2x && !hdr) ? 7 : rate;
-    case 21:  // 400, 600 Gb/s: HDR (or NDR) only
+    case 21:  // 400, 600 Gb/s: HDR, NDR (or XDR 2x) only
     case 22:
-      return (!hdr && !ndr) ? kRate300 : rate;
-    case 23:  // 800, 1200 Gb/s: NDR only
-    case 24:
+      return (!hdr && !ndr && !xdr) ? kRate300 : rate;
+    case 23:  // 800 Gb/s: NDR 8x or XDR 4x
+      if (ndr || xdr) return rate;
+      return (cm2 && !hdr) ? kRate300 : 22;
+    case 24:  // 1200 Gb/s: NDR 12x only
       if (ndr) return rate;
       return (cm2 && !hdr) ? kRate300 : 22;
+    case 25:  // 1600 Gb/s: XDR only
+      return xdr ? rate : rate_2x_hdr_fixup(pi, ndr ? kRate1200 : 23);
     default:
       return rate;
   }
@@ -259,6 +267,8 @@ std::shared_ptr<const PathTables> build_path_tables(const Snapshot& s) {
     // whether their extended speeds count (OpenSM reads it the same way).
     const bool sw_ext = node.is_switch() && !node.ports.empty() &&
                         (node.ports[0].info.capability_mask & kCapExtendedSpeeds) != 0;
+    const bool sw_ext2 =
+        node.is_switch() && !node.ports.empty() && extended_speeds2(node.ports[0].info);
     for (std::size_t pi = 0; pi < node.ports.size(); ++pi) {
       const SnapPort& sp = node.ports[pi];
       if (sp.vl_tables && !t->sl2vl_drops) {
@@ -276,7 +286,8 @@ std::shared_ptr<const PathTables> build_path_tables(const Snapshot& s) {
       p.mtu = sp.info.mtu_cap & 0x0f;
       const bool ext =
           node.is_switch() ? sw_ext : (sp.info.capability_mask & kCapExtendedSpeeds) != 0;
-      p.rate_rank = rate_rank(port_rate(sp.info, ext));
+      const bool ext2 = node.is_switch() ? sw_ext2 : extended_speeds2(sp.info);
+      p.rate_rank = rate_rank(port_rate(sp.info, ext, ext2));
       p.holder = sp.present && sp.guid != 0 && (node.is_switch() ? pi == 0 : pi != 0);
       if (!p.holder) continue;
       p.guid = sp.guid;

@@ -25,14 +25,16 @@ namespace ibsm::sa {
 // ---------------------------------------------------------------------------
 // Protocol rules (pure functions).
 
-// MTU and rate enumerations (IBA 15.2.5.16 tables 205/206, extended by IBA 1.3/1.5).
-inline constexpr std::uint8_t kMtuMin = 1;    // 256
-inline constexpr std::uint8_t kMtuMax = 5;    // 4096
-inline constexpr std::uint8_t kRateMin = 2;   // 2.5 Gb/s
-inline constexpr std::uint8_t kRate28 = 19;   // 28 Gb/s: first of the 2x/HDR-era rates
-inline constexpr std::uint8_t kRate300 = 18;  // 300 Gb/s: last rate of IBA 1.2.1
-inline constexpr std::uint8_t kRateMax = 24;  // 1200 Gb/s
-inline constexpr unsigned kMaxPathHops = 64;  // OpenSM's MAX_HOPS: switches on a path
+// MTU and rate enumerations (IBA 15.2.5.16 tables 205/206, extended by IBA 1.3/1.5
+// and for XDR by 1.7: 25 = 1600 Gb/s, as Linux's IB_RATE_1600_GBPS).
+inline constexpr std::uint8_t kMtuMin = 1;     // 256
+inline constexpr std::uint8_t kMtuMax = 5;     // 4096
+inline constexpr std::uint8_t kRateMin = 2;    // 2.5 Gb/s
+inline constexpr std::uint8_t kRate28 = 19;    // 28 Gb/s: first of the 2x/HDR-era rates
+inline constexpr std::uint8_t kRate300 = 18;   // 300 Gb/s: last rate of IBA 1.2.1
+inline constexpr std::uint8_t kRate1200 = 24;  // 1200 Gb/s: NDR 12x
+inline constexpr std::uint8_t kRateMax = 25;   // 1600 Gb/s: XDR 8x
+inline constexpr unsigned kMaxPathHops = 64;   // OpenSM's MAX_HOPS: switches on a path
 
 // Selector values of MTU, Rate and PacketLifeTime (IBA 15.2.5.16 table 204).
 namespace selector {
@@ -50,7 +52,7 @@ inline bool rate_valid(std::uint8_t rate) {
 }
 
 // The rate enumeration is not ordered by bandwidth (IBA added values over time):
-// rate_rank orders them (1 = 2.5 Gb/s ... 23 = 1200 Gb/s; 0 for a non-rate),
+// rate_rank orders them (1 = 2.5 Gb/s ... 24 = 1600 Gb/s; 0 for a non-rate),
 // rate_of_rank inverts it.
 std::uint8_t rate_rank(std::uint8_t rate);
 std::uint8_t rate_of_rank(std::uint8_t rank);
@@ -58,20 +60,30 @@ std::uint8_t rate_of_rank(std::uint8_t rank);
 std::uint8_t rate_below(std::uint8_t rate);
 
 // A port's rate: LinkWidthActive x LinkSpeedActive, or LinkSpeedExtActive when the
-// port has extended speeds (IBA 14.2.5.6, CapabilityMask.IsExtendedSpeedsSupported).
-// A width or speed the table does not know counts as 1x / 2.5 Gb/s, as in OpenSM.
-std::uint8_t port_rate(const mad::PortInfo& pi, bool extended);
+// port has extended speeds (IBA 14.2.5.6, CapabilityMask.IsExtendedSpeedsSupported),
+// or LinkSpeedExtActive2 (XDR) when it has those (CapabilityMask2.IsExtendedSpeeds2
+// Supported). A width or speed the table does not know counts as 1x / 2.5 Gb/s, as
+// in OpenSM. XDR 12x (2400 Gb/s) has no rate code yet: it reports 1600.
+std::uint8_t port_rate(const mad::PortInfo& pi, bool extended, bool extended2 = false);
 inline constexpr std::uint32_t kCapExtendedSpeeds = 1u << 14;  // PortInfo.CapabilityMask
 inline constexpr std::uint32_t kCapHasCapMask2 = 1u << 15;
 inline constexpr std::uint16_t kCap2Width2x = 1u << 4;  // PortInfo.CapabilityMask2
 inline constexpr std::uint16_t kCap2SpeedHdr = 1u << 5;
 inline constexpr std::uint16_t kCap2SpeedNdr = 1u << 10;
+inline constexpr std::uint16_t kCap2ExtendedSpeeds2 = 1u << 11;
+inline constexpr std::uint16_t kCap2SpeedXdr = 1u << 12;
+// Whether a port's (a switch's: port 0's) LinkSpeedExt*2 fields are valid.
+inline bool extended_speeds2(const mad::PortInfo& caps) {
+  return (caps.capability_mask & kCapHasCapMask2) != 0 &&
+         (caps.capability_mask2 & kCap2ExtendedSpeeds2) != 0;
+}
 
 // max_rate_enum: rates above `limit` are lowered to the fastest rate not above it by
 // either bandwidth or enum value (OpenSM ib_path_get_reduced_rate).
 std::uint8_t limit_rate(std::uint8_t rate, std::uint8_t limit);
-// A 2x-only or HDR/NDR-only rate reported to a port that cannot do it is lowered to
-// the rate it can (OpenSM ib_path_rate_2x_hdr_fixups).
+// A 2x-only or HDR/NDR/XDR-only rate reported to a port that cannot do it is lowered
+// to the rate it can (OpenSM ib_path_rate_2x_hdr_fixups; 800 and 1600 Gb/s also for
+// XDR, which OpenSM does not know).
 std::uint8_t rate_2x_hdr_fixup(const mad::PortInfo& pi, std::uint8_t rate);
 
 // Selectors (IBA 15.2.5.16, OpenSM's reading): `have` is what the path offers, `want`

@@ -1,6 +1,8 @@
 #include "sm/discovery.hpp"
 
 #include "mad/attr/node_description.hpp"
+#include "mad/attr/port_speeds.hpp"
+#include "mad/errors.hpp"
 
 namespace ibsm::sm {
 
@@ -83,7 +85,7 @@ void Discovery::on_node_info(const DrPath& path, NodeIndex from, PortNum from_po
   if (is_new) {
     read_new_node(idx);
   } else if (!node.is_switch() && !node.ports[entry].present) {
-    read_port(idx, entry);  // another port of a multi-port CA
+    read_port(idx, entry, known_extended(node, entry));  // another port of a multi-port CA
   }
 }
 
@@ -109,14 +111,31 @@ void Discovery::read_new_node(NodeIndex idx) {
       if (auto si = mad::decode<mad::SwitchInfo>(o.response->data()); si.ok())
         fabric_.node(idx).switch_info = *si;
     });
-    for (PortNum p = 0; p <= node.num_ports(); ++p)
-      read_port(idx, p);
+    // Port 0 first: its CapabilityMask says whether the external ports' PortInfo Gets
+    // must carry SMSupportsExtendedSpeeds (on_port_info reads them after it).
+    read_port(idx, 0);
   } else {
-    read_port(idx, node.info.local_port_num);
+    read_port(idx, node.info.local_port_num, known_extended(node, node.info.local_port_num));
   }
 }
 
-void Discovery::read_port(NodeIndex idx, PortNum port) {
+bool Discovery::known_extended(const Node& node, PortNum port) const {
+  if (previous_ == nullptr) return false;
+  const NodeIndex was = previous_->find(node.guid());
+  if (was == kNoNode) return false;
+  const Node& old = previous_->node(was);
+  return !old.is_switch() && port < old.ports.size() && old.ports[port].present &&
+         mad::wants_extended_speeds_get(old.ports[port].info);
+}
+
+void Discovery::read_external_ports(NodeIndex idx) {
+  const Node& node = fabric_.node(idx);
+  const bool extended = node.ports[0].present && mad::wants_extended_speeds_get(node.ports[0].info);
+  for (PortNum p = 1; p <= node.num_ports(); ++p)
+    read_port(idx, p, extended);
+}
+
+void Discovery::read_port(NodeIndex idx, PortNum port, bool extended_speeds) {
   const Node& node = fabric_.node(idx);
   // A CA answers PortInfo for the port the SMP arrived on; its path is the path
   // of that port, which for a second CA port differs from the node's first path.
@@ -129,26 +148,56 @@ void Discovery::read_port(NodeIndex idx, PortNum port) {
     }
   }
   fabric_.node(idx).ports[port].present = false;
-  client_.submit(SmpRequest::get<mad::PortInfo>(path, port),
+  const std::uint32_t mod = port | (extended_speeds ? mad::kSmSupportsExtendedSpeeds : 0u);
+  client_.submit(SmpRequest::get<mad::PortInfo>(path, mod),
                  [this, idx, port](const SmpOutcome& o) { on_port_info(idx, port, o); });
 }
 
 void Discovery::on_port_info(NodeIndex idx, PortNum port, const SmpOutcome& o) {
+  // A switch's external ports are read once its port 0 answered (or did not).
+  const bool first_of_switch = port == 0 && fabric_.node(idx).is_switch();
   if (!o.ok()) {
     problem(kErrNodeUnreachable, o, "PortInfo", idx);
+    if (first_of_switch) read_external_ports(idx);
     return;
   }
   auto pi = mad::decode<mad::PortInfo>(o.response->data());
   if (!pi.ok()) {
     problem(kErrNodeBadAnswer, o, pi.error().message, idx);
+    if (first_of_switch) read_external_ports(idx);
     return;
   }
   Node& node = fabric_.node(idx);
+  const mad::PortInfo& caps =
+      node.is_switch() && port != 0 && node.ports[0].present ? node.ports[0].info : *pi;
+  if (port != 0 && (o.request.attr_mod & mad::kSmSupportsExtendedSpeeds) == 0 &&
+      mad::wants_extended_speeds_get(caps)) {
+    // The port has extended speeds, and a device may leave them out of an answer to
+    // an SM that did not say it knows them (OpenSM issue 38, fixed by its PR 39 the
+    // same way): ask again with SMSupportsExtendedSpeeds.
+    log_->debug("{} port {}: PortInfo again with SMSupportsExtendedSpeeds",
+                mad::format_guid(node.guid()), port);
+    read_port(idx, port, true);
+    return;
+  }
   Port& p = node.ports[port];
   p.info = *pi;
+  if (port != 0) {
+    mad::SpeedFieldCheck check = mad::check_speed_fields(*pi, caps);
+    if (!check.problems.empty()) {
+      // Counted with what the port certainly runs; the link still comes up.
+      log_->warn(
+          "{}: {} ({}) port {} at DR path {}: contradictory PortInfo speed fields: {}; "
+          "using the speeds they agree on",
+          format_error_id(mad::kErrSpeedFields), mad::format_guid(node.guid()), node.description,
+          port, node.path.to_string(), check.problems);
+      p.info = check.cleaned;
+    }
+  }
   p.present = true;
   if (node.is_switch()) p.guid = node.guid();
   if (on_port_) on_port_(node, port);
+  if (first_of_switch) read_external_ports(idx);
   if (node.is_switch() && port != 0 && p.link_up() && p.peer == kNoNode) probe(idx, port);
   if (!node.is_switch() && idx == fabric_.sm_node && port == fabric_.sm_port && p.link_up() &&
       p.peer == kNoNode) {

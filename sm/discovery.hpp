@@ -7,6 +7,13 @@
 // walked twice. Only switches forward directed-route SMPs (IBA 14.2.2), so paths
 // are only extended through switches (and from the SM's own port).
 //
+// PortInfo Gets carry SMSupportsExtendedSpeeds (attribute modifier bit 31) where the
+// port advertises extended speeds: a switch's external ports are read after its port
+// 0, whose CapabilityMask speaks for them; a port that answered without the bit but
+// advertises them is read again with it, since some devices fill the extended-speed
+// fields only then (OpenSM issue 38 / PR 39). Contradictory speed fields are logged
+// (IBSM-1010) and the port counts with what they agree on.
+//
 // All requests go through the SmpClient at once; the window keeps the wire busy.
 // Discovery is done when the client is idle. A node that does not answer or answers
 // garbage is reported with its DR path and left out; the rest of the fabric is
@@ -40,12 +47,19 @@ class Discovery {
   // Names nodes (Node::name) and the log lines about them; without it they go by
   // their NodeDescription.
   void set_names(std::shared_ptr<const names::NodeNameMap> names) { names_ = std::move(names); }
+  // The last sweep's fabric: a CA port it knew to advertise extended speeds is read
+  // with SMSupportsExtendedSpeeds at once, which saves the second Get (the answer
+  // still decides: a port that no longer advertises them is taken as it answers).
+  void set_previous(const Fabric* previous) { previous_ = previous; }
 
  private:
   void on_node_info(const mad::DrPath& path, NodeIndex from, PortNum from_port,
                     const mad::SmpOutcome& o);
   void read_new_node(NodeIndex idx);
-  void read_port(NodeIndex idx, PortNum port);
+  // PortInfo of one port; `extended_speeds` sets SMSupportsExtendedSpeeds (bit 31).
+  void read_port(NodeIndex idx, PortNum port, bool extended_speeds = false);
+  void read_external_ports(NodeIndex idx);
+  bool known_extended(const Node& node, PortNum port) const;
   void on_port_info(NodeIndex idx, PortNum port, const mad::SmpOutcome& o);
   void probe(NodeIndex idx, PortNum port);
   // `about`: the node the request went to, or (NodeInfo) the node it was sent through
@@ -58,6 +72,7 @@ class Discovery {
   mad::SmpClient& client_;
   SweepReport& report_;
   Logger log_;
+  const Fabric* previous_ = nullptr;
   PortListener on_port_;
   FailureListener on_failure_;
   std::shared_ptr<const names::NodeNameMap> names_;

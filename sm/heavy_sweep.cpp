@@ -550,12 +550,13 @@ void SubnetManager::program_node(Fabric& f, SweepReport& report, NodeIndex i,
     const std::uint32_t mod = port_info_set_modifier(f, i, num);
     const auto send = [this, &f, &report, i, num, path, wanted, new_key, port_guid, mod] {
       client_.submit(SmpRequest::set(path, wanted, mod), [this, &f, &report, i, num, path, wanted,
-                                                          new_key, port_guid](const SmpOutcome& o) {
+                                                          new_key, port_guid,
+                                                          mod](const SmpOutcome& o) {
         if (o.ok()) {
           if (new_key) mkeys_.set_accepted(port_guid, *new_key);  // requests now carry it
           // The GetResp of a Set carries the port's new PortInfo.
           if (auto pi = mad::decode<mad::PortInfo>(o.response->data()); pi.ok()) {
-            f.node(i).ports[num].info = *pi;
+            f.node(i).ports[num].info = speeds_checked(f.node(i), num, *pi);
             if (untaken_ports_.note(f.node(i).guid(), num, untaken_port_fields(wanted, *pi)))
               link_log_->debug(
                   "{} port {} ignored fields of its PortInfo Set; not sent again for them",
@@ -571,12 +572,12 @@ void SubnetManager::program_node(Fabric& f, SweepReport& report, NodeIndex i,
         // A rejected Set may be the retry of one that took effect but whose
         // answer was lost: asking for the state the port is already in is an
         // error (IBA 14.2.5.6). Read the port back before calling it a failure.
-        client_.submit(SmpRequest::get<mad::PortInfo>(path, num), [this, &f, &report, i, num,
+        client_.submit(SmpRequest::get<mad::PortInfo>(path, mod), [this, &f, &report, i, num,
                                                                    wanted](const SmpOutcome& g) {
           auto pi = g.ok() ? mad::decode<mad::PortInfo>(g.response->data())
                            : Result<mad::PortInfo>(fail(kErrProgrammingFailed, "no answer"));
           if (pi.ok() && port_set_took_effect(wanted, *pi)) {
-            f.node(i).ports[num].info = *pi;
+            f.node(i).ports[num].info = speeds_checked(f.node(i), num, *pi);
             return;
           }
           report_failure(link_log_, &report, kErrProgrammingFailed, g, "PortInfo Set rejected");
@@ -629,6 +630,7 @@ SweepResult SubnetManager::heavy_sweep(const std::atomic<bool>& stop, PreparedFa
     discovery.set_port_listener([this](const Node& n, PortNum p) { learn_mkey(n, p); });
     discovery.set_failure_listener([this](const SmpOutcome& o) { mkey_hint(o); });
     discovery.set_names(node_names_.snapshot());
+    discovery.set_previous(&fabric_);  // ports known to have extended speeds: one Get
     discovery.start();
     drain(stop);
   }

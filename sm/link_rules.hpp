@@ -105,13 +105,17 @@ struct LinkEndSpeeds {
   std::uint8_t speed_enabled = 0, speed_active = 0;          // LinkSpeedEnabled/Active
   std::uint8_t speed_ext_enabled = 0, speed_ext_active = 0;  // LinkSpeedExt*
   bool extended = false;  // CapabilityMask.IsExtendedSpeedsSupported (a switch: port 0's)
+  std::uint8_t speed_ext2_enabled = 0, speed_ext2_active = 0;  // LinkSpeedExt*2 (XDR)
+  bool extended2 = false;  // CapabilityMask2.IsExtendedSpeeds2Supported (a switch: port 0's)
   bool fdr10_enabled = false, fdr10_active = false;
   std::uint8_t width_enabled = 0, width_active = 0;  // LinkWidthEnabled/Active
 };
 
-// The fastest speed in a set, as one comparable bit: extended speeds (FDR 14, EDR
-// 25, HDR 50, NDR 100 Gb/s per lane) above FDR10 above QDR, DDR, SDR.
-constexpr std::uint16_t fastest_speed(std::uint8_t speeds, std::uint8_t ext, bool fdr10) {
+// The fastest speed in a set, as one comparable bit: XDR (200 Gb/s per lane) above
+// the extended speeds (FDR 14, EDR 25, HDR 50, NDR 100) above FDR10 above QDR, DDR, SDR.
+constexpr std::uint16_t fastest_speed(std::uint8_t speeds, std::uint8_t ext, bool fdr10,
+                                      std::uint8_t ext2 = 0) {
+  if ((ext2 & 1u) != 0) return 0x100;
   for (int b = 3; b >= 0; --b)
     if ((ext >> b & 1u) != 0) return static_cast<std::uint16_t>(0x10u << b);
   if (fdr10) return 0x08;
@@ -139,14 +143,18 @@ constexpr bool link_throttled(const LinkEndSpeeds& a, const LinkEndSpeeds& b) {
     return e.extended && v != kSpeedExtDisable ? static_cast<std::uint8_t>(v & 0x0f)
                                                : std::uint8_t{0};
   };
+  const auto ext2 = [](const LinkEndSpeeds& e, std::uint8_t v) {
+    return e.extended2 ? static_cast<std::uint8_t>(v & 1u) : std::uint8_t{0};
+  };
   const std::uint16_t best = fastest_speed(
       a.speed_enabled & b.speed_enabled, ext(a, a.speed_ext_enabled) & ext(b, b.speed_ext_enabled),
-      a.fdr10_enabled && b.fdr10_enabled);
+      a.fdr10_enabled && b.fdr10_enabled,
+      ext2(a, a.speed_ext2_enabled) & ext2(b, b.speed_ext2_enabled));
   const unsigned widest = widest_width(a.width_enabled & b.width_enabled);
-  const std::uint16_t sa =
-      fastest_speed(a.speed_active, ext(a, a.speed_ext_active), a.fdr10_active);
-  const std::uint16_t sb =
-      fastest_speed(b.speed_active, ext(b, b.speed_ext_active), b.fdr10_active);
+  const std::uint16_t sa = fastest_speed(a.speed_active, ext(a, a.speed_ext_active), a.fdr10_active,
+                                         ext2(a, a.speed_ext2_active));
+  const std::uint16_t sb = fastest_speed(b.speed_active, ext(b, b.speed_ext_active), b.fdr10_active,
+                                         ext2(b, b.speed_ext2_active));
   const unsigned wa = widest_width(a.width_active), wb = widest_width(b.width_active);
   return sa != sb || sa != best || wa != wb || wa != widest;
 }

@@ -22,6 +22,7 @@
 #include "ctl/event_file.hpp"
 #include "ctl/paths.hpp"
 #include "ctl/server.hpp"
+#include "mad/errors.hpp"
 #include "mad/umad_transport.hpp"
 #include "qos_policy/check.hpp"
 #include "sm/subnet_manager.hpp"
@@ -157,14 +158,20 @@ int main(int argc, char** argv) {
 
   auto transport = ibsm::mad::UmadTransport::open(options.guid);
   if (!transport.ok()) {
+    // One line naming the step, device, port, errno and likely cause. Status 1 lets
+    // systemd restart ibsm with back-off (a module loaded late, another SM stopped);
+    // a port that can never carry an SM is a configuration error, as status 2 says.
     log->error("{}", ibsm::to_string(transport.error()));
     std::cerr << "ibsm: " << ibsm::to_string(transport.error()) << "\n";
-    return 1;
+    log->flush();
+    return transport.error().id == ibsm::mad::kErrPortNotInfiniband ? ibsm::conf::kUsageExitCode
+                                                                    : 1;
   }
   const auto port = (*transport)->local_port();
   log->info("bound to {} port {} (GUID {}); {}", port.ca_name, port.port_num,
             ibsm::mad::format_guid(port.port_guid), (*transport)->issm_status());
   log->info("{}", (*transport)->gsi_status());
+  if ((*transport)->issm_refused()) log->warn("{}", (*transport)->issm_status());
 
   ibsm::SteadyClock clock;
   ibsm::sm::SubnetManager sm(**transport, clock, log, options);

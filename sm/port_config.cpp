@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "mad/attr/port_speeds.hpp"
 #include "sm/link_rules.hpp"
 #include "sm/qos/link_vls.hpp"
 
@@ -186,8 +187,15 @@ std::optional<mad::PortInfo> desired_port_info(const Fabric& fabric, NodeIndex n
 }
 
 std::uint32_t port_info_set_modifier(const Fabric& fabric, NodeIndex node, PortNum port) {
-  constexpr std::uint32_t kSmSupportsExtendedSpeeds = 1u << 31;
-  return port | (extended_speeds(fabric, node, port) ? kSmSupportsExtendedSpeeds : 0u);
+  const bool extended = mad::wants_extended_speeds_get(capability_source(fabric.node(node), port));
+  return port | (extended ? mad::kSmSupportsExtendedSpeeds : 0u);
+}
+
+mad::PortInfo speeds_checked(const Node& node, PortNum port, const mad::PortInfo& answer) {
+  if (port == 0) return answer;  // no link of its own
+  const mad::PortInfo& caps =
+      node.is_switch() && node.ports[0].present ? node.ports[0].info : answer;
+  return mad::check_speed_fields(answer, caps).cleaned;
 }
 
 bool changes_link_and_state(const mad::PortInfo& set) {

@@ -57,9 +57,15 @@ std::optional<mad::PortInfo> desired_port_info(const Fabric& fabric, NodeIndex n
 
 // The attribute modifier of a PortInfo Set to (node, port): the port number, plus
 // bit 31 (SMSupportsExtendedSpeeds, IBA 14.2.5.6) when the port advertises
-// CapabilityMask.IsExtendedSpeedsSupported (a switch: in port 0's mask), as OpenSM
-// does, so that such a port takes the LinkSpeedExtEnabled of the Set.
+// CapabilityMask.IsExtendedSpeedsSupported or CapabilityMask2.IsExtendedSpeeds2
+// Supported (a switch: in port 0's masks), as OpenSM does for the first, so that such
+// a port takes the LinkSpeedExtEnabled of the Set.
 std::uint32_t port_info_set_modifier(const Fabric& fabric, NodeIndex node, PortNum port);
+
+// A PortInfo answer of (node, port) as the model keeps it: the speed fields checked
+// against each other and a contradictory extended speed dropped
+// (mad::check_speed_fields; discovery logs the contradiction once per sweep).
+mad::PortInfo speeds_checked(const Node& node, PortNum port, const mad::PortInfo& answer);
 
 // Whether a PortInfo Set both changes a link's enabled speeds or widths and moves the
 // port to another state. Such a Set is split (SubnetManager::program): the speeds go

@@ -3,6 +3,7 @@
 #include <unordered_map>
 
 #include "common/atomic_file.hpp"
+#include "mad/attr/port_speeds.hpp"
 #include "routing/errors.hpp"
 #include "sm/link_rules.hpp"
 
@@ -21,7 +22,10 @@ LinkEndSpeeds link_end(const Node& node, const Port& port) {
   e.speed_ext_enabled = pi.link_speed_ext_enabled;
   e.speed_ext_active = pi.link_speed_ext_active;
   const mad::PortInfo& caps = node.is_switch() ? node.ports[0].info : pi;
-  e.extended = (caps.capability_mask & mad::kCapIsExtendedSpeedsSupported) != 0;
+  e.extended = mad::has_extended_speeds(caps);
+  e.extended2 = mad::has_extended_speeds2(caps);
+  e.speed_ext2_enabled = pi.link_speed_ext_enabled2;
+  e.speed_ext2_active = pi.link_speed_ext_active2;
   if (port.mlnx_ext) {
     e.fdr10_enabled = (port.mlnx_ext->link_speed_enabled & mad::kMlnxSpeedFdr10) != 0;
     e.fdr10_active = (port.mlnx_ext->link_speed_active & mad::kMlnxSpeedFdr10) != 0;

@@ -2,6 +2,8 @@
 
 #include <cstdio>
 
+#include "mad/attr/port_speeds.hpp"
+
 namespace ibsm::sm {
 
 namespace {
@@ -23,31 +25,12 @@ const char* width_text(std::uint8_t w) {
   }
 }
 
-// IBA 14.2.5.6: LinkSpeedActive 1/2/4 = 2.5/5/10 Gb/s per lane; when the
-// extended field is set it wins (14/25/50/100 Gb/s).
-const char* speed_text(const mad::PortInfo& pi) {
-  switch (pi.link_speed_ext_active) {
-    case 1:
-      return "14";
-    case 2:
-      return "25";
-    case 4:
-      return "50";
-    case 8:
-      return "100";
-    default:
-      break;
-  }
-  switch (pi.link_speed_active) {
-    case 1:
-      return "2.5";
-    case 2:
-      return "5";
-    case 4:
-      return "10";
-    default:
-      return "??";
-  }
+// IBA 14.2.5.6: the per-lane data rate in Gb/s (2.5/5/10 from LinkSpeedActive, or
+// when the port has them and one is active, 14/25/50/100 from LinkSpeedExtActive and
+// 200 from LinkSpeedExtActive2). A switch's port 0 says whether its ports have them.
+const char* speed_text(const Node& n, const Port& p) {
+  return mad::lane_speed_gbps(
+      mad::active_lane_speed(p.info, n.is_switch() ? n.ports[0].info : p.info));
 }
 
 const char* state_text(mad::PortState s) {
@@ -94,7 +77,7 @@ void write_subnet_lst(std::ostream& out, const Fabric& f) {
       if (p.num == 0 || !p.present || p.peer == kNoNode) continue;
       out << end_text(f, i, p.num, 6) << ' ' << end_text(f, p.peer, p.peer_port, 8)
           << " PHY=" << width_text(p.info.link_width_active)
-          << " LOG=" << state_text(p.info.port_state) << " SPD=" << speed_text(p.info) << '\n';
+          << " LOG=" << state_text(p.info.port_state) << " SPD=" << speed_text(n, p) << '\n';
     }
   }
 }

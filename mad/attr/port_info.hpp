@@ -1,4 +1,9 @@
 // PortInfo (IBA 14.2.5.6): the per-port attribute the SM reads and programs most.
+//
+// The extended speeds (LinkSpeedExt*: FDR, EDR, HDR, NDR; LinkSpeedExt*2: XDR) are
+// filled in only when the Get carries attribute-modifier bit 31
+// (SMSupportsExtendedSpeeds) on some devices; sm/discovery.cpp asks for them.
+// What the speed fields mean, and which combinations make sense: port_speeds.hpp.
 #pragma once
 
 #include "mad/attribute_codec.hpp"
@@ -61,6 +66,17 @@ struct PortInfo {
   std::uint8_t link_speed_ext_active = 0;
   std::uint8_t link_speed_ext_supported = 0;
   std::uint8_t link_speed_ext_enabled = 0;
+  // IBA 1.7 (XDR), in the byte before LinkRoundTripLatency; valid only where
+  // CapabilityMask2.IsExtendedSpeeds2Supported. Bit 0 = 212.5 Gb/s per lane (XDR).
+  std::uint8_t link_speed_ext_active2 = 0;
+  std::uint8_t link_speed_ext_supported2 = 0;
+  std::uint8_t link_speed_ext_enabled2 = 0;
+
+  // Where the XDR fields sit: bits 449-455 (IBA numbering), as rdma-core's newer
+  // libibmad describes them (IB_PORT_LINK_SPEED_EXT_*_2_F).
+  static const LocalField kLinkSpeedExtActive2;
+  static const LocalField kLinkSpeedExtSupported2;
+  static const LocalField kLinkSpeedExtEnabled2;
 
   template <class Self, class Visit>
   static void fields(Self& s, Visit&& v) {
@@ -115,6 +131,9 @@ struct PortInfo {
     v(IB_PORT_LINK_SPEED_EXT_ACTIVE_F, s.link_speed_ext_active);
     v(IB_PORT_LINK_SPEED_EXT_SUPPORTED_F, s.link_speed_ext_supported);
     v(IB_PORT_LINK_SPEED_EXT_ENABLED_F, s.link_speed_ext_enabled);
+    v(kLinkSpeedExtActive2, s.link_speed_ext_active2);
+    v(kLinkSpeedExtSupported2, s.link_speed_ext_supported2);
+    v(kLinkSpeedExtEnabled2, s.link_speed_ext_enabled2);
   }
 
   // IBA 14.2.5.6: PortState 1-4 in a GetResp (0 only in Sets), PhysState 0-7, LMC 0-7.

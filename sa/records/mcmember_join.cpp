@@ -136,7 +136,7 @@ std::uint16_t plan_group(RequestContext& ctx, McRequest& r, const SnapPort& port
   }
   const bool extended = (port.info.capability_mask & kCapExtendedSpeeds) != 0;
   const auto mtu = mcast::create_mtu(r, port.info.neighbor_mtu);
-  auto rate = mcast::create_rate(r, port_rate(port.info, extended));
+  auto rate = mcast::create_rate(r, port_rate(port.info, extended, extended_speeds2(port.info)));
   if (!mtu || !rate) return status::kReqInvalid;
   if (ctx.settings.max_rate_enum != 0) rate = limit_rate(*rate, ctx.settings.max_rate_enum);
   // The group takes the request's record as it came (OpenSM copies it whole), so
@@ -208,7 +208,8 @@ HandlerResult do_join(RequestContext& ctx) {
   // o15-0.2.4 items 3 and 5, and a port that can carry the group's MTU and rate.
   const bool extended = (sp.info.capability_mask & kCapExtendedSpeeds) != 0;
   if (!mcast::selectors_match(r, *g) ||
-      !mcast::port_can_carry(*g, sp.info.neighbor_mtu, port_rate(sp.info, extended)) ||
+      !mcast::port_can_carry(*g, sp.info.neighbor_mtu,
+                             port_rate(sp.info, extended, extended_speeds2(sp.info))) ||
       r.join_state == 0)
     return HandlerResult::error(status::kReqInvalid);
   // C15-0.1.x: a port joins only groups of partitions it is in.

@@ -5,6 +5,7 @@
 // the EndportLID (OpenSM looks the node up by EndportLID in both cases). M_Key
 // reads 0 for requests that are not trusted (15.2.5.3, OpenSM "p922").
 #include "sa/handlers.hpp"
+#include "sa/path_resolver.hpp"
 #include "sa/records/record_util.hpp"
 #include "sa/records/topology_util.hpp"
 
@@ -119,7 +120,9 @@ HandlerResult handle_port_info_record(RequestContext& ctx) {
     if (!matches_except(layout, ctx, query, cand, custom)) return;
 
     const bool raw = ctx.has(kBitOptions) && (want_options & kOptionRawSpeeds) != 0;
-    if (!raw && ext_speeds && pi.link_speed_ext_active != 0) {
+    const bool xdr_active = extended_speeds2(node.is_switch() ? node.ports[0].info : port.info) &&
+                            pi.link_speed_ext_active2 != 0;
+    if (!raw && ((ext_speeds && pi.link_speed_ext_active != 0) || xdr_active)) {
       fold_ext_speeds(pi);
       embed(cand, kOffPortInfo, pi, 64);
     }

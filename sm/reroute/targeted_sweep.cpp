@@ -14,6 +14,7 @@
 #include "mad/attr/port_info.hpp"
 #include "mad/attr/switch_info.hpp"
 #include "routing/route_report.hpp"
+#include "sm/port_config.hpp"
 #include "sm/reroute/link_change.hpp"
 #include "sm/reroute/ucast_cache.hpp"
 #include "sm/subnet_manager.hpp"
@@ -62,16 +63,18 @@ std::optional<SweepResult> SubnetManager::targeted_sweep(const std::atomic<bool>
   std::string failure;
   reroute::ReadingVerdict verdict;
   const auto read_port = [&](NodeIndex i, PortNum p) {
-    client_.submit(SmpRequest::get<mad::PortInfo>(work.node(i).path, p),
-                   [&readings, &failure, i, p](const SmpOutcome& o) {
-                     auto pi = o.ok() ? mad::decode<mad::PortInfo>(o.response->data())
-                                      : Result<mad::PortInfo>(fail(kErrNodeUnreachable, ""));
-                     if (!pi.ok()) {
-                       failure = "a port did not answer PortInfo: " + o.request.describe();
-                       return;
-                     }
-                     readings.push_back({i, p, *pi});
-                   });
+    // With SMSupportsExtendedSpeeds where the switch has them, as discovery reads them.
+    client_.submit(
+        SmpRequest::get<mad::PortInfo>(work.node(i).path, port_info_set_modifier(work, i, p)),
+        [this, &readings, &failure, i, p](const SmpOutcome& o) {
+          auto pi = o.ok() ? mad::decode<mad::PortInfo>(o.response->data())
+                           : Result<mad::PortInfo>(fail(kErrNodeUnreachable, ""));
+          if (!pi.ok()) {
+            failure = "a port did not answer PortInfo: " + o.request.describe();
+            return;
+          }
+          readings.push_back({i, p, speeds_checked(fabric_.node(i), p, *pi)});
+        });
   };
   for (int round = 0; !pending.empty(); ++round) {
     std::vector<NodeIndex> silent;

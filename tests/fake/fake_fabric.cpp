@@ -10,6 +10,7 @@
 #include "mad/attr/mft_block.hpp"
 #include "mad/attr/node_description.hpp"
 #include "mad/attr/pkey_table.hpp"
+#include "mad/attr/port_speeds.hpp"
 #include "mad/attr/vl_tables.hpp"
 
 namespace ibsm::fake {
@@ -36,13 +37,13 @@ std::string where(const FakeNode& n, PortNum p) {
 mad::PortInfo decode_port_info_unchecked(mad::ConstPayload p) {
   mad::PortInfo pi;
   mad::PortInfo::fields(pi,
-                        [&](MAD_FIELDS f, auto& member) { mad::detail::get_field(p, f, member); });
+                        [&](const auto& f, auto& member) { mad::detail::get_field(p, f, member); });
   return pi;
 }
 
 std::optional<mad::PortInfo> apply_port_info_set(const mad::PortInfo& cur, const mad::PortInfo& req,
                                                  bool lid_holder, bool physical,
-                                                 bool ignores_link_fields) {
+                                                 bool ignores_link_fields, bool sm_knows_ext) {
   using mad::PortState;
   mad::PortInfo next = cur;
   // PortState (IBA 14.2.5.6, table 155; 7.2 link state machine): the SM may ask for
@@ -106,6 +107,19 @@ std::optional<mad::PortInfo> apply_port_info_set(const mad::PortInfo& cur, const
       if (!ignores_link_fields) next.link_speed_enabled = cur.link_speed_supported;
     } else if (req.link_speed_enabled != 0) {
       next.link_speed_enabled = req.link_speed_enabled;
+    }
+    // LinkSpeedExtEnabled counts only from an SM that set SMSupportsExtendedSpeeds:
+    // 31 = everything supported, 30 = none, else the speeds named (0 = no change).
+    if (sm_knows_ext) {
+      if (req.link_speed_ext_enabled == 31) {
+        next.link_speed_ext_enabled = cur.link_speed_ext_supported;
+      } else if (req.link_speed_ext_enabled == 30) {
+        next.link_speed_ext_enabled = 0;
+      } else if (req.link_speed_ext_enabled != 0) {
+        next.link_speed_ext_enabled = req.link_speed_ext_enabled & cur.link_speed_ext_supported;
+      }
+      if (req.link_speed_ext_enabled2 != 0)
+        next.link_speed_ext_enabled2 = req.link_speed_ext_enabled2 & cur.link_speed_ext_supported2;
     }
   }
   next.client_reregister = false;  // an event, not state: always reads 0
@@ -570,7 +584,9 @@ FakeFabric::Answer FakeFabric::port_info_request(FakeNode& n, PortNum in_port,
                                                  const mad::Smp& req) {
   Answer a;
   std::copy(req.data().begin(), req.data().end(), a.data.begin());
-  const std::uint32_t mod = req.attr_mod();
+  // Bits 0-7: the port; bit 31: SMSupportsExtendedSpeeds (IBA 14.2.5.6).
+  const bool sm_knows_ext = (req.attr_mod() & mad::kSmSupportsExtendedSpeeds) != 0;
+  const std::uint32_t mod = req.attr_mod() & ~mad::kSmSupportsExtendedSpeeds;
   PortNum port = 0;
   if (n.is_switch()) {
     if (mod > n.num_ports()) {
@@ -591,7 +607,7 @@ FakeFabric::Answer FakeFabric::port_info_request(FakeNode& n, PortNum in_port,
     const mad::PortInfo want = decode_port_info_unchecked(req.data());
     const bool lid_holder = n.is_switch() ? port == 0 : true;
     auto next = apply_port_info_set(n.ports[port].info, want, lid_holder, port != 0,
-                                    options_.ignores_link_fields);
+                                    options_.ignores_link_fields, sm_knows_ext);
     if (!next) {
       a.status = mad::kStatusInvalidValue;
     } else {
@@ -607,6 +623,11 @@ FakeFabric::Answer FakeFabric::port_info_request(FakeNode& n, PortNum in_port,
   }
   mad::PortInfo out = port_info(idx, port);
   out.local_port_num = in_port;
+  if (!sm_knows_ext && n.ext_speeds_only_with_bit31) {
+    // OpenSM issue 38: the extended speeds stay advertised, their fields empty.
+    out.link_speed_ext_active = out.link_speed_ext_supported = out.link_speed_ext_enabled = 0;
+    out.link_speed_ext_active2 = out.link_speed_ext_supported2 = out.link_speed_ext_enabled2 = 0;
+  }
   mad::encode(out, mad::Payload(a.data));
   return a;
 }

@@ -140,6 +140,11 @@ struct FakeNode {
   NodeFaults faults;
   // Congestion Control agents by port (a switch's at 0); no entry: no CC agent.
   std::map<PortNum, FakeCc> cc;
+  // The device fills the extended-speed fields of PortInfo (LinkSpeedExt*, and XDR's
+  // LinkSpeedExt*2) only for a Get with SMSupportsExtendedSpeeds (attribute modifier
+  // bit 31); without it they read 0 while the CapabilityMask still advertises them,
+  // as the NDR switch of OpenSM issue 38 answers. false: always filled.
+  bool ext_speeds_only_with_bit31 = false;
   std::uint64_t answered = 0;
   bool gone = false;  // vanished: no answers, links down
 
@@ -354,10 +359,12 @@ class FakeFabric : public mad::MadTransport {
 // IBA 14.2.5.6 rules for a Set(PortInfo) on a port, as a pure function: returns the
 // port's new PortInfo, or nullopt when the Set is invalid as a whole (status 0x1C, no
 // field applied). `lid_holder`: CA port or switch port 0; `physical`: port != 0;
-// `ignores_link_fields`: see FakeOptions.
+// `ignores_link_fields`: see FakeOptions; `sm_knows_ext`: the Set carried
+// SMSupportsExtendedSpeeds (only then are the LinkSpeedExtEnabled fields taken).
 std::optional<mad::PortInfo> apply_port_info_set(const mad::PortInfo& current,
                                                  const mad::PortInfo& request, bool lid_holder,
-                                                 bool physical, bool ignores_link_fields = false);
+                                                 bool physical, bool ignores_link_fields = false,
+                                                 bool sm_knows_ext = false);
 
 // Decodes a PortInfo payload without validation (a Set may carry PortState 0).
 mad::PortInfo decode_port_info_unchecked(mad::ConstPayload p);

@@ -245,6 +245,39 @@ TEST(PortInfoCodec, RejectsInvalidPortState) {
   EXPECT_EQ(r.error().id, kErrInvalidAttribute);
 }
 
+// The XDR fields (IBA 1.7) share byte 56 with nothing but a reserved bit:
+// bit 7 reserved, 6-5 LinkSpeedExtActive2, 4-3 LinkSpeedExtSupported2,
+// 2-0 LinkSpeedExtEnabled2 (bits 449-455, as rdma-core's libibmad places them).
+TEST(PortInfoCodec, XdrFieldsSitInByte56) {
+  PortInfo p = sample_port_info();
+  p.link_speed_ext_active2 = 1;
+  p.link_speed_ext_supported2 = 1;
+  p.link_speed_ext_enabled2 = 1;
+  Bytes want = port_info_golden();
+  want[56] = 0x29;
+  EXPECT_EQ(hex(encoded(p)), hex(want));
+  auto back = decode<PortInfo>(want);
+  ASSERT_TRUE(back.ok()) << back.error().message;
+  EXPECT_EQ(back->link_speed_ext_active2, 1);
+  EXPECT_EQ(back->link_speed_ext_supported2, 1);
+  EXPECT_EQ(back->link_speed_ext_enabled2, 1);
+  EXPECT_EQ(back->link_round_trip_latency, 0x123456u);  // its neighbour is untouched
+  want[56] = 0x80;                                      // the reserved bit alone: no XDR field set
+  back = decode<PortInfo>(want);
+  ASSERT_TRUE(back.ok());
+  EXPECT_EQ(back->link_speed_ext_active2 | back->link_speed_ext_supported2 |
+                back->link_speed_ext_enabled2,
+            0);
+}
+
+TEST(PortInfoCodec, DumpNamesTheXdrFieldsAsLibibmad) {
+  PortInfo p = sample_port_info();
+  p.link_speed_ext_active2 = 1;
+  const std::string d = dump(p);
+  EXPECT_NE(d.find("LinkSpeedExtActive2:.............212.5 Gbps\n"), std::string::npos) << d;
+  EXPECT_NE(d.find("LinkSpeedExtSupported2:..........0\n"), std::string::npos) << d;
+}
+
 // ---------------------------------------------------------------- SwitchInfo
 
 TEST(SwitchInfoCodec, GoldenBytes) {

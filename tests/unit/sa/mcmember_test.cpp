@@ -376,7 +376,7 @@ TEST(McMemberRecord, InvalidMtuOrRateEnumIsReqInvalid) {
   for (const auto& [q, mask] :
        {std::pair{Query{}.mtu(2, 6), kMtuSel | kMtu}, std::pair{Query{}.mtu(2, 0), kMtuSel | kMtu},
         std::pair{Query{}.rate(2, 1), kRateSel | kRate},
-        std::pair{Query{}.rate(2, 25), kRateSel | kRate}}) {
+        std::pair{Query{}.rate(2, 26), kRateSel | kRate}}) {  // 25: XDR 1600 Gb/s
     for (std::uint8_t m : {method::kGet, method::kGetTable}) {
       auto a = rig->request(m, attr::kMcMemberRecord, q.b, mask, ha);
       ASSERT_TRUE(a);

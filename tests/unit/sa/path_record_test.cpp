@@ -287,6 +287,50 @@ TEST(PathRules, RateLimitAndFixups) {
   EXPECT_EQ(rate_2x_hdr_fixup(pi, 16), 16);
 }
 
+// XDR (IBA 1.7): 200 Gb/s lanes in LinkSpeedExtActive2, valid where
+// CapabilityMask2.IsExtendedSpeeds2Supported; NDR 2x/4x/8x/12x and XDR 1x-8x rates.
+TEST(PathRules, NdrAndXdrRates) {
+  mad::PortInfo pi;
+  pi.link_width_active = 16;           // 2x
+  pi.link_speed_ext_active = 8;        // NDR
+  EXPECT_EQ(port_rate(pi, true), 17);  // 200 Gb/s
+  pi.link_width_active = 2;
+  EXPECT_EQ(port_rate(pi, true), 21);  // 400
+  pi.link_width_active = 4;
+  EXPECT_EQ(port_rate(pi, true), 23);  // 800
+  pi.link_width_active = 8;
+  EXPECT_EQ(port_rate(pi, true), 24);  // 1200
+  pi.link_speed_ext_active = 0;
+  pi.link_speed_ext_active2 = 1;  // XDR
+  pi.link_speed_active = 4;
+  pi.link_width_active = 1;
+  EXPECT_EQ(port_rate(pi, true, true), 17);  // 200
+  pi.link_width_active = 16;
+  EXPECT_EQ(port_rate(pi, true, true), 21);  // 400
+  pi.link_width_active = 2;
+  EXPECT_EQ(port_rate(pi, true, true), 23);  // 800
+  pi.link_width_active = 4;
+  EXPECT_EQ(port_rate(pi, true, true), 25);  // 1600
+  EXPECT_EQ(port_rate(pi, true, false), 9);  // XDR fields not valid: QDR 8x, 80 Gb/s
+  EXPECT_TRUE(rate_valid(25));
+  EXPECT_FALSE(rate_valid(26));
+  EXPECT_EQ(rate_below(25), 24);  // 1600 above 1200
+  EXPECT_EQ(limit_rate(25, 24), 24);
+  EXPECT_EQ(limit_rate(25, 18), 18);
+  mad::PortInfo caps;
+  caps.capability_mask = kCapExtendedSpeeds | kCapHasCapMask2;
+  caps.capability_mask2 = kCap2SpeedHdr | kCap2SpeedNdr;
+  EXPECT_EQ(rate_2x_hdr_fixup(caps, 25), 24);  // no XDR: NDR's 1200
+  EXPECT_EQ(rate_2x_hdr_fixup(caps, 23), 23);
+  caps.capability_mask2 = kCap2SpeedXdr | kCap2ExtendedSpeeds2;
+  EXPECT_EQ(rate_2x_hdr_fixup(caps, 25), 25);
+  EXPECT_EQ(rate_2x_hdr_fixup(caps, 23), 23);  // XDR 4x
+  EXPECT_EQ(rate_2x_hdr_fixup(caps, 21), 21);  // XDR 2x
+  EXPECT_TRUE(extended_speeds2(caps));
+  caps.capability_mask = 0;
+  EXPECT_FALSE(extended_speeds2(caps));
+}
+
 TEST(PathRules, Selectors) {
   EXPECT_EQ(select_mtu(4, selector::kGreater, 3), 4);
   EXPECT_EQ(select_mtu(4, selector::kGreater, 4), std::nullopt);
@@ -422,7 +466,8 @@ TEST(PathRecord, StatusesAsOpenSm) {
   a = get(*r, Pr{}.slid(ha).dlid(hc).mtu(selector::kExactly, 6), ha);
   ASSERT_TRUE(a);
   EXPECT_EQ(a->header.status, status::kReqInvalid);
-  a = get(*r, Pr{}.slid(ha).dlid(hc).rate(selector::kExactly, 25), ha);
+  // 25 (1600 Gb/s, XDR 8x) is a rate since IBA 1.7 (OpenSM's table ends at 24).
+  a = get(*r, Pr{}.slid(ha).dlid(hc).rate(selector::kExactly, 26), ha);
   ASSERT_TRUE(a);
   EXPECT_EQ(a->header.status, status::kReqInvalid);
   // A value without its selector bit is not checked (and selects nothing).
