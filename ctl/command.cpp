@@ -1,6 +1,8 @@
 #include "ctl/command.hpp"
 
+#include <algorithm>
 #include <charconv>
+#include <iterator>
 
 #include "ctl/errors.hpp"
 
@@ -42,8 +44,14 @@ const std::vector<CommandSpec>& command_specs() {
       {CommandId::kUpdateDesc, "update_desc", "update_desc",
        "re-read every node's NodeDescription (a heavy sweep)", false},
       {CommandId::kVersion, "version", "version", "ibsm's version", false},
-      {CommandId::kPerfmgr, "perfmgr", "perfmgr [<subcommand> ...]",
-       "the performance manager (off in this ibsm)", false},
+      {CommandId::kPerfmgr, "perfmgr",
+       "perfmgr [enable|disable|clear_counters|dump_counters [mach]|print_counters <node> "
+       "[<port>]|print_errors [<node>]|set_rm_nodes|clear_rm_nodes|set_query_cpi"
+       "|clear_query_cpi|dump_redir [<node>]|clear_redir [<node>]|sweep_time [<seconds>]"
+       "|xmit_wait_threshold [<value>]]",
+       "the performance manager: its status, counters and errors; the subcommands that "
+       "change it or write a file are root only",
+       false},
       {CommandId::kDumpPortGuid, "dump_portguid",
        "dump_portguid [file <filename>] <regexp1> [<regexp2> ...]",
        "port GUIDs of the nodes whose description matches one of the regexps", false},
@@ -275,8 +283,28 @@ Result<Command> parse_command(std::string_view line) {
         cmd.guid = *g;
       }
       break;
-    case CommandId::kPerfmgr:
-      break;  // answered as a whole: the PerfMgr is off
+    case CommandId::kPerfmgr: {
+      // OpenSM's perfmgr_parse subcommands. Those that print are read-only; those
+      // that change the PerfMgr (or write a file as ibsm's user) are root only.
+      if (auto e = at_most(3)) return *e;
+      if (a.empty()) break;  // the status
+      const std::string& sub = a[0];
+      static constexpr std::string_view kReading[] = {"print_counters", "print_errors",
+                                                      "dump_redir"};
+      static constexpr std::string_view kChanging[] = {
+          "enable",         "disable",         "clear_counters", "dump_counters",
+          "set_rm_nodes",   "clear_rm_nodes",  "set_query_cpi",  "clear_query_cpi",
+          "clear_redir",    "sweep_time",      "xmit_wait_threshold"};
+      const bool reads = std::ranges::find(kReading, sub) != std::end(kReading);
+      const bool changes = std::ranges::find(kChanging, sub) != std::end(kChanging);
+      if (!reads && !changes)
+        return bad(*spec, "unknown perfmgr subcommand '" + sub.substr(0, 64) + "'");
+      cmd.word = sub;
+      // sweep_time and xmit_wait_threshold without a value only show it.
+      cmd.changes = changes && !((sub == "sweep_time" || sub == "xmit_wait_threshold") &&
+                                 a.size() == 1);
+      break;
+    }
     case CommandId::kDumpPortGuid: {
       std::size_t next = 0;
       if (next < a.size() && a[next] == "file") {

@@ -804,9 +804,6 @@ Answer answer_read_only(const Command& cmd, const OpsSnapshot& s, const sm::ops:
     }
     case CommandId::kEvents:
       return events_history(events, cmd.number.value_or(20));
-    case CommandId::kPerfmgr:
-      return fail_answer(kErrNotAvailable,
-                         "PerfMgr is off: this ibsm has no performance manager (perfmgr)");
     case CommandId::kPermodlog:
       return fail_answer(
           kErrNotAvailable,

@@ -5,6 +5,7 @@
 
 #include "common/log.hpp"
 #include "conf/log_settings.hpp"
+#include "perfmgr/console.hpp"
 #include "sm/subnet_manager.hpp"
 
 namespace ibsm::sm {
@@ -209,9 +210,11 @@ void SubnetManager::take_control_requests() {
 }
 
 void SubnetManager::carry_out(ops::ControlRequest& req) {
-  log_->info("control: uid {} asked '{}'", req.uid, req.command);
-  emit(ops::EventType::kControl,
-       {{"uid", static_cast<std::uint64_t>(req.uid)}, {"command", req.command}});
+  if (req.changes) {  // read-only requests (perfmgr print_counters...) are not logged
+    log_->info("control: uid {} asked '{}'", req.uid, req.command);
+    emit(ops::EventType::kControl,
+         {{"uid", static_cast<std::uint64_t>(req.uid)}, {"command", req.command}});
+  }
   const bool may_sweep = state() == mad::SmState::kMaster || state() == mad::SmState::kDiscovering;
   auto answer = [&](bool ok, std::string text, std::uint16_t id = 0) {
     req.reply(ops::ControlReply{ok, id, std::move(text)});
@@ -287,6 +290,8 @@ void SubnetManager::carry_out(ops::ControlRequest& req) {
       return answer(true,
                     on ? "log flushed; every line is now flushed" : "log lines are now buffered");
     }
+    case ops::ControlAction::kPerfmgr:
+      return carry_out_perfmgr(req);
     case ops::ControlAction::kReloadConfig:
       if (on_hangup_) on_hangup_();
       partitions_.reload();
@@ -294,6 +299,32 @@ void SubnetManager::carry_out(ops::ControlRequest& req) {
       publish_ops();
       return answer(true, "configuration re-read; heavy sweep requested");
   }
+}
+
+void SubnetManager::carry_out_perfmgr(ops::ControlRequest& req) {
+  const std::string sub = req.words.empty() ? std::string() : req.words.front();
+  // What reads the counters needs a running PerfMgr; the status, enable and the
+  // settings work either way (OpenSM's console lets `perfmgr enable` start it).
+  const bool needs_counters = sub == "print_counters" || sub == "print_errors" ||
+                              sub == "dump_counters" || sub == "dump_redir";
+  if (needs_counters && !perfmgr_.settings().enabled)
+    return req.reply(
+        {false, 8011,  // ctl::kErrNotAvailable
+         "PerfMgr is off (perfmgr FALSE, or 'perfmgr disable'): no counters are collected; "
+         "'perfmgr enable' starts it"});
+  perfmgr::ConsoleReply r = perfmgr_command(perfmgr_, req.words, options_.dump_files_dir);
+  std::string text = std::move(r.text);
+  while (!text.empty() && text.back() == '\n')
+    text.pop_back();
+  if (!r.ok) return req.reply({false, 8050, std::move(text)});  // ctl::kErrPerfmgr
+  if (text.empty()) {
+    text = "perfmgr";
+    for (const std::string& w : req.words)
+      text += " " + w;
+    text += ": done";
+  }
+  if (req.changes) publish_ops();
+  req.reply({true, 0, std::move(text)});
 }
 
 SweepResult SubnetManager::reroute_sweep(const std::atomic<bool>& stop) {

@@ -26,6 +26,7 @@ enum class ControlAction : std::uint8_t {
   kLogFlush,
   kUpdateDesc,    // re-read every NodeDescription
   kReloadConfig,  // as SIGHUP: re-read the configuration, then a heavy sweep
+  kPerfmgr,       // words: the console's perfmgr subcommand (perfmgr/console.hpp)
 };
 
 struct ControlReply {
@@ -37,7 +38,9 @@ struct ControlReply {
 struct ControlRequest {
   ControlAction action = ControlAction::kResweepHeavy;
   std::string arg;
-  std::uint32_t uid = 0;  // who asked (logged)
+  std::vector<std::string> words;  // kPerfmgr: the words after "perfmgr"
+  bool changes = true;             // false: a read-only request that needs the SM's thread
+  std::uint32_t uid = 0;           // who asked (logged when it changes something)
   std::string command;    // the command line as typed (logged)
   std::function<void(ControlReply)> reply;
 };

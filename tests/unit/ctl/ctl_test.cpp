@@ -110,6 +110,26 @@ TEST(CommandParser, BadInputGetsOneErrorWithAStableId) {
   EXPECT_NE(parse_command("frobnicate").error().message.find("help"), std::string::npos);
 }
 
+TEST(CommandParser, PerfmgrSubcommandsThatChangeArePrivileged) {
+  for (std::string_view line : {"perfmgr", "perfmgr print_counters sw1 2", "perfmgr print_errors",
+                                "perfmgr dump_redir", "perfmgr sweep_time",
+                                "perfmgr xmit_wait_threshold"}) {
+    auto c = parse_command(line);
+    ASSERT_TRUE(c.ok()) << line;
+    EXPECT_FALSE(c->changes) << line;
+  }
+  for (std::string_view line :
+       {"perfmgr enable", "perfmgr disable", "perfmgr clear_counters", "perfmgr dump_counters mach",
+        "perfmgr set_rm_nodes", "perfmgr clear_query_cpi", "perfmgr clear_redir",
+        "perfmgr sweep_time 30", "perfmgr xmit_wait_threshold 0x10"}) {
+    auto c = parse_command(line);
+    ASSERT_TRUE(c.ok()) << line;
+    EXPECT_TRUE(c->changes) << line;
+  }
+  EXPECT_EQ(parse_command("perfmgr frobnicate").error().id, kErrBadArgument);
+  EXPECT_EQ(parse_command("perfmgr print_counters a 1 2").error().id, kErrBadArgument);
+}
+
 TEST(Access, RootAndOwnerChangeGroupReadsOthersNothing) {
   EXPECT_TRUE(decide_access(0, {0}, 0, std::nullopt).may_change);
   EXPECT_TRUE(decide_access(500, {500}, 500, std::nullopt).may_change);  // ibsm's own user
@@ -217,6 +237,24 @@ class SmRig : public ::testing::Test {
     r.reply = [&](sm::ops::ControlReply rep) { got = std::move(rep); };
     EXPECT_TRUE(sm->ops().control.push(std::move(r)));
     for (int i = 0; i < 500 && !got; ++i)
+      sm->step(control);
+    EXPECT_TRUE(got.has_value());
+    return got.value_or(sm::ops::ControlReply{false, 0, "no answer"});
+  }
+
+  // `perfmgr ...` as the server sends it: parsed, then carried out on the SM's thread.
+  sm::ops::ControlReply perfmgr(std::string_view line) {
+    auto c = parse_command(line);
+    EXPECT_TRUE(c.ok()) << line;
+    std::optional<sm::ops::ControlReply> got;
+    sm::ops::ControlRequest r;
+    r.action = sm::ops::ControlAction::kPerfmgr;
+    r.words = c->args;
+    r.changes = c->changes;
+    r.command = std::string(line);
+    r.reply = [&](sm::ops::ControlReply rep) { got = std::move(rep); };
+    EXPECT_TRUE(sm->ops().control.push(std::move(r)));
+    for (int i = 0; i < 50 && !got; ++i)
       sm->step(control);
     EXPECT_TRUE(got.has_value());
     return got.value_or(sm::ops::ControlReply{false, 0, "no answer"});
@@ -336,6 +374,35 @@ TEST_F(SmRig, SweepOffStopsPeriodicSweeps) {
     sm->step(control);
   }
   EXPECT_GT(sm->ops().snapshot.current()->sweeps, before);
+}
+
+TEST_F(SmRig, PerfmgrCommandsReachThePerfManagerOnTheSmThread) {
+  // perfmgr is FALSE by default: the status says so, the counters are refused.
+  auto r = perfmgr("perfmgr");
+  EXPECT_TRUE(r.ok);
+  EXPECT_NE(r.text.find("state                   : Disabled"), std::string::npos) << r.text;
+  r = perfmgr("perfmgr print_errors");
+  EXPECT_FALSE(r.ok);
+  EXPECT_EQ(r.error_id, kErrNotAvailable.code);
+  EXPECT_NE(r.text.find("PerfMgr is off"), std::string::npos) << r.text;
+  EXPECT_EQ(log_text.str().find("asked 'perfmgr"), std::string::npos);  // reads are not logged
+
+  r = perfmgr("perfmgr enable");
+  EXPECT_TRUE(r.ok) << r.text;
+  EXPECT_TRUE(sm->perfmgr().settings().enabled);
+  EXPECT_NE(log_text.str().find("asked 'perfmgr enable'"), std::string::npos);
+  EXPECT_NE(perfmgr("perfmgr").text.find("Enabled"), std::string::npos);
+
+  EXPECT_TRUE(perfmgr("perfmgr sweep_time 30").ok);
+  EXPECT_EQ(perfmgr("perfmgr sweep_time").text, "30");
+  r = perfmgr("perfmgr sweep_time 0");
+  EXPECT_FALSE(r.ok);
+  EXPECT_EQ(r.error_id, kErrPerfmgr.code);
+  EXPECT_EQ(sm->perfmgr().settings().sweep_time, 30s);  // unchanged by the bad value
+  EXPECT_TRUE(perfmgr("perfmgr print_errors").ok);
+
+  EXPECT_TRUE(perfmgr("perfmgr disable").ok);
+  EXPECT_FALSE(sm->perfmgr().settings().enabled);
 }
 
 TEST_F(SmRig, HandoverWithoutAStandbySaysSo) {
@@ -461,8 +528,14 @@ TEST_F(ServerRig, AnswersAndStaysUsableAfterBadInput) {
   c.send("resweep heavy\n");  // the test runs as root or as the server's own user
   EXPECT_EQ(c.answer(), "done resweep heavy\n.ok\n");
   EXPECT_NE(log_text.str().find("sent 'resweep heavy'"), std::string::npos);
-  c.send("perfmgr\n");
-  EXPECT_NE(c.answer().find("IBSM-8011: PerfMgr is off"), std::string::npos);
+  // perfmgr goes to the SM's thread (which owns the PerfMgr) even to read; only the
+  // subcommands that change it are logged.
+  c.send("perfmgr print_errors\n");
+  EXPECT_EQ(c.answer(), "done perfmgr print_errors\n.ok\n");
+  EXPECT_EQ(log_text.str().find("sent 'perfmgr print_errors'"), std::string::npos);
+  c.send("perfmgr disable\n");
+  EXPECT_EQ(c.answer(), "done perfmgr disable\n.ok\n");
+  EXPECT_NE(log_text.str().find("sent 'perfmgr disable'"), std::string::npos);
 }
 
 TEST_F(ServerRig, SilentAndHalfOpenConnectionsTimeOut) {
