@@ -65,6 +65,8 @@ const std::vector<CommandSpec>& command_specs() {
        "P_Keys programmed per port and the result of the last partitions.conf reload", true},
       {CommandId::kEvents, "events", "events [--follow] [--last <n>]",
        "the last events (default 20); --follow streams new ones until the connection closes", true},
+      {CommandId::kNodeNames, "node_names", "node_names [reload]",
+       "the node-name map in force (node_name_map_name); reload re-reads it, as SIGHUP does", true},
   };
   return specs;
 }
@@ -242,6 +244,11 @@ Result<Command> parse_command(std::string_view line) {
       if (auto e = one_of(0, {"on", "off"}, true)) return *e;
       cmd.changes = true;
       break;
+    case CommandId::kNodeNames:
+      if (auto e = at_most(1)) return *e;
+      if (auto e = one_of(0, {"reload"}, false)) return *e;
+      cmd.changes = !a.empty();
+      break;
     case CommandId::kStatus:
       if (auto e = at_most(1)) return *e;
       if (auto e = one_of(0, {"loop"}, false)) return *e;
@@ -292,17 +299,17 @@ Result<Command> parse_command(std::string_view line) {
       static constexpr std::string_view kReading[] = {"print_counters", "print_errors",
                                                       "dump_redir"};
       static constexpr std::string_view kChanging[] = {
-          "enable",         "disable",         "clear_counters", "dump_counters",
-          "set_rm_nodes",   "clear_rm_nodes",  "set_query_cpi",  "clear_query_cpi",
-          "clear_redir",    "sweep_time",      "xmit_wait_threshold"};
+          "enable",       "disable",        "clear_counters",     "dump_counters",
+          "set_rm_nodes", "clear_rm_nodes", "set_query_cpi",      "clear_query_cpi",
+          "clear_redir",  "sweep_time",     "xmit_wait_threshold"};
       const bool reads = std::ranges::find(kReading, sub) != std::end(kReading);
       const bool changes = std::ranges::find(kChanging, sub) != std::end(kChanging);
       if (!reads && !changes)
         return bad(*spec, "unknown perfmgr subcommand '" + sub.substr(0, 64) + "'");
       cmd.word = sub;
       // sweep_time and xmit_wait_threshold without a value only show it.
-      cmd.changes = changes && !((sub == "sweep_time" || sub == "xmit_wait_threshold") &&
-                                 a.size() == 1);
+      cmd.changes =
+          changes && !((sub == "sweep_time" || sub == "xmit_wait_threshold") && a.size() == 1);
       break;
     }
     case CommandId::kDumpPortGuid: {

@@ -422,6 +422,9 @@ void ControlServer::submit(Conn& c, const Command& cmd, std::string_view line) {
     case CommandId::kHandover:
       r.action = sm::ops::ControlAction::kHandover;
       break;
+    case CommandId::kNodeNames:
+      r.action = sm::ops::ControlAction::kReloadNodeNames;
+      break;
     case CommandId::kPerfmgr:  // the PerfMgr lives on the SM's thread, even to read it
       r.action = sm::ops::ControlAction::kPerfmgr;
       r.words = cmd.args;

@@ -66,6 +66,7 @@ void SubnetManager::publish_ops() {
     options_shared_ = std::make_shared<const conf::Options>(options_);
   s->options = options_shared_;
   s->fabric = sa_.snapshot();
+  s->node_names = node_names_.snapshot();
   ops_.snapshot.publish(std::move(s));
 }
 
@@ -292,6 +293,18 @@ void SubnetManager::carry_out(ops::ControlRequest& req) {
     }
     case ops::ControlAction::kPerfmgr:
       return carry_out_perfmgr(req);
+    case ops::ControlAction::kReloadNodeNames: {
+      const Status st = reload_node_names();
+      if (!st.ok())  // the last good map stays in force
+        return answer(false, st.error().message + "; the map in force is kept", st.error().id.code);
+      publish_ops();
+      const auto map = node_names_.snapshot();
+      return answer(true,
+                    map->source().empty()
+                        ? std::string("no node name map (node_name_map_name unset and "
+                                      "/etc/opensm/ib-node-name-map absent)")
+                        : fmt::format("node name map {}: {} names", map->source(), map->size()));
+    }
     case ops::ControlAction::kReloadConfig:
       if (on_hangup_) on_hangup_();
       partitions_.reload();

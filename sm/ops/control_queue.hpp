@@ -24,9 +24,10 @@ enum class ControlAction : std::uint8_t {
   kHandover,  // SIGUSR2's handover to the best standby
   kLogLevel,  // arg: OpenSM log flags (already validated)
   kLogFlush,
-  kUpdateDesc,    // re-read every NodeDescription
-  kReloadConfig,  // as SIGHUP: re-read the configuration, then a heavy sweep
-  kPerfmgr,       // words: the console's perfmgr subcommand (perfmgr/console.hpp)
+  kUpdateDesc,       // re-read every NodeDescription
+  kReloadConfig,     // as SIGHUP: re-read the configuration, then a heavy sweep
+  kPerfmgr,          // words: the console's perfmgr subcommand (perfmgr/console.hpp)
+  kReloadNodeNames,  // re-read node_name_map_name (as SIGHUP does)
 };
 
 struct ControlReply {
@@ -41,7 +42,7 @@ struct ControlRequest {
   std::vector<std::string> words;  // kPerfmgr: the words after "perfmgr"
   bool changes = true;             // false: a read-only request that needs the SM's thread
   std::uint32_t uid = 0;           // who asked (logged when it changes something)
-  std::string command;    // the command line as typed (logged)
+  std::string command;             // the command line as typed (logged)
   std::function<void(ControlReply)> reply;
 };
 

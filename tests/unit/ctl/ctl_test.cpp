@@ -111,9 +111,9 @@ TEST(CommandParser, BadInputGetsOneErrorWithAStableId) {
 }
 
 TEST(CommandParser, PerfmgrSubcommandsThatChangeArePrivileged) {
-  for (std::string_view line : {"perfmgr", "perfmgr print_counters sw1 2", "perfmgr print_errors",
-                                "perfmgr dump_redir", "perfmgr sweep_time",
-                                "perfmgr xmit_wait_threshold"}) {
+  for (std::string_view line :
+       {"perfmgr", "perfmgr print_counters sw1 2", "perfmgr print_errors", "perfmgr dump_redir",
+        "perfmgr sweep_time", "perfmgr xmit_wait_threshold"}) {
     auto c = parse_command(line);
     ASSERT_TRUE(c.ok()) << line;
     EXPECT_FALSE(c->changes) << line;
@@ -127,6 +127,9 @@ TEST(CommandParser, PerfmgrSubcommandsThatChangeArePrivileged) {
     EXPECT_TRUE(c->changes) << line;
   }
   EXPECT_EQ(parse_command("perfmgr frobnicate").error().id, kErrBadArgument);
+  EXPECT_FALSE(parse_command("node_names")->changes);
+  EXPECT_TRUE(parse_command("node_names reload")->changes);
+  EXPECT_EQ(parse_command("node_names load").error().id, kErrBadArgument);
   EXPECT_EQ(parse_command("perfmgr print_counters a 1 2").error().id, kErrBadArgument);
 }
 
@@ -212,6 +215,7 @@ class SmRig : public ::testing::Test {
     ASSERT_TRUE(d.ok());
     fabric = std::make_unique<fake::FakeFabric>(*d, clock);
     options.cache_dir = dir.path() + "/cache";
+    options.node_name_map_name = dir.path() + "/node-name-map";  // written by the tests
     sm = std::make_unique<sm::SubnetManager>(*fabric, clock, logger, options);
     for (int i = 0; i < 200 && !up(); ++i)
       sm->step(control);
@@ -403,6 +407,46 @@ TEST_F(SmRig, PerfmgrCommandsReachThePerfManagerOnTheSmThread) {
 
   EXPECT_TRUE(perfmgr("perfmgr disable").ok);
   EXPECT_FALSE(sm->perfmgr().settings().enabled);
+}
+
+TEST_F(SmRig, NodeNamesFromTheMapShowAndReloadKeepsTheLastGoodMap) {
+  const auto& f = *sm->ops().snapshot.current()->fabric;
+  std::uint64_t b = 0, hb = 0;
+  mad::Lid hb_lid = 0;
+  for (const sa::SnapNode& n : f.nodes) {
+    if (n.description == "b") b = n.guid();
+    if (n.description == "hb") {
+      hb = n.guid();
+      hb_lid = n.ports[1].lid;
+    }
+  }
+  ASSERT_NE(b, 0u);
+  ASSERT_NE(hb, 0u);
+  EXPECT_NE(ask("node_names").text.find("No node name map"), std::string::npos);
+  std::ofstream(dir.path() + "/node-name-map")
+      << fmt::format("# test map\n0x{:016x} \"spine-b\"\n0x{:x} host-b\n", b, hb);
+  auto r = request(sm::ops::ControlAction::kReloadNodeNames);
+  EXPECT_TRUE(r.ok) << r.text;
+  EXPECT_NE(r.text.find(": 2 names"), std::string::npos) << r.text;
+
+  Answer a = ask("querylid " + std::to_string(hb_lid));
+  EXPECT_NE(a.text.find("Node Desc           : hb\n"), std::string::npos) << a.text;
+  EXPECT_NE(a.text.find("Node Name           : host-b\n"), std::string::npos) << a.text;
+  a = ask("--json querylid " + std::to_string(hb_lid));
+  EXPECT_NE(a.json.find("\"node_name\":\"host-b\""), std::string::npos) << a.json;
+  a = ask("switchbalance verbose");
+  EXPECT_NE(a.text.find("(spine-b)\nPort 1: 1\nPort 2: 1\n"), std::string::npos) << a.text;
+  EXPECT_NE(a.text.find("(a)\n"), std::string::npos) << a.text;  // unnamed: its description
+  a = ask("--json node_names");
+  EXPECT_NE(a.json.find("\"names\":2"), std::string::npos) << a.json;
+  EXPECT_NE(a.json.find("\"name\":\"spine-b\""), std::string::npos) << a.json;
+
+  // A broken map is refused with file:line, and the last good one stays in force.
+  std::ofstream(dir.path() + "/node-name-map") << "0x1 ok\nzz \"bad\"\n";
+  r = request(sm::ops::ControlAction::kReloadNodeNames);
+  EXPECT_FALSE(r.ok);
+  EXPECT_NE(r.text.find("node-name-map:2"), std::string::npos) << r.text;
+  EXPECT_NE(ask("querylid " + std::to_string(hb_lid)).text.find("host-b"), std::string::npos);
 }
 
 TEST_F(SmRig, HandoverWithoutAStandbySaysSo) {
