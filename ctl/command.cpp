@@ -4,6 +4,7 @@
 #include <charconv>
 #include <iterator>
 
+#include "common/log_modules.hpp"
 #include "ctl/errors.hpp"
 
 namespace ibsm::ctl {
@@ -17,7 +18,9 @@ const std::vector<CommandSpec>& command_specs() {
        "show or set the log flags (0x01 error, 0x02 info, 0x04 verbose, 0x08 debug, 0x10 funcs, "
        "0x20 frames, 0x40 routing, 0x80 sys)",
        false},
-      {CommandId::kPermodlog, "permodlog", "permodlog", "show the per-module logging settings",
+      {CommandId::kPermodlog, "permodlog", "permodlog [reload | <module> <level>]",
+       "show the per-module log flags; with a module (ibsm's or OpenSM's name) and log flags, "
+       "set that module's; reload re-reads per_module_logging_file",
        false},
       {CommandId::kPriority, "priority", "priority [<sm-priority>]",
        "show or set this SM's priority (0-15); the election follows", false},
@@ -201,8 +204,23 @@ Result<Command> parse_command(std::string_view line) {
         cmd.word = a[0];
       }
       break;
-    case CommandId::kQuit:
     case CommandId::kPermodlog:
+      // OpenSM's permodlog only prints per_module_logging_file; ibsm also changes it.
+      if (auto e = at_most(2)) return *e;
+      if (a.size() == 1 && a[0] != "reload")
+        return bad(*spec, "'" + a[0].substr(0, 64) + "' needs a level, or use 'reload'");
+      if (a.size() == 2) {
+        if (!find_log_module(a[0]))
+          return bad(*spec, "no log module '" + a[0].substr(0, 64) + "' (permodlog lists them)");
+        auto v = parse_number(a[1], "log level");
+        if (!v) return fail(v.error());
+        if (*v > 0xFF) return bad(*spec, "log level " + a[1] + " is above 0xFF");
+        cmd.word = a[0];
+        cmd.number = *v;
+      }
+      cmd.changes = !a.empty();
+      break;
+    case CommandId::kQuit:
     case CommandId::kReroute:
     case CommandId::kDumpConf:
     case CommandId::kUpdateDesc:

@@ -859,11 +859,6 @@ Answer answer_read_only(const Command& cmd, const OpsSnapshot& s, const sm::ops:
       return events_history(events, cmd.number.value_or(20));
     case CommandId::kNodeNames:
       return node_names(s.node_names.get());
-    case CommandId::kPermodlog:
-      return fail_answer(
-          kErrNotAvailable,
-          "per-module logging is not available in this ibsm "
-          "(per_module_logging_file is not implemented); loglevel sets the log flags");
     default:
       return fail_answer(kErrUnknownCommand, "command needs the SM's thread");
   }

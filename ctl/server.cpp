@@ -425,6 +425,11 @@ void ControlServer::submit(Conn& c, const Command& cmd, std::string_view line) {
     case CommandId::kNodeNames:
       r.action = sm::ops::ControlAction::kReloadNodeNames;
       break;
+    case CommandId::kPermodlog:  // the module loggers are the SM's: shown and set there
+      r.action = sm::ops::ControlAction::kPermodlog;
+      r.words = cmd.args;
+      if (cmd.number) r.arg = std::to_string(*cmd.number);  // the flags, as checked
+      break;
     case CommandId::kPerfmgr:  // the PerfMgr lives on the SM's thread, even to read it
       r.action = sm::ops::ControlAction::kPerfmgr;
       r.words = cmd.args;
@@ -530,7 +535,8 @@ void ControlServer::on_line(Conn& c, std::string_view line) {
     default:
       break;
   }
-  if ((cmd.changes && cmd.id != CommandId::kDumpPortGuid) || cmd.id == CommandId::kPerfmgr) {
+  if ((cmd.changes && cmd.id != CommandId::kDumpPortGuid) || cmd.id == CommandId::kPerfmgr ||
+      cmd.id == CommandId::kPermodlog) {
     submit(c, cmd, line);
     return;
   }

@@ -283,7 +283,8 @@ class SubnetManager {
                     std::chrono::system_clock::time_point started);
   void take_control_requests();
   void carry_out(ops::ControlRequest& req);
-  void carry_out_perfmgr(ops::ControlRequest& req);  // `ibsm-ctl perfmgr ...`
+  void carry_out_perfmgr(ops::ControlRequest& req);    // `ibsm-ctl perfmgr ...`
+  void carry_out_permodlog(ops::ControlRequest& req);  // `ibsm-ctl permodlog ...`
   // After a new SA snapshot: port, link and LID events against the last one.
   void report_fabric_changes();
   // reroute: routes recomputed and programmed from the last model, no rediscovery.

@@ -4,7 +4,9 @@
 #include <spdlog/fmt/fmt.h>
 
 #include "common/log.hpp"
+#include "common/log_modules.hpp"
 #include "conf/log_settings.hpp"
+#include "conf/per_module_logging.hpp"
 #include "perfmgr/console.hpp"
 #include "sm/subnet_manager.hpp"
 
@@ -293,6 +295,8 @@ void SubnetManager::carry_out(ops::ControlRequest& req) {
     }
     case ops::ControlAction::kPerfmgr:
       return carry_out_perfmgr(req);
+    case ops::ControlAction::kPermodlog:
+      return carry_out_permodlog(req);
     case ops::ControlAction::kReloadNodeNames: {
       const Status st = reload_node_names();
       if (!st.ok())  // the last good map stays in force
@@ -338,6 +342,38 @@ void SubnetManager::carry_out_perfmgr(ops::ControlRequest& req) {
   }
   if (req.changes) publish_ops();
   req.reply({true, 0, std::move(text)});
+}
+
+void SubnetManager::carry_out_permodlog(ops::ControlRequest& req) {
+  const std::string& file = options_.per_module_logging_file;
+  if (req.words.empty()) {
+    std::string text =
+        fmt::format("Per module logging file: {}\n", file.empty() ? std::string("(none)") : file);
+    text += "module      flags  (a module logs at log_flags 0x";
+    text += fmt::format("{:02x} OR its flags)\n", options_.log_flags);
+    text += conf::format_per_module_logging(log_);
+    text.pop_back();
+    return req.reply({true, 0, std::move(text)});
+  }
+  if (req.words.size() == 1) {  // reload: the file replaces every runtime change
+    auto levels = conf::reload_per_module_logging(log_, file);
+    if (!levels) return req.reply({false, levels.error().id.code, to_string(levels.error())});
+    std::string text =
+        fmt::format("per-module log flags re-read from {}", file.empty() ? "(none)" : file);
+    for (const auto& w : levels->warnings) {
+      log_->warn("{}: {}", format_error_id(w.id), w.message);
+      text += fmt::format("\n{}: {}", format_error_id(w.id), w.message);
+    }
+    return req.reply({true, 0, std::move(text)});
+  }
+  const auto module = find_log_module(req.words[0]);  // the parser checked both words
+  const unsigned flags = static_cast<unsigned>(std::stoul(req.arg));  // decimal, 0-0xFF
+  if (!module || !set_module_log_flags(log_, *module, flags))
+    return req.reply({false, 8011,  // ctl::kErrNotAvailable
+                      "per-module logging is not available: this ibsm logs through one logger"});
+  const std::string_view name = log_module_info(*module).name;
+  log_->info("permodlog: module {} log flags set to 0x{:02x}", name, flags);
+  req.reply({true, 0, fmt::format("Setting {} log flags to 0x{:02x}", name, flags)});
 }
 
 SweepResult SubnetManager::reroute_sweep(const std::atomic<bool>& stop) {

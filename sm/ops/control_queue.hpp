@@ -28,6 +28,7 @@ enum class ControlAction : std::uint8_t {
   kReloadConfig,     // as SIGHUP: re-read the configuration, then a heavy sweep
   kPerfmgr,          // words: the console's perfmgr subcommand (perfmgr/console.hpp)
   kReloadNodeNames,  // re-read node_name_map_name (as SIGHUP does)
+  kPermodlog,        // words: [] show, [reload], or [module, flags]; arg: the flags (decimal)
 };
 
 struct ControlReply {

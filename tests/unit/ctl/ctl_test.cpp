@@ -12,6 +12,7 @@
 #include <fstream>
 #include <thread>
 
+#include "common/log_modules.hpp"
 #include "ctl/command.hpp"
 #include "ctl/errors.hpp"
 #include "ctl/event_file.hpp"
@@ -131,6 +132,20 @@ TEST(CommandParser, PerfmgrSubcommandsThatChangeArePrivileged) {
   EXPECT_TRUE(parse_command("node_names reload")->changes);
   EXPECT_EQ(parse_command("node_names load").error().id, kErrBadArgument);
   EXPECT_EQ(parse_command("perfmgr print_counters a 1 2").error().id, kErrBadArgument);
+}
+
+TEST(CommandParser, PermodlogShowsReloadsOrSetsOneModule) {
+  auto c = parse_command("permodlog");
+  ASSERT_TRUE(c.ok());
+  EXPECT_FALSE(c->changes);
+  c = parse_command("permodlog osm_ucast_mgr.c 0x0c");  // OpenSM's module name
+  ASSERT_TRUE(c.ok());
+  EXPECT_TRUE(c->changes);
+  EXPECT_EQ(*c->number, 0x0cu);
+  EXPECT_TRUE(parse_command("permodlog reload")->changes);
+  EXPECT_EQ(parse_command("permodlog nosuch.c 1").error().id, kErrBadArgument);
+  EXPECT_EQ(parse_command("permodlog sa 0x100").error().id, kErrBadArgument);
+  EXPECT_EQ(parse_command("permodlog sa").error().id, kErrBadArgument);
 }
 
 TEST(Access, RootAndOwnerChangeGroupReadsOthersNothing) {
@@ -453,6 +468,63 @@ TEST_F(SmRig, HandoverWithoutAStandbySaysSo) {
   const auto r = request(sm::ops::ControlAction::kHandover);
   EXPECT_FALSE(r.ok);
   EXPECT_EQ(r.error_id, kErrNoStandby.code);
+}
+
+// permodlog needs the module loggers of a real root logger (make_logger), not a capture.
+TEST(Permodlog, ShowsSetsAndReloadsTheModuleFlagsOnTheSmThread) {
+  testsupport::TempDir dir;
+  LogSettings ls;
+  ls.file = dir.path() + "/opensm.log";
+  const Logger root = make_logger(ls);
+  auto d = testsupport::parse_net(kLine);
+  ASSERT_TRUE(d.ok());
+  FakeClock clock;
+  fake::FakeFabric fabric(*d, clock);
+  conf::Options o;
+  o.cache_dir = dir.path() + "/cache";
+  o.per_module_logging_file = dir.path() + "/per-module-logging.conf";
+  sm::SubnetManager sm(fabric, clock, root, o);
+  sm::ControlFlags control;
+  auto permodlog = [&](std::string_view line) {
+    auto c = parse_command(line);
+    EXPECT_TRUE(c.ok()) << line;
+    std::optional<sm::ops::ControlReply> got;
+    sm::ops::ControlRequest r;
+    r.action = sm::ops::ControlAction::kPermodlog;
+    r.words = c->args;
+    if (c->number) r.arg = std::to_string(*c->number);
+    r.changes = c->changes;
+    r.reply = [&](sm::ops::ControlReply rep) { got = std::move(rep); };
+    EXPECT_TRUE(sm.ops().control.push(std::move(r)));
+    for (int i = 0; i < 50 && !got; ++i)
+      sm.step(control);
+    return got.value_or(sm::ops::ControlReply{false, 0, "no answer"});
+  };
+  auto r = permodlog("permodlog");
+  EXPECT_TRUE(r.ok);
+  EXPECT_NE(r.text.find("Per module logging file: " + o.per_module_logging_file), std::string::npos)
+      << r.text;
+  EXPECT_NE(r.text.find("\nrouting     0x00"), std::string::npos) << r.text;
+
+  r = permodlog("permodlog osm_ucast_mgr.c 0x0c");
+  EXPECT_TRUE(r.ok) << r.text;
+  EXPECT_EQ(r.text, "Setting routing log flags to 0x0c");
+  EXPECT_EQ(module_log_flags(root, LogModule::kRouting), 0x0cu);
+  EXPECT_NE(permodlog("permodlog").text.find("\nrouting     0x0c"), std::string::npos);
+
+  // reload: the file replaces the runtime change; an unknown module is a warning.
+  std::ofstream(o.per_module_logging_file) << "osm_sa.c 0x08\nosm_nosuch.c 1\n";
+  r = permodlog("permodlog reload");
+  EXPECT_TRUE(r.ok) << r.text;
+  EXPECT_NE(r.text.find("osm_nosuch.c"), std::string::npos) << r.text;
+  EXPECT_EQ(module_log_flags(root, LogModule::kSa), 0x08u);
+  EXPECT_EQ(module_log_flags(root, LogModule::kRouting), 0u);
+  // A broken file is refused with file:line and the flags in force stay.
+  std::ofstream(o.per_module_logging_file) << "osm_sa.c zz\n";
+  r = permodlog("permodlog reload");
+  EXPECT_FALSE(r.ok);
+  EXPECT_NE(r.text.find("per-module-logging.conf:1"), std::string::npos) << r.text;
+  EXPECT_EQ(module_log_flags(root, LogModule::kSa), 0x08u);
 }
 
 // --- the socket ---------------------------------------------------------------------
