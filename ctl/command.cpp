@@ -1,7 +1,10 @@
 #include "ctl/command.hpp"
 
+#include <algorithm>
 #include <charconv>
+#include <iterator>
 
+#include "common/log_modules.hpp"
 #include "ctl/errors.hpp"
 
 namespace ibsm::ctl {
@@ -15,7 +18,9 @@ const std::vector<CommandSpec>& command_specs() {
        "show or set the log flags (0x01 error, 0x02 info, 0x04 verbose, 0x08 debug, 0x10 funcs, "
        "0x20 frames, 0x40 routing, 0x80 sys)",
        false},
-      {CommandId::kPermodlog, "permodlog", "permodlog", "show the per-module logging settings",
+      {CommandId::kPermodlog, "permodlog", "permodlog [reload | <module> <level>]",
+       "show the per-module log flags; with a module (ibsm's or OpenSM's name) and log flags, "
+       "set that module's; reload re-reads per_module_logging_file",
        false},
       {CommandId::kPriority, "priority", "priority [<sm-priority>]",
        "show or set this SM's priority (0-15); the election follows", false},
@@ -42,8 +47,14 @@ const std::vector<CommandSpec>& command_specs() {
       {CommandId::kUpdateDesc, "update_desc", "update_desc",
        "re-read every node's NodeDescription (a heavy sweep)", false},
       {CommandId::kVersion, "version", "version", "ibsm's version", false},
-      {CommandId::kPerfmgr, "perfmgr", "perfmgr [<subcommand> ...]",
-       "the performance manager (off in this ibsm)", false},
+      {CommandId::kPerfmgr, "perfmgr",
+       "perfmgr [enable|disable|clear_counters|dump_counters [mach]|print_counters <node> "
+       "[<port>]|print_errors [<node>]|set_rm_nodes|clear_rm_nodes|set_query_cpi"
+       "|clear_query_cpi|dump_redir [<node>]|clear_redir [<node>]|sweep_time [<seconds>]"
+       "|xmit_wait_threshold [<value>]]",
+       "the performance manager: its status, counters and errors; the subcommands that "
+       "change it or write a file are root only",
+       false},
       {CommandId::kDumpPortGuid, "dump_portguid",
        "dump_portguid [file <filename>] <regexp1> [<regexp2> ...]",
        "port GUIDs of the nodes whose description matches one of the regexps", false},
@@ -57,6 +68,8 @@ const std::vector<CommandSpec>& command_specs() {
        "P_Keys programmed per port and the result of the last partitions.conf reload", true},
       {CommandId::kEvents, "events", "events [--follow] [--last <n>]",
        "the last events (default 20); --follow streams new ones until the connection closes", true},
+      {CommandId::kNodeNames, "node_names", "node_names [reload]",
+       "the node-name map in force (node_name_map_name); reload re-reads it, as SIGHUP does", true},
   };
   return specs;
 }
@@ -191,8 +204,23 @@ Result<Command> parse_command(std::string_view line) {
         cmd.word = a[0];
       }
       break;
-    case CommandId::kQuit:
     case CommandId::kPermodlog:
+      // OpenSM's permodlog only prints per_module_logging_file; ibsm also changes it.
+      if (auto e = at_most(2)) return *e;
+      if (a.size() == 1 && a[0] != "reload")
+        return bad(*spec, "'" + a[0].substr(0, 64) + "' needs a level, or use 'reload'");
+      if (a.size() == 2) {
+        if (!find_log_module(a[0]))
+          return bad(*spec, "no log module '" + a[0].substr(0, 64) + "' (permodlog lists them)");
+        auto v = parse_number(a[1], "log level");
+        if (!v) return fail(v.error());
+        if (*v > 0xFF) return bad(*spec, "log level " + a[1] + " is above 0xFF");
+        cmd.word = a[0];
+        cmd.number = *v;
+      }
+      cmd.changes = !a.empty();
+      break;
+    case CommandId::kQuit:
     case CommandId::kReroute:
     case CommandId::kDumpConf:
     case CommandId::kUpdateDesc:
@@ -233,6 +261,11 @@ Result<Command> parse_command(std::string_view line) {
       if (auto e = at_most(1)) return *e;
       if (auto e = one_of(0, {"on", "off"}, true)) return *e;
       cmd.changes = true;
+      break;
+    case CommandId::kNodeNames:
+      if (auto e = at_most(1)) return *e;
+      if (auto e = one_of(0, {"reload"}, false)) return *e;
+      cmd.changes = !a.empty();
       break;
     case CommandId::kStatus:
       if (auto e = at_most(1)) return *e;
@@ -275,8 +308,28 @@ Result<Command> parse_command(std::string_view line) {
         cmd.guid = *g;
       }
       break;
-    case CommandId::kPerfmgr:
-      break;  // answered as a whole: the PerfMgr is off
+    case CommandId::kPerfmgr: {
+      // OpenSM's perfmgr_parse subcommands. Those that print are read-only; those
+      // that change the PerfMgr (or write a file as ibsm's user) are root only.
+      if (auto e = at_most(3)) return *e;
+      if (a.empty()) break;  // the status
+      const std::string& sub = a[0];
+      static constexpr std::string_view kReading[] = {"print_counters", "print_errors",
+                                                      "dump_redir"};
+      static constexpr std::string_view kChanging[] = {
+          "enable",       "disable",        "clear_counters",     "dump_counters",
+          "set_rm_nodes", "clear_rm_nodes", "set_query_cpi",      "clear_query_cpi",
+          "clear_redir",  "sweep_time",     "xmit_wait_threshold"};
+      const bool reads = std::ranges::find(kReading, sub) != std::end(kReading);
+      const bool changes = std::ranges::find(kChanging, sub) != std::end(kChanging);
+      if (!reads && !changes)
+        return bad(*spec, "unknown perfmgr subcommand '" + sub.substr(0, 64) + "'");
+      cmd.word = sub;
+      // sweep_time and xmit_wait_threshold without a value only show it.
+      cmd.changes =
+          changes && !((sub == "sweep_time" || sub == "xmit_wait_threshold") && a.size() == 1);
+      break;
+    }
     case CommandId::kDumpPortGuid: {
       std::size_t next = 0;
       if (next < a.size() && a[next] == "file") {

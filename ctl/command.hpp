@@ -1,6 +1,6 @@
 // The control protocol's commands: OpenSM 3.3.23's console commands with their
 // names, arguments and meaning, and ibsm's own (handover, routes, partitions,
-// events). parse_command() turns one request line into a checked command or one
+// events, node_names). parse_command() turns one request line into a checked command or one
 // error with a stable ID; it never throws and knows nothing of sockets or the SM.
 #pragma once
 
@@ -39,6 +39,7 @@ enum class CommandId : std::uint8_t {
   kRoutes,
   kPartitions,
   kEvents,
+  kNodeNames,
 };
 
 struct CommandSpec {

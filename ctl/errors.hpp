@@ -30,6 +30,7 @@ inline constexpr ErrorId kErrNotSweeping{8041};
 inline constexpr ErrorId kErrNoModel{8042};
 inline constexpr ErrorId kErrNotMaster{8043};
 inline constexpr ErrorId kErrNoStandby{8044};
+inline constexpr ErrorId kErrPerfmgr{8050};
 
 inline constexpr ErrorInfo kCtlErrors[] = {
     {kErrUnknownCommand, "Unknown control command",
@@ -73,9 +74,10 @@ inline constexpr ErrorInfo kCtlErrors[] = {
      "The LID or GUID given is not in the fabric of the last heavy sweep.",
      "Check the value with `ibsm-ctl dump_portguid .` or saquery."},
     {kErrNotAvailable, "Feature not available in this ibsm",
-     "The command belongs to a feature this ibsm does not run (perfmgr: the PerfMgr is off; "
-     "permodlog: per-module logging is not configured).",
-     "See the message for the option that enables it."},
+     "The command belongs to a feature this ibsm does not run (perfmgr print_counters, "
+     "print_errors, dump_counters, dump_redir: the PerfMgr is off; permodlog: per-module "
+     "logging is not configured).",
+     "See the message for the option that enables it (`perfmgr enable` starts the PerfMgr)."},
     {kErrSocketSetup, "Cannot open the control socket or console",
      "ibsm could not create, bind or listen on its control socket (or the loopback console "
      "port). The SM runs without it; the log line names the path or port and the reason.",
@@ -118,6 +120,11 @@ inline constexpr ErrorInfo kCtlErrors[] = {
     {kErrNoStandby, "No SM to hand over to",
      "handover found no other SM that answers and could take the fabric; this SM stays MASTER.",
      "Start a standby SM first (`ibsm-ctl status` lists the known SMs)."},
+    {kErrPerfmgr, "perfmgr subcommand failed",
+     "The PerfMgr refused a `perfmgr` subcommand's value (sweep_time outside 1-65535, "
+     "xmit_wait_threshold not a number, print_counters without a node) or could not write "
+     "dump_counters' file. The PerfMgr's settings are unchanged.",
+     "The message names the value or the file; `ibsm-ctl help perfmgr` shows the syntax."},
 };
 
 }  // namespace ibsm::ctl

@@ -84,6 +84,24 @@ struct PortRefText {
   mad::Guid node_guid;
   unsigned port;
   std::string desc;
+  std::string name;
+};
+
+// The name a node goes by (node_name_map_name, sm/names/): the map's, else its
+// NodeDescription, as the diagnostics show it with the same map.
+class NodeNamer {
+ public:
+  explicit NodeNamer(const sm::names::NodeNameMap* map) : map_(map) {}
+  std::string operator()(const sa::SnapNode& n) const {
+    if (map_ != nullptr) {
+      const auto it = map_->entries().find(n.guid());
+      if (it != map_->entries().end()) return it->second;
+    }
+    return n.description;
+  }
+
+ private:
+  const sm::names::NodeNameMap* map_;
 };
 
 // --- status -------------------------------------------------------------------------
@@ -206,7 +224,7 @@ Answer status(const OpsSnapshot& s, const sm::ops::EventBus& events) {
 
 // --- querylid -----------------------------------------------------------------------
 
-Answer querylid(const Snap& f, mad::Lid lid) {
+Answer querylid(const Snap& f, const NodeNamer& name_of, mad::Lid lid) {
   const sa::PortRef r = f.find_lid(lid);
   if (!r.valid())
     return fail_answer(kErrNotFound, fmt::format("Invalid lid {}: no port holds it", lid));
@@ -217,16 +235,18 @@ Answer querylid(const Snap& f, mad::Lid lid) {
   a.text = fmt::format(
       "Query results for LID {}\n   GUID                : {}\n"
       "   Node GUID           : {}\n   Node Desc           : {}\n"
+      "   Node Name           : {}\n"
       "   Node Type           : {}\n   Num Ports           : {}\n"
       "   Base LID / LMC      : {} / {}\n",
-      lid, hex16(p.guid), hex16(n.guid()), n.description, mad::node_type_name(n.info.node_type),
-      n.info.num_ports, p.lid, p.lmc);
+      lid, hex16(p.guid), hex16(n.guid()), n.description, name_of(n),
+      mad::node_type_name(n.info.node_type), n.info.num_ports, p.lid, p.lmc);
   JsonWriter j;
   j.begin_object()
       .field("lid", lid)
       .field("port_guid", hex16(p.guid))
       .field("node_guid", hex16(n.guid()))
       .field("node_desc", n.description)
+      .field("node_name", name_of(n))
       .field("node_type", mad::node_type_name(n.info.node_type))
       .field("num_ports", n.info.num_ports)
       .field("base_lid", p.lid)
@@ -257,7 +277,7 @@ Answer querylid(const Snap& f, mad::Lid lid) {
 
 // --- portstatus ---------------------------------------------------------------------
 
-Answer portstatus(const Snap& f, const std::string& type) {
+Answer portstatus(const Snap& f, const NodeNamer& name_of, const std::string& type) {
   mad::NodeType lim = mad::NodeType::kUnknown;
   if (type == "ca") lim = mad::NodeType::kCa;
   if (type == "switch") lim = mad::NodeType::kSwitch;
@@ -276,7 +296,7 @@ Answer portstatus(const Snap& f, const std::string& type) {
       const auto& pi = p.info;
       const bool has_ext = n.is_switch() ? ext : (pi.capability_mask & kCapHasExtSpeeds) != 0;
       ++ports;
-      PortRefText where{n.guid(), p.num, n.description};
+      PortRefText where{n.guid(), p.num, n.description, name_of(n)};
       switch (pi.port_state) {
         case mad::PortState::kDown:
           ++down;
@@ -334,7 +354,7 @@ Answer portstatus(const Snap& f, const std::string& type) {
   for (const auto& [what, list] : issues) {
     a.text += fmt::format("   {} {}\n", list.size(), what);
     for (const auto& r : list)
-      a.text += fmt::format("      {} {} ({})\n", hex16(r.node_guid), r.port, r.desc);
+      a.text += fmt::format("      {} {} ({})\n", hex16(r.node_guid), r.port, r.name);
   }
   a.text += "\n";
   JsonWriter j;
@@ -360,6 +380,7 @@ Answer portstatus(const Snap& f, const std::string& type) {
           .field("node_guid", hex16(r.node_guid))
           .field("port", r.port)
           .field("node_desc", r.desc)
+          .field("node_name", r.name)
           .end_object();
     j.end_array();
   }
@@ -389,7 +410,7 @@ bool peer_is_switch(const Snap& f, const sa::SnapPort& p) {
   return p.peer.valid() && f.nodes[p.peer.node].is_switch();
 }
 
-void switch_balance(const Snap& f, const sa::SnapNode& sw, bool verbose,
+void switch_balance(const Snap& f, const NodeNamer& name_of, const sa::SnapNode& sw, bool verbose,
                     const std::vector<std::pair<mad::Lid, sa::PortRef>>& lids, Answer& a,
                     JsonWriter& j) {
   std::vector<std::uint32_t> count(256, 0);
@@ -408,6 +429,7 @@ void switch_balance(const Snap& f, const sa::SnapNode& sw, bool verbose,
   j.begin_object()
       .field("guid", hex16(sw.guid()))
       .field("node_desc", sw.description)
+      .field("node_name", name_of(sw))
       .field("unbalanced", unbalanced)
       .field("min", outs.empty() ? 0 : mn)
       .field("max", mx);
@@ -417,12 +439,12 @@ void switch_balance(const Snap& f, const sa::SnapNode& sw, bool verbose,
   j.end_array().end_object();
   if (!verbose && !unbalanced) return;
   a.text += fmt::format("{}Switch: {} ({})\n", unbalanced ? "Unbalanced " : "", hex16(sw.guid()),
-                        sw.description);
+                        name_of(sw));
   for (unsigned p : outs)
     a.text += fmt::format("Port {}: {}\n", p, count[p]);
 }
 
-Answer switchbalance(const Snap& f, const Command& cmd) {
+Answer switchbalance(const Snap& f, const NodeNamer& name_of, const Command& cmd) {
   Answer a;
   JsonWriter j;
   const auto lids = end_port_lids(f);
@@ -432,7 +454,7 @@ Answer switchbalance(const Snap& f, const Command& cmd) {
     if (!n.is_switch()) continue;
     if (cmd.guid && n.guid() != *cmd.guid) continue;
     found = true;
-    switch_balance(f, n, cmd.flag, lids, a, j);
+    switch_balance(f, name_of, n, cmd.flag, lids, a, j);
   }
   j.end_array().end_object();
   if (!found)
@@ -724,6 +746,36 @@ Answer events_history(const sm::ops::EventBus& bus, std::size_t n) {
   return a;
 }
 
+// --- node_names -----------------------------------------------------------------------
+
+Answer node_names(const sm::names::NodeNameMap* map) {
+  Answer a;
+  JsonWriter j;
+  const std::string source = map ? map->source() : std::string();
+  j.begin_object().field("source", source).field("names", map ? map->size() : 0);
+  j.key("entries").begin_array();
+  if (source.empty())
+    a.text =
+        "No node name map in force (node_name_map_name unset and "
+        "/etc/opensm/ib-node-name-map absent): nodes go by their NodeDescription\n";
+  else
+    a.text = fmt::format("Node name map {}: {} names\n", source, map->size());
+  if (map) {
+    std::vector<std::pair<std::uint64_t, std::string>> sorted(map->entries().begin(),
+                                                              map->entries().end());
+    std::ranges::sort(sorted);
+    for (const auto& [guid, name] : sorted) {
+      a.text += fmt::format("   {} \"{}\"\n", hex16(guid), name);
+      j.begin_object().field("guid", hex16(guid)).field("name", name).end_object();
+    }
+    for (const std::string& w : map->warnings())
+      a.text += "   warning: " + w + "\n";
+  }
+  j.end_array().end_object();
+  a.json = j.text();
+  return a;
+}
+
 Answer simple(std::string text, std::string_view key, const std::string& value) {
   Answer a;
   a.text = std::move(text);
@@ -767,6 +819,7 @@ Answer answer_help(const Command& cmd) {
 
 Answer answer_read_only(const Command& cmd, const OpsSnapshot& s, const sm::ops::EventBus& events) {
   const Snap* f = s.fabric.get();
+  const NodeNamer name_of(s.node_names.get());
   switch (cmd.id) {
     case CommandId::kHelp:
       return answer_help(cmd);
@@ -784,11 +837,11 @@ Answer answer_read_only(const Command& cmd, const OpsSnapshot& s, const sm::ops:
       return simple(fmt::format("Current sm-priority is {}\n", s.priority), "priority",
                     std::to_string(s.priority));
     case CommandId::kQueryLid:
-      return f ? querylid(*f, static_cast<mad::Lid>(*cmd.number)) : no_fabric();
+      return f ? querylid(*f, name_of, static_cast<mad::Lid>(*cmd.number)) : no_fabric();
     case CommandId::kPortStatus:
-      return f ? portstatus(*f, cmd.word) : no_fabric();
+      return f ? portstatus(*f, name_of, cmd.word) : no_fabric();
     case CommandId::kSwitchBalance:
-      return f ? switchbalance(*f, cmd) : no_fabric();
+      return f ? switchbalance(*f, name_of, cmd) : no_fabric();
     case CommandId::kLidBalance:
       return f ? lidbalance(*f, cmd) : no_fabric();
     case CommandId::kDumpPortGuid:
@@ -804,14 +857,8 @@ Answer answer_read_only(const Command& cmd, const OpsSnapshot& s, const sm::ops:
     }
     case CommandId::kEvents:
       return events_history(events, cmd.number.value_or(20));
-    case CommandId::kPerfmgr:
-      return fail_answer(kErrNotAvailable,
-                         "PerfMgr is off: this ibsm has no performance manager (perfmgr)");
-    case CommandId::kPermodlog:
-      return fail_answer(
-          kErrNotAvailable,
-          "per-module logging is not available in this ibsm "
-          "(per_module_logging_file is not implemented); loglevel sets the log flags");
+    case CommandId::kNodeNames:
+      return node_names(s.node_names.get());
     default:
       return fail_answer(kErrUnknownCommand, "command needs the SM's thread");
   }

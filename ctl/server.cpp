@@ -382,7 +382,7 @@ void ControlServer::pump_events(Conn& c) {
 }
 
 void ControlServer::submit(Conn& c, const Command& cmd, std::string_view line) {
-  if (!c.peer.may_change) {
+  if (cmd.changes && !c.peer.may_change) {
     log_->warn("{}: {} refused '{}': changing commands are root only",
                format_error_id(kErrRootOnly), c.peer.describe, std::string(line.substr(0, 200)));
     send_answer(
@@ -422,12 +422,25 @@ void ControlServer::submit(Conn& c, const Command& cmd, std::string_view line) {
     case CommandId::kHandover:
       r.action = sm::ops::ControlAction::kHandover;
       break;
+    case CommandId::kNodeNames:
+      r.action = sm::ops::ControlAction::kReloadNodeNames;
+      break;
+    case CommandId::kPermodlog:  // the module loggers are the SM's: shown and set there
+      r.action = sm::ops::ControlAction::kPermodlog;
+      r.words = cmd.args;
+      if (cmd.number) r.arg = std::to_string(*cmd.number);  // the flags, as checked
+      break;
+    case CommandId::kPerfmgr:  // the PerfMgr lives on the SM's thread, even to read it
+      r.action = sm::ops::ControlAction::kPerfmgr;
+      r.words = cmd.args;
+      break;
     default:
       return;
   }
+  r.changes = cmd.changes;
   r.uid = c.peer.uid;
   r.command = std::string(line.substr(0, 200));
-  log_->info("control: {} sent '{}'", c.peer.describe, r.command);
+  if (r.changes) log_->info("control: {} sent '{}'", c.peer.describe, r.command);
   const std::uint64_t id = c.id;
   const bool json = cmd.json;
   std::string name(spec_of(cmd.id).name);
@@ -522,7 +535,8 @@ void ControlServer::on_line(Conn& c, std::string_view line) {
     default:
       break;
   }
-  if (cmd.changes && cmd.id != CommandId::kDumpPortGuid) {
+  if ((cmd.changes && cmd.id != CommandId::kDumpPortGuid) || cmd.id == CommandId::kPerfmgr ||
+      cmd.id == CommandId::kPermodlog) {
     submit(c, cmd, line);
     return;
   }

@@ -20,8 +20,8 @@
 #include "conf/options.hpp"
 #include "mad/smp_client.hpp"
 #include "mad/transport.hpp"
-#include "qos_policy/model.hpp"
 #include "perfmgr/perf_manager.hpp"
+#include "qos_policy/model.hpp"
 #include "routing/engine.hpp"
 #include "routing/route_report.hpp"
 #include "sa/server.hpp"
@@ -37,9 +37,9 @@
 #include "sm/mkey/mkey_rules.hpp"
 #include "sm/mkey/target_port.hpp"
 #include "sm/multicast_manager.hpp"
+#include "sm/names/node_name_map.hpp"
 #include "sm/ops/fabric_diff.hpp"
 #include "sm/ops/ops.hpp"
-#include "sm/names/node_name_map.hpp"
 #include "sm/pkey_manager.hpp"
 #include "sm/port_config.hpp"
 #include "sm/port_tables.hpp"
@@ -283,6 +283,8 @@ class SubnetManager {
                     std::chrono::system_clock::time_point started);
   void take_control_requests();
   void carry_out(ops::ControlRequest& req);
+  void carry_out_perfmgr(ops::ControlRequest& req);    // `ibsm-ctl perfmgr ...`
+  void carry_out_permodlog(ops::ControlRequest& req);  // `ibsm-ctl permodlog ...`
   // After a new SA snapshot: port, link and LID events against the last one.
   void report_fabric_changes();
   // reroute: routes recomputed and programmed from the last model, no rediscovery.
@@ -337,8 +339,10 @@ class SubnetManager {
   AliasGuidProgrammer alias_guids_{module_logger(log_, LogModule::kSa)};
   // MFT trees and what each switch holds of them.
   MulticastManager mcast_{module_logger(log_, LogModule::kMulticast)};
-  cc::CcProgrammer cc_{transport_, clock_, module_logger(log_, LogModule::kCongestion)};  // congestion control Sets (class 0x21)
-  bool cc_agent_ = false;                          // class 0x21 registered with the transport
+  cc::CcProgrammer cc_{
+      transport_, clock_,
+      module_logger(log_, LogModule::kCongestion)};  // congestion control Sets (class 0x21)
+  bool cc_agent_ = false;                            // class 0x21 registered with the transport
   bool cc_unavailable_logged_ = false;
   std::shared_ptr<const sa::PrefixRoutes> prefix_routes_;  // last good prefix_routes_file
   std::vector<std::string> unrouted_prefix_routes_;        // last logged IBSM-7041 lines

@@ -4,7 +4,10 @@
 #include <spdlog/fmt/fmt.h>
 
 #include "common/log.hpp"
+#include "common/log_modules.hpp"
 #include "conf/log_settings.hpp"
+#include "conf/per_module_logging.hpp"
+#include "perfmgr/console.hpp"
 #include "sm/subnet_manager.hpp"
 
 namespace ibsm::sm {
@@ -65,6 +68,7 @@ void SubnetManager::publish_ops() {
     options_shared_ = std::make_shared<const conf::Options>(options_);
   s->options = options_shared_;
   s->fabric = sa_.snapshot();
+  s->node_names = node_names_.snapshot();
   ops_.snapshot.publish(std::move(s));
 }
 
@@ -209,9 +213,11 @@ void SubnetManager::take_control_requests() {
 }
 
 void SubnetManager::carry_out(ops::ControlRequest& req) {
-  log_->info("control: uid {} asked '{}'", req.uid, req.command);
-  emit(ops::EventType::kControl,
-       {{"uid", static_cast<std::uint64_t>(req.uid)}, {"command", req.command}});
+  if (req.changes) {  // read-only requests (perfmgr print_counters...) are not logged
+    log_->info("control: uid {} asked '{}'", req.uid, req.command);
+    emit(ops::EventType::kControl,
+         {{"uid", static_cast<std::uint64_t>(req.uid)}, {"command", req.command}});
+  }
   const bool may_sweep = state() == mad::SmState::kMaster || state() == mad::SmState::kDiscovering;
   auto answer = [&](bool ok, std::string text, std::uint16_t id = 0) {
     req.reply(ops::ControlReply{ok, id, std::move(text)});
@@ -287,6 +293,22 @@ void SubnetManager::carry_out(ops::ControlRequest& req) {
       return answer(true,
                     on ? "log flushed; every line is now flushed" : "log lines are now buffered");
     }
+    case ops::ControlAction::kPerfmgr:
+      return carry_out_perfmgr(req);
+    case ops::ControlAction::kPermodlog:
+      return carry_out_permodlog(req);
+    case ops::ControlAction::kReloadNodeNames: {
+      const Status st = reload_node_names();
+      if (!st.ok())  // the last good map stays in force
+        return answer(false, st.error().message + "; the map in force is kept", st.error().id.code);
+      publish_ops();
+      const auto map = node_names_.snapshot();
+      return answer(true,
+                    map->source().empty()
+                        ? std::string("no node name map (node_name_map_name unset and "
+                                      "/etc/opensm/ib-node-name-map absent)")
+                        : fmt::format("node name map {}: {} names", map->source(), map->size()));
+    }
     case ops::ControlAction::kReloadConfig:
       if (on_hangup_) on_hangup_();
       partitions_.reload();
@@ -294,6 +316,64 @@ void SubnetManager::carry_out(ops::ControlRequest& req) {
       publish_ops();
       return answer(true, "configuration re-read; heavy sweep requested");
   }
+}
+
+void SubnetManager::carry_out_perfmgr(ops::ControlRequest& req) {
+  const std::string sub = req.words.empty() ? std::string() : req.words.front();
+  // What reads the counters needs a running PerfMgr; the status, enable and the
+  // settings work either way (OpenSM's console lets `perfmgr enable` start it).
+  const bool needs_counters = sub == "print_counters" || sub == "print_errors" ||
+                              sub == "dump_counters" || sub == "dump_redir";
+  if (needs_counters && !perfmgr_.settings().enabled)
+    return req.reply(
+        {false, 8011,  // ctl::kErrNotAvailable
+         "PerfMgr is off (perfmgr FALSE, or 'perfmgr disable'): no counters are collected; "
+         "'perfmgr enable' starts it"});
+  perfmgr::ConsoleReply r = perfmgr_command(perfmgr_, req.words, options_.dump_files_dir);
+  std::string text = std::move(r.text);
+  while (!text.empty() && text.back() == '\n')
+    text.pop_back();
+  if (!r.ok) return req.reply({false, 8050, std::move(text)});  // ctl::kErrPerfmgr
+  if (text.empty()) {
+    text = "perfmgr";
+    for (const std::string& w : req.words)
+      text += " " + w;
+    text += ": done";
+  }
+  if (req.changes) publish_ops();
+  req.reply({true, 0, std::move(text)});
+}
+
+void SubnetManager::carry_out_permodlog(ops::ControlRequest& req) {
+  const std::string& file = options_.per_module_logging_file;
+  if (req.words.empty()) {
+    std::string text =
+        fmt::format("Per module logging file: {}\n", file.empty() ? std::string("(none)") : file);
+    text += "module      flags  (a module logs at log_flags 0x";
+    text += fmt::format("{:02x} OR its flags)\n", options_.log_flags);
+    text += conf::format_per_module_logging(log_);
+    text.pop_back();
+    return req.reply({true, 0, std::move(text)});
+  }
+  if (req.words.size() == 1) {  // reload: the file replaces every runtime change
+    auto levels = conf::reload_per_module_logging(log_, file);
+    if (!levels) return req.reply({false, levels.error().id.code, to_string(levels.error())});
+    std::string text =
+        fmt::format("per-module log flags re-read from {}", file.empty() ? "(none)" : file);
+    for (const auto& w : levels->warnings) {
+      log_->warn("{}: {}", format_error_id(w.id), w.message);
+      text += fmt::format("\n{}: {}", format_error_id(w.id), w.message);
+    }
+    return req.reply({true, 0, std::move(text)});
+  }
+  const auto module = find_log_module(req.words[0]);  // the parser checked both words
+  const unsigned flags = static_cast<unsigned>(std::stoul(req.arg));  // decimal, 0-0xFF
+  if (!module || !set_module_log_flags(log_, *module, flags))
+    return req.reply({false, 8011,  // ctl::kErrNotAvailable
+                      "per-module logging is not available: this ibsm logs through one logger"});
+  const std::string_view name = log_module_info(*module).name;
+  log_->info("permodlog: module {} log flags set to 0x{:02x}", name, flags);
+  req.reply({true, 0, fmt::format("Setting {} log flags to 0x{:02x}", name, flags)});
 }
 
 SweepResult SubnetManager::reroute_sweep(const std::atomic<bool>& stop) {

@@ -24,8 +24,11 @@ enum class ControlAction : std::uint8_t {
   kHandover,  // SIGUSR2's handover to the best standby
   kLogLevel,  // arg: OpenSM log flags (already validated)
   kLogFlush,
-  kUpdateDesc,    // re-read every NodeDescription
-  kReloadConfig,  // as SIGHUP: re-read the configuration, then a heavy sweep
+  kUpdateDesc,       // re-read every NodeDescription
+  kReloadConfig,     // as SIGHUP: re-read the configuration, then a heavy sweep
+  kPerfmgr,          // words: the console's perfmgr subcommand (perfmgr/console.hpp)
+  kReloadNodeNames,  // re-read node_name_map_name (as SIGHUP does)
+  kPermodlog,        // words: [] show, [reload], or [module, flags]; arg: the flags (decimal)
 };
 
 struct ControlReply {
@@ -37,8 +40,10 @@ struct ControlReply {
 struct ControlRequest {
   ControlAction action = ControlAction::kResweepHeavy;
   std::string arg;
-  std::uint32_t uid = 0;  // who asked (logged)
-  std::string command;    // the command line as typed (logged)
+  std::vector<std::string> words;  // kPerfmgr: the words after "perfmgr"
+  bool changes = true;             // false: a read-only request that needs the SM's thread
+  std::uint32_t uid = 0;           // who asked (logged when it changes something)
+  std::string command;             // the command line as typed (logged)
   std::function<void(ControlReply)> reply;
 };
 

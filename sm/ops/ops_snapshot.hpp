@@ -17,6 +17,7 @@
 #include "mad/types.hpp"
 #include "sa/server.hpp"
 #include "sa/snapshot.hpp"
+#include "sm/names/node_name_map.hpp"
 
 namespace ibsm::sm::ops {
 
@@ -114,6 +115,9 @@ struct OpsSnapshot {
   // next one is being built: the SM never holds two big copies at once).
   std::shared_ptr<const conf::Options> options;
   std::shared_ptr<const sa::Snapshot> fabric;
+  // The node-name map in force (node_name_map_name), shared with the SM; never null
+  // once published. ctl shows its names beside the NodeDescriptions.
+  std::shared_ptr<const names::NodeNameMap> node_names;
   static constexpr std::size_t kBigFabricNodes = 1000;
 };
 using OpsSnapshotPtr = std::shared_ptr<const OpsSnapshot>;

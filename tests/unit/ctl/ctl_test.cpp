@@ -12,6 +12,7 @@
 #include <fstream>
 #include <thread>
 
+#include "common/log_modules.hpp"
 #include "ctl/command.hpp"
 #include "ctl/errors.hpp"
 #include "ctl/event_file.hpp"
@@ -110,6 +111,43 @@ TEST(CommandParser, BadInputGetsOneErrorWithAStableId) {
   EXPECT_NE(parse_command("frobnicate").error().message.find("help"), std::string::npos);
 }
 
+TEST(CommandParser, PerfmgrSubcommandsThatChangeArePrivileged) {
+  for (std::string_view line :
+       {"perfmgr", "perfmgr print_counters sw1 2", "perfmgr print_errors", "perfmgr dump_redir",
+        "perfmgr sweep_time", "perfmgr xmit_wait_threshold"}) {
+    auto c = parse_command(line);
+    ASSERT_TRUE(c.ok()) << line;
+    EXPECT_FALSE(c->changes) << line;
+  }
+  for (std::string_view line :
+       {"perfmgr enable", "perfmgr disable", "perfmgr clear_counters", "perfmgr dump_counters mach",
+        "perfmgr set_rm_nodes", "perfmgr clear_query_cpi", "perfmgr clear_redir",
+        "perfmgr sweep_time 30", "perfmgr xmit_wait_threshold 0x10"}) {
+    auto c = parse_command(line);
+    ASSERT_TRUE(c.ok()) << line;
+    EXPECT_TRUE(c->changes) << line;
+  }
+  EXPECT_EQ(parse_command("perfmgr frobnicate").error().id, kErrBadArgument);
+  EXPECT_FALSE(parse_command("node_names")->changes);
+  EXPECT_TRUE(parse_command("node_names reload")->changes);
+  EXPECT_EQ(parse_command("node_names load").error().id, kErrBadArgument);
+  EXPECT_EQ(parse_command("perfmgr print_counters a 1 2").error().id, kErrBadArgument);
+}
+
+TEST(CommandParser, PermodlogShowsReloadsOrSetsOneModule) {
+  auto c = parse_command("permodlog");
+  ASSERT_TRUE(c.ok());
+  EXPECT_FALSE(c->changes);
+  c = parse_command("permodlog osm_ucast_mgr.c 0x0c");  // OpenSM's module name
+  ASSERT_TRUE(c.ok());
+  EXPECT_TRUE(c->changes);
+  EXPECT_EQ(*c->number, 0x0cu);
+  EXPECT_TRUE(parse_command("permodlog reload")->changes);
+  EXPECT_EQ(parse_command("permodlog nosuch.c 1").error().id, kErrBadArgument);
+  EXPECT_EQ(parse_command("permodlog sa 0x100").error().id, kErrBadArgument);
+  EXPECT_EQ(parse_command("permodlog sa").error().id, kErrBadArgument);
+}
+
 TEST(Access, RootAndOwnerChangeGroupReadsOthersNothing) {
   EXPECT_TRUE(decide_access(0, {0}, 0, std::nullopt).may_change);
   EXPECT_TRUE(decide_access(500, {500}, 500, std::nullopt).may_change);  // ibsm's own user
@@ -192,6 +230,7 @@ class SmRig : public ::testing::Test {
     ASSERT_TRUE(d.ok());
     fabric = std::make_unique<fake::FakeFabric>(*d, clock);
     options.cache_dir = dir.path() + "/cache";
+    options.node_name_map_name = dir.path() + "/node-name-map";  // written by the tests
     sm = std::make_unique<sm::SubnetManager>(*fabric, clock, logger, options);
     for (int i = 0; i < 200 && !up(); ++i)
       sm->step(control);
@@ -217,6 +256,24 @@ class SmRig : public ::testing::Test {
     r.reply = [&](sm::ops::ControlReply rep) { got = std::move(rep); };
     EXPECT_TRUE(sm->ops().control.push(std::move(r)));
     for (int i = 0; i < 500 && !got; ++i)
+      sm->step(control);
+    EXPECT_TRUE(got.has_value());
+    return got.value_or(sm::ops::ControlReply{false, 0, "no answer"});
+  }
+
+  // `perfmgr ...` as the server sends it: parsed, then carried out on the SM's thread.
+  sm::ops::ControlReply perfmgr(std::string_view line) {
+    auto c = parse_command(line);
+    EXPECT_TRUE(c.ok()) << line;
+    std::optional<sm::ops::ControlReply> got;
+    sm::ops::ControlRequest r;
+    r.action = sm::ops::ControlAction::kPerfmgr;
+    r.words = c->args;
+    r.changes = c->changes;
+    r.command = std::string(line);
+    r.reply = [&](sm::ops::ControlReply rep) { got = std::move(rep); };
+    EXPECT_TRUE(sm->ops().control.push(std::move(r)));
+    for (int i = 0; i < 50 && !got; ++i)
       sm->step(control);
     EXPECT_TRUE(got.has_value());
     return got.value_or(sm::ops::ControlReply{false, 0, "no answer"});
@@ -338,10 +395,136 @@ TEST_F(SmRig, SweepOffStopsPeriodicSweeps) {
   EXPECT_GT(sm->ops().snapshot.current()->sweeps, before);
 }
 
+TEST_F(SmRig, PerfmgrCommandsReachThePerfManagerOnTheSmThread) {
+  // perfmgr is FALSE by default: the status says so, the counters are refused.
+  auto r = perfmgr("perfmgr");
+  EXPECT_TRUE(r.ok);
+  EXPECT_NE(r.text.find("state                   : Disabled"), std::string::npos) << r.text;
+  r = perfmgr("perfmgr print_errors");
+  EXPECT_FALSE(r.ok);
+  EXPECT_EQ(r.error_id, kErrNotAvailable.code);
+  EXPECT_NE(r.text.find("PerfMgr is off"), std::string::npos) << r.text;
+  EXPECT_EQ(log_text.str().find("asked 'perfmgr"), std::string::npos);  // reads are not logged
+
+  r = perfmgr("perfmgr enable");
+  EXPECT_TRUE(r.ok) << r.text;
+  EXPECT_TRUE(sm->perfmgr().settings().enabled);
+  EXPECT_NE(log_text.str().find("asked 'perfmgr enable'"), std::string::npos);
+  EXPECT_NE(perfmgr("perfmgr").text.find("Enabled"), std::string::npos);
+
+  EXPECT_TRUE(perfmgr("perfmgr sweep_time 30").ok);
+  EXPECT_EQ(perfmgr("perfmgr sweep_time").text, "30");
+  r = perfmgr("perfmgr sweep_time 0");
+  EXPECT_FALSE(r.ok);
+  EXPECT_EQ(r.error_id, kErrPerfmgr.code);
+  EXPECT_EQ(sm->perfmgr().settings().sweep_time, 30s);  // unchanged by the bad value
+  EXPECT_TRUE(perfmgr("perfmgr print_errors").ok);
+
+  EXPECT_TRUE(perfmgr("perfmgr disable").ok);
+  EXPECT_FALSE(sm->perfmgr().settings().enabled);
+}
+
+TEST_F(SmRig, NodeNamesFromTheMapShowAndReloadKeepsTheLastGoodMap) {
+  const auto& f = *sm->ops().snapshot.current()->fabric;
+  std::uint64_t b = 0, hb = 0;
+  mad::Lid hb_lid = 0;
+  for (const sa::SnapNode& n : f.nodes) {
+    if (n.description == "b") b = n.guid();
+    if (n.description == "hb") {
+      hb = n.guid();
+      hb_lid = n.ports[1].lid;
+    }
+  }
+  ASSERT_NE(b, 0u);
+  ASSERT_NE(hb, 0u);
+  EXPECT_NE(ask("node_names").text.find("No node name map"), std::string::npos);
+  std::ofstream(dir.path() + "/node-name-map")
+      << fmt::format("# test map\n0x{:016x} \"spine-b\"\n0x{:x} host-b\n", b, hb);
+  auto r = request(sm::ops::ControlAction::kReloadNodeNames);
+  EXPECT_TRUE(r.ok) << r.text;
+  EXPECT_NE(r.text.find(": 2 names"), std::string::npos) << r.text;
+
+  Answer a = ask("querylid " + std::to_string(hb_lid));
+  EXPECT_NE(a.text.find("Node Desc           : hb\n"), std::string::npos) << a.text;
+  EXPECT_NE(a.text.find("Node Name           : host-b\n"), std::string::npos) << a.text;
+  a = ask("--json querylid " + std::to_string(hb_lid));
+  EXPECT_NE(a.json.find("\"node_name\":\"host-b\""), std::string::npos) << a.json;
+  a = ask("switchbalance verbose");
+  EXPECT_NE(a.text.find("(spine-b)\nPort 1: 1\nPort 2: 1\n"), std::string::npos) << a.text;
+  EXPECT_NE(a.text.find("(a)\n"), std::string::npos) << a.text;  // unnamed: its description
+  a = ask("--json node_names");
+  EXPECT_NE(a.json.find("\"names\":2"), std::string::npos) << a.json;
+  EXPECT_NE(a.json.find("\"name\":\"spine-b\""), std::string::npos) << a.json;
+
+  // A broken map is refused with file:line, and the last good one stays in force.
+  std::ofstream(dir.path() + "/node-name-map") << "0x1 ok\nzz \"bad\"\n";
+  r = request(sm::ops::ControlAction::kReloadNodeNames);
+  EXPECT_FALSE(r.ok);
+  EXPECT_NE(r.text.find("node-name-map:2"), std::string::npos) << r.text;
+  EXPECT_NE(ask("querylid " + std::to_string(hb_lid)).text.find("host-b"), std::string::npos);
+}
+
 TEST_F(SmRig, HandoverWithoutAStandbySaysSo) {
   const auto r = request(sm::ops::ControlAction::kHandover);
   EXPECT_FALSE(r.ok);
   EXPECT_EQ(r.error_id, kErrNoStandby.code);
+}
+
+// permodlog needs the module loggers of a real root logger (make_logger), not a capture.
+TEST(Permodlog, ShowsSetsAndReloadsTheModuleFlagsOnTheSmThread) {
+  testsupport::TempDir dir;
+  LogSettings ls;
+  ls.file = dir.path() + "/opensm.log";
+  const Logger root = make_logger(ls);
+  auto d = testsupport::parse_net(kLine);
+  ASSERT_TRUE(d.ok());
+  FakeClock clock;
+  fake::FakeFabric fabric(*d, clock);
+  conf::Options o;
+  o.cache_dir = dir.path() + "/cache";
+  o.per_module_logging_file = dir.path() + "/per-module-logging.conf";
+  sm::SubnetManager sm(fabric, clock, root, o);
+  sm::ControlFlags control;
+  auto permodlog = [&](std::string_view line) {
+    auto c = parse_command(line);
+    EXPECT_TRUE(c.ok()) << line;
+    std::optional<sm::ops::ControlReply> got;
+    sm::ops::ControlRequest r;
+    r.action = sm::ops::ControlAction::kPermodlog;
+    r.words = c->args;
+    if (c->number) r.arg = std::to_string(*c->number);
+    r.changes = c->changes;
+    r.reply = [&](sm::ops::ControlReply rep) { got = std::move(rep); };
+    EXPECT_TRUE(sm.ops().control.push(std::move(r)));
+    for (int i = 0; i < 50 && !got; ++i)
+      sm.step(control);
+    return got.value_or(sm::ops::ControlReply{false, 0, "no answer"});
+  };
+  auto r = permodlog("permodlog");
+  EXPECT_TRUE(r.ok);
+  EXPECT_NE(r.text.find("Per module logging file: " + o.per_module_logging_file), std::string::npos)
+      << r.text;
+  EXPECT_NE(r.text.find("\nrouting     0x00"), std::string::npos) << r.text;
+
+  r = permodlog("permodlog osm_ucast_mgr.c 0x0c");
+  EXPECT_TRUE(r.ok) << r.text;
+  EXPECT_EQ(r.text, "Setting routing log flags to 0x0c");
+  EXPECT_EQ(module_log_flags(root, LogModule::kRouting), 0x0cu);
+  EXPECT_NE(permodlog("permodlog").text.find("\nrouting     0x0c"), std::string::npos);
+
+  // reload: the file replaces the runtime change; an unknown module is a warning.
+  std::ofstream(o.per_module_logging_file) << "osm_sa.c 0x08\nosm_nosuch.c 1\n";
+  r = permodlog("permodlog reload");
+  EXPECT_TRUE(r.ok) << r.text;
+  EXPECT_NE(r.text.find("osm_nosuch.c"), std::string::npos) << r.text;
+  EXPECT_EQ(module_log_flags(root, LogModule::kSa), 0x08u);
+  EXPECT_EQ(module_log_flags(root, LogModule::kRouting), 0u);
+  // A broken file is refused with file:line and the flags in force stay.
+  std::ofstream(o.per_module_logging_file) << "osm_sa.c zz\n";
+  r = permodlog("permodlog reload");
+  EXPECT_FALSE(r.ok);
+  EXPECT_NE(r.text.find("per-module-logging.conf:1"), std::string::npos) << r.text;
+  EXPECT_EQ(module_log_flags(root, LogModule::kSa), 0x08u);
 }
 
 // --- the socket ---------------------------------------------------------------------
@@ -461,8 +644,14 @@ TEST_F(ServerRig, AnswersAndStaysUsableAfterBadInput) {
   c.send("resweep heavy\n");  // the test runs as root or as the server's own user
   EXPECT_EQ(c.answer(), "done resweep heavy\n.ok\n");
   EXPECT_NE(log_text.str().find("sent 'resweep heavy'"), std::string::npos);
-  c.send("perfmgr\n");
-  EXPECT_NE(c.answer().find("IBSM-8011: PerfMgr is off"), std::string::npos);
+  // perfmgr goes to the SM's thread (which owns the PerfMgr) even to read; only the
+  // subcommands that change it are logged.
+  c.send("perfmgr print_errors\n");
+  EXPECT_EQ(c.answer(), "done perfmgr print_errors\n.ok\n");
+  EXPECT_EQ(log_text.str().find("sent 'perfmgr print_errors'"), std::string::npos);
+  c.send("perfmgr disable\n");
+  EXPECT_EQ(c.answer(), "done perfmgr disable\n.ok\n");
+  EXPECT_NE(log_text.str().find("sent 'perfmgr disable'"), std::string::npos);
 }
 
 TEST_F(ServerRig, SilentAndHalfOpenConnectionsTimeOut) {
