@@ -204,10 +204,11 @@
   X(kMisc, consolidate_ipv6_snm_req, bool, false, flag(), kHup, kYes, cli_set(0, "consolidate_ipv6_snm_req"), "One MLID for all IPv6 solicited-node multicast groups") \
   X(kLogging, log_prefix, std::string, "", text(), kHup, kYes, cli_arg(0, "log_prefix"), "Prefix of syslog messages") \
   /* ---- ibsm extensions: ibsm's own keys with ibsm's defaults, after all OpenSM keys ---- */ \
-  X(kIbsm, master_sm_priority, std::uint8_t, 0, dec(0, 15), kHup, kYes, cli_arg(0, "master_sm_priority"), "Priority a MASTER advertises in SMInfo (0 = sm_priority); above sm_priority it keeps a recovered higher-priority SM from taking the fabric back (no automatic fail-back)")
+  X(kIbsm, master_sm_priority, std::uint8_t, 0, dec(0, 15), kHup, kYes, cli_arg(0, "master_sm_priority"), "Priority a MASTER advertises in SMInfo (0 = sm_priority); above sm_priority it keeps a recovered higher-priority SM from taking the fabric back (no automatic fail-back)") \
   X(kIbsm, ctl_socket, std::string, "", text(), kRestart, kYes, cli_arg(0, "ctl-socket"), "Unix socket ibsm-ctl talks to; empty = /run/ibsm/<instance>.sock (instance: the --guid as 0x..., else default); none = no control socket") \
   X(kIbsm, ctl_group, std::string, "", text(), kRestart, kYes, no_cli(), "Group whose members may run ibsm-ctl's read-only commands (commands that change the SM stay root only); empty = root only") \
   X(kIbsm, events_file, std::string, "", text(), kRestart, kYes, cli_arg(0, "events-file"), "File the event stream is appended to, one JSON object per line (docs/ctl.md); empty = none") \
   X(kIbsm, events_file_max_mb, std::uint32_t, 64, dec(1, 1048576), kRestart, kYes, no_cli(), "Size in MiB at which the events file is rotated (FILE -> FILE.1)") \
-  X(kIbsm, events_file_keep, std::uint8_t, 5, dec(0, 99), kRestart, kYes, no_cli(), "Rotated events files kept (FILE.1 ... FILE.N); 0 = none, the file starts over")
+  X(kIbsm, events_file_keep, std::uint8_t, 5, dec(0, 99), kRestart, kYes, no_cli(), "Rotated events files kept (FILE.1 ... FILE.N); 0 = none, the file starts over") \
+  X(kIbsm, metrics_listen, std::string, "", text(), kRestart, kYes, cli_arg(0, "metrics-listen"), "ADDR:PORT the Prometheus endpoint (/metrics, read-only HTTP) listens on, e.g. 127.0.0.1:9683 or [::1]:9683; empty = no endpoint (docs/metrics.md)")
 // clang-format on

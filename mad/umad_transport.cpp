@@ -290,7 +290,7 @@ Status UmadTransport::send_gsi(std::span<const std::uint8_t> mad, const MadAddre
     return fail(kErrSendFailed, "no agent registered for class " + std::to_string(mgmt_class));
   if (mad.size() < 24 || mad.size() > gsi_max_length_) {
     return fail(kErrSendFailed, "GSI MAD of " + std::to_string(mad.size()) + " bytes (max " +
-                                    std::to_string(max_length) + ")");
+                                    std::to_string(gsi_max_length_) + ")");
   }
   // The exact length: the kernel pads a single MAD to 256 bytes and segments an
   // RMPP-active one; umad2sim passes the length on, and clients count records by it.

@@ -20,8 +20,8 @@
 #include "conf/options.hpp"
 #include "mad/smp_client.hpp"
 #include "mad/transport.hpp"
-#include "qos_policy/model.hpp"
 #include "perfmgr/perf_manager.hpp"
+#include "qos_policy/model.hpp"
 #include "routing/engine.hpp"
 #include "routing/route_report.hpp"
 #include "sa/server.hpp"
@@ -37,9 +37,9 @@
 #include "sm/mkey/mkey_rules.hpp"
 #include "sm/mkey/target_port.hpp"
 #include "sm/multicast_manager.hpp"
+#include "sm/names/node_name_map.hpp"
 #include "sm/ops/fabric_diff.hpp"
 #include "sm/ops/ops.hpp"
-#include "sm/names/node_name_map.hpp"
 #include "sm/pkey_manager.hpp"
 #include "sm/port_config.hpp"
 #include "sm/port_tables.hpp"
@@ -292,6 +292,8 @@ class SubnetManager {
   // A big fabric's SA snapshot is not held by the ops snapshot while the SA builds the
   // next one or amends it (sa/server.hpp: never two big copies at once).
   void release_big_fabric();
+  // After a PerfMgr sweep: publishes an immutable copy of its counters.
+  void publish_perf_counters();
   // A problem of this sweep that exit_on_fatal makes fatal (a duplicate GUID), if any.
   std::optional<Error> fatal_problem(const SweepReport& report) const;
   void on_request(const mad::Smp& req, const mad::IncomingMad& raw);
@@ -337,8 +339,10 @@ class SubnetManager {
   AliasGuidProgrammer alias_guids_{module_logger(log_, LogModule::kSa)};
   // MFT trees and what each switch holds of them.
   MulticastManager mcast_{module_logger(log_, LogModule::kMulticast)};
-  cc::CcProgrammer cc_{transport_, clock_, module_logger(log_, LogModule::kCongestion)};  // congestion control Sets (class 0x21)
-  bool cc_agent_ = false;                          // class 0x21 registered with the transport
+  cc::CcProgrammer cc_{
+      transport_, clock_,
+      module_logger(log_, LogModule::kCongestion)};  // congestion control Sets (class 0x21)
+  bool cc_agent_ = false;                            // class 0x21 registered with the transport
   bool cc_unavailable_logged_ = false;
   std::shared_ptr<const sa::PrefixRoutes> prefix_routes_;  // last good prefix_routes_file
   std::vector<std::string> unrouted_prefix_routes_;        // last logged IBSM-7041 lines
@@ -348,6 +352,8 @@ class SubnetManager {
   Clock::Duration mft_publish_cost_{};  // wall time the last such copy took
 
   perfmgr::PerfManager perfmgr_;
+  perfmgr::CounterSnapshotPtr perf_counters_;  // published copy (/metrics)
+  std::uint64_t perf_published_sweeps_ = 0;
 
   SweepPhase phase_ = SweepPhase::kIdle;
   HeavyReason heavy_reason_ = HeavyReason::kFirstSweep;
@@ -413,6 +419,7 @@ class SubnetManager {
   std::string version_;
   ops::PortIndex port_index_;  // ports of the last published SA snapshot
   std::deque<ops::SweepRecord> recent_sweeps_;
+  std::array<ops::DurationHistogram, 3> sweep_durations_;
   std::uint64_t sweeps_ = 0;
   std::uint64_t heavy_sweeps_ = 0;
   ops::RoutingOutcome routing_outcome_;
