@@ -4,11 +4,18 @@ One running fabric with the PerfMgr on and --metrics-listen on a loopback port. 
 scrape is parsed with python3-prometheus-client's parser, as Prometheus would read
 it, and judged against the fabric (every port of every node, with both ends of its
 link) and against perfquery (the data counters never run ahead of the port).
+
+With Debian's prometheus installed, a real Prometheus server scrapes the endpoint
+every second and must see it up for 10 scrapes in a row.
 """
 
 from __future__ import annotations
 
+import json
+import shutil
 import socket
+import subprocess
+import urllib.parse
 import urllib.error
 import urllib.request
 
@@ -114,3 +121,41 @@ def test_scrape_parses_and_matches_the_fabric(fabric, sims, sm_procs, workdir):
     # Read-only: other paths are not served.
     assert scrape(port, "/admin")[0] == 404
     assert "IBSM-87" not in proc.log(), proc.tail()
+
+    prometheus_scrapes_ten_times(port, workdir, proc)
+
+
+def prometheus_scrapes_ten_times(port: int, workdir, proc) -> None:
+    binary = shutil.which("prometheus")
+    if binary is None:
+        return  # Debian's prometheus is optional (large): the parser checks above stand
+    web = free_port()
+    cfg = workdir / "prometheus.yml"
+    cfg.write_text("global:\n  scrape_interval: 1s\n  scrape_timeout: 1s\n"
+                   "scrape_configs:\n  - job_name: ibsm\n    static_configs:\n"
+                   f"      - targets: ['127.0.0.1:{port}']\n")
+    log = open(workdir / "prometheus.log", "w")
+    server = subprocess.Popen(
+        [binary, f"--config.file={cfg}", f"--storage.tsdb.path={workdir / 'tsdb'}",
+         f"--web.listen-address=127.0.0.1:{web}"], stdout=log, stderr=subprocess.STDOUT)
+    try:
+        def query(q: str):
+            url = f"http://127.0.0.1:{web}/api/v1/query?" + urllib.parse.urlencode({"query": q})
+            try:
+                with urllib.request.urlopen(url, timeout=5) as r:
+                    res = json.load(r)["data"]["result"]
+            except (OSError, ValueError, KeyError):
+                return None
+            return float(res[0]["value"][1]) if res else None
+
+        def ten_up_scrapes():
+            assert server.poll() is None, (workdir / "prometheus.log").read_text()[-2000:]
+            n = query('count_over_time(up{job="ibsm"}[2m])')
+            return n is not None and n >= 10
+        wait_for(ten_up_scrapes, 60.0, "10 Prometheus scrapes", proc._exited)
+        assert query('min_over_time(up{job="ibsm"}[2m])') == 1.0, "a scrape failed"
+        assert query('count(infiniband_portxmitdata_total)') is not None
+    finally:
+        server.terminate()
+        server.wait(10)
+        log.close()
