@@ -159,3 +159,22 @@ def prometheus_scrapes_ten_times(port: int, workdir, proc) -> None:
         server.terminate()
         server.wait(10)
         log.close()
+
+
+def test_port_in_use_stops_the_start(fabric, sims, sm_procs, workdir):
+    """An operator who asked for metrics gets them or a clear stop (IBSM-8702)."""
+    impl = Ibsm()
+    if impl.available():
+        pytest.skip(impl.available())
+    sim = sims(fabric)
+    with socket.socket() as held:
+        held.bind(("127.0.0.1", 0))
+        held.listen(1)
+        port = held.getsockname()[1]
+        proc = SMProcess(impl, sim, fabric.sm_node, workdir / "sm-busy", once=False, sweep=1,
+                         extra=["--metrics-listen", f"127.0.0.1:{port}"])
+        sm_procs.append(proc)
+        proc.start()
+        assert proc.wait_exit(30.0) == 1
+    assert "IBSM-8702" in proc.tail(), proc.tail()
+    assert proc.count_up() == 0
