@@ -7,6 +7,8 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <chrono>
+#include <cstdio>
 #include <map>
 #include <set>
 #include <sstream>
@@ -155,6 +157,33 @@ TEST(Exposition, NoPerfMgrNoPortCounters) {
   const std::string t = render(s);
   EXPECT_EQ(t.find("infiniband_"), std::string::npos);
   EXPECT_TRUE(has_line(t, "ibsm_perfmgr_enabled 0"));
+}
+
+// kary-18-3-5832's size: 5832 CA ports and 972 switches of 36 ports (measured, not
+// timed against a bound: the machine is shared).
+TEST(Exposition, BigFabricHasOneSamplePerPortAndCounter) {
+  auto s = snapshot_with_counters();
+  auto c = std::make_shared<perfmgr::CounterSnapshot>(*s->perf_counters);
+  const perfmgr::PortCounterRow proto = c->ports[0];
+  c->ports.clear();
+  for (unsigned i = 0; i < 5832 + 972 * 36; ++i) {
+    perfmgr::PortCounterRow r = proto;
+    r.guid += i / 36;
+    r.port = i % 36 + 1;
+    c->ports.push_back(r);
+  }
+  s->perf_counters = c;
+  const auto t0 = std::chrono::steady_clock::now();
+  const std::string t = render(*s);
+  const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  std::size_t port_lines = 0;
+  for (std::size_t at = t.find("\ninfiniband_"); at != std::string::npos;
+       at = t.find("\ninfiniband_", at + 1))
+    ++port_lines;
+  EXPECT_EQ(port_lines, c->ports.size() * (perfmgr::kErrCount + perfmgr::kDataCount + 2));
+  RecordProperty("render_seconds", std::to_string(secs));
+  RecordProperty("bytes", std::to_string(t.size()));
+  std::printf("render of %zu ports: %.3f s, %zu bytes\n", c->ports.size(), secs, t.size());
 }
 
 TEST(ListenAddress, Parses) {
