@@ -78,7 +78,18 @@ Status MetricsEndpoint::start(const ListenAddress& at) {
       res.set_content("the SM has not published its state yet\n", "text/plain");
       return;
     }
-    res.set_content(render(*snap), "text/plain; version=0.0.4; charset=utf-8");
+    // Streamed one family at a time (chunked): a big fabric's text is never held whole.
+    auto exposition = std::make_shared<Exposition>(snap);
+    auto next = std::make_shared<std::size_t>(0);
+    res.set_chunked_content_provider("text/plain; version=0.0.4; charset=utf-8",
+                                     [exposition, next](std::size_t, httplib::DataSink& sink) {
+                                       if (*next == exposition->parts()) {
+                                         sink.done();
+                                         return true;
+                                       }
+                                       const std::string part = exposition->part((*next)++);
+                                       return sink.write(part.data(), part.size());
+                                     });
   });
   s.set_error_handler([](const httplib::Request&, httplib::Response& res) {
     if (res.body.empty())

@@ -3,6 +3,7 @@
 #include <spdlog/fmt/fmt.h>
 
 #include <cctype>
+#include <charconv>
 #include <map>
 
 namespace ibsm::metrics {
@@ -17,18 +18,29 @@ class Writer {
     out_ += fmt::format("# HELP {} {}\n# TYPE {} {}\n", name, help, name, type);
   }
   void sample(std::string_view name, std::string_view labels, double v) {
-    out_ += name;
-    if (!labels.empty()) out_ += fmt::format("{{{}}}", labels);
-    out_ += fmt::format(" {}\n", v);
+    head(name, labels);
+    out_ += fmt::format("{}\n", v);
   }
   void sample(std::string_view name, std::string_view labels, std::uint64_t v) {
-    out_ += name;
-    if (!labels.empty()) out_ += fmt::format("{{{}}}", labels);
-    out_ += fmt::format(" {}\n", v);
+    head(name, labels);
+    char buf[24];
+    const auto r = std::to_chars(buf, buf + sizeof buf, v);
+    out_.append(buf, r.ptr);
+    out_ += '\n';
   }
+  void reserve(std::size_t n) { out_.reserve(n); }
   std::string take() { return std::move(out_); }
 
  private:
+  void head(std::string_view name, std::string_view labels) {
+    out_ += name;
+    if (!labels.empty()) {
+      out_ += '{';
+      out_ += labels;
+      out_ += '}';
+    }
+    out_ += ' ';
+  }
   std::string out_;
 };
 
@@ -49,33 +61,42 @@ std::string port_labels(const perfmgr::PortCounterRow& r) {
       r.remote_valid ? std::to_string(r.remote_port) : "");
 }
 
-void port_counters(Writer& w, const perfmgr::CounterSnapshot& c) {
-  std::vector<std::string> labels;
-  labels.reserve(c.ports.size());
-  for (const auto& r : c.ports)
-    labels.push_back(port_labels(r));
-  for (std::size_t i = 0; i < perfmgr::kErrCount; ++i) {
-    const std::string name = "infiniband_" + lower(perfmgr::kErrNames[i].iba) + "_total";
+// Port-counter families: the error counters, the data counters, then speed and width.
+constexpr std::size_t kPortFamilies = perfmgr::kErrCount + perfmgr::kDataCount + 2;
+
+void port_family(Writer& w, const perfmgr::CounterSnapshot& c,
+                 const std::vector<std::string>& labels, std::size_t f) {
+  std::size_t bytes = 0;
+  if (!labels.empty()) bytes = labels.size() * (labels[0].size() + 64);
+  w.reserve(bytes);
+  if (f < perfmgr::kErrCount) {
+    const std::string name = "infiniband_" + lower(perfmgr::kErrNames[f].iba) + "_total";
     w.family(
         name, "counter",
-        fmt::format("{} (IBA PortCounters) accumulated by the PerfMgr", perfmgr::kErrNames[i].iba));
+        fmt::format("{} (IBA PortCounters) accumulated by the PerfMgr", perfmgr::kErrNames[f].iba));
     for (std::size_t p = 0; p < c.ports.size(); ++p)
-      w.sample(name, labels[p], c.ports[p].err.v[i]);
+      w.sample(name, labels[p], c.ports[p].err.v[f]);
+    return;
   }
-  for (std::size_t i = 0; i < perfmgr::kDataCount; ++i) {
-    const std::string name = "infiniband_" + lower(perfmgr::kDataNames[i].iba) + "_total";
+  f -= perfmgr::kErrCount;
+  if (f < perfmgr::kDataCount) {
+    const std::string name = "infiniband_" + lower(perfmgr::kDataNames[f].iba) + "_total";
     w.family(name, "counter",
-             fmt::format("{} (IBA units{}) accumulated by the PerfMgr", perfmgr::kDataNames[i].iba,
-                         i < 2 ? ": octets divided by 4" : ": packets"));
+             fmt::format("{} (IBA units{}) accumulated by the PerfMgr", perfmgr::kDataNames[f].iba,
+                         f < 2 ? ": octets divided by 4" : ": packets"));
     for (std::size_t p = 0; p < c.ports.size(); ++p)
-      w.sample(name, labels[p], c.ports[p].data.v[i]);
+      w.sample(name, labels[p], c.ports[p].data.v[f]);
+    return;
   }
-  w.family("infiniband_speed", "gauge",
-           "Link speed per lane in Gb/s (PortInfo LinkSpeed(Ext)Active)");
-  for (std::size_t p = 0; p < c.ports.size(); ++p)
-    if (const double g =
-            perfmgr::lane_gbps(c.ports[p].link_speed_active, c.ports[p].link_speed_ext_active))
-      w.sample("infiniband_speed", labels[p], g);
+  if (f == perfmgr::kDataCount) {
+    w.family("infiniband_speed", "gauge",
+             "Link speed per lane in Gb/s (PortInfo LinkSpeed(Ext)Active)");
+    for (std::size_t p = 0; p < c.ports.size(); ++p)
+      if (const double g =
+              perfmgr::lane_gbps(c.ports[p].link_speed_active, c.ports[p].link_speed_ext_active))
+        w.sample("infiniband_speed", labels[p], g);
+    return;
+  }
   w.family("infiniband_width", "gauge", "Lanes of the link (PortInfo LinkWidthActive)");
   for (std::size_t p = 0; p < c.ports.size(); ++p)
     if (const unsigned l = perfmgr::link_lanes(c.ports[p].link_width_active))
@@ -228,11 +249,35 @@ std::string escape_label(std::string_view v) {
   return r;
 }
 
-std::string render(const OpsSnapshot& s) {
+Exposition::Exposition(std::shared_ptr<const OpsSnapshot> s) : s_(std::move(s)) {}
+
+std::size_t Exposition::parts() const {
+  return 1 + (s_->perf_counters ? kPortFamilies : 0);
+}
+
+std::string Exposition::part(std::size_t i) {
   Writer w;
-  sm_metrics(w, s);
-  if (s.perf_counters) port_counters(w, *s.perf_counters);
+  if (i == 0) {
+    sm_metrics(w, *s_);
+    return w.take();
+  }
+  const perfmgr::CounterSnapshot& c = *s_->perf_counters;
+  if (labels_.size() != c.ports.size()) {
+    labels_.reserve(c.ports.size());
+    for (const auto& r : c.ports)
+      labels_.push_back(port_labels(r));
+  }
+  port_family(w, c, labels_, i - 1);
   return w.take();
+}
+
+std::string render(const OpsSnapshot& s) {
+  // A non-owning pointer: the snapshot outlives this call.
+  Exposition e(std::shared_ptr<const OpsSnapshot>(std::shared_ptr<const OpsSnapshot>{}, &s));
+  std::string out;
+  for (std::size_t i = 0; i < e.parts(); ++i)
+    out += e.part(i);
+  return out;
 }
 
 }  // namespace ibsm::metrics
