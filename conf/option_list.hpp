@@ -209,5 +209,6 @@
   X(kIbsm, ctl_group, std::string, "", text(), kRestart, kYes, no_cli(), "Group whose members may run ibsm-ctl's read-only commands (commands that change the SM stay root only); empty = root only") \
   X(kIbsm, events_file, std::string, "", text(), kRestart, kYes, cli_arg(0, "events-file"), "File the event stream is appended to, one JSON object per line (docs/ctl.md); empty = none") \
   X(kIbsm, events_file_max_mb, std::uint32_t, 64, dec(1, 1048576), kRestart, kYes, no_cli(), "Size in MiB at which the events file is rotated (FILE -> FILE.1)") \
-  X(kIbsm, events_file_keep, std::uint8_t, 5, dec(0, 99), kRestart, kYes, no_cli(), "Rotated events files kept (FILE.1 ... FILE.N); 0 = none, the file starts over")
+  X(kIbsm, events_file_keep, std::uint8_t, 5, dec(0, 99), kRestart, kYes, no_cli(), "Rotated events files kept (FILE.1 ... FILE.N); 0 = none, the file starts over") \
+  X(kIbsm, metrics_listen, std::string, "", text(), kRestart, kYes, cli_arg(0, "metrics-listen"), "ADDR:PORT the Prometheus endpoint (/metrics, read-only HTTP) listens on, e.g. 127.0.0.1:9683 or [::1]:9683; empty = no endpoint (docs/metrics.md)")
 // clang-format on

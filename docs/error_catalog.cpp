@@ -13,6 +13,7 @@
 #include "conf/errors.hpp"
 #include "ctl/errors.hpp"
 #include "mad/errors.hpp"
+#include "metrics/errors.hpp"
 #include "partitions/errors.hpp"
 #include "perfmgr/errors.hpp"
 #include "qos_policy/errors.hpp"
@@ -47,6 +48,7 @@ const Module kModules[] = {
     {"Host agent (agent/, ibsm-agent)", 6, ibsm::agent::kAgentErrors},
     {"Control socket, ibsm-ctl and events (ctl/)", 8, ibsm::ctl::kCtlErrors},
     {"Performance manager (perfmgr/)", 8, ibsm::perfmgr::kPerfmgrErrors},
+    {"Prometheus endpoint (metrics/)", 8, ibsm::metrics::kMetricsErrors},
     {"Files (common/)", 9, ibsm::kCommonErrors},
 };
 

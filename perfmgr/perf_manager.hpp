@@ -29,6 +29,7 @@
 #include "mad/transport.hpp"
 #include "perfmgr/attributes.hpp"
 #include "perfmgr/counter_db.hpp"
+#include "perfmgr/counter_snapshot.hpp"
 #include "perfmgr/fabric_view.hpp"
 
 namespace ibsm::perfmgr {
@@ -104,6 +105,9 @@ class PerfManager {
   const PerfSettings& settings() const { return settings_; }
   const PerfStats& stats() const { return stats_; }
   const CounterDb& db() const { return db_; }
+  // An immutable copy of the counters with both ends of each link, for /metrics
+  // (perfmgr/counter_snapshot.cpp).
+  CounterSnapshotPtr counter_snapshot() const;
   SweepState sweep_state() const { return state_; }
   std::size_t outstanding() const { return on_wire_.size(); }
   std::size_t queued() const { return queue_.size(); }

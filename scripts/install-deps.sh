@@ -3,13 +3,18 @@
 # Debian's packages only. Idempotent: does nothing when everything is there.
 # python3-pytest-xdist runs the ibsim suite on several workers (tests/ibsim/meson.build):
 # the suite mostly waits on timers, so that cuts its wall time about four times.
+# libcpp-httplib-dev serves /metrics (metrics/): a maintained HTTP/1.1 server with
+# bounded headers, timeouts and a thread pool, rather than a parser of our own;
+# python3-prometheus-client parses the exposition in the tests as Prometheus would;
+# prometheus (the server, ~19 MB) scrapes it in tests/ibsim/test_metrics.py (that
+# check is skipped without it).
 set -eu
 packages="
   build-essential pkg-config meson ninja-build clang-format
   libibumad-dev libibmad-dev libboost-program-options-dev libspdlog-dev libtomlplusplus-dev
-  libgtest-dev libgmock-dev
+  libgtest-dev libgmock-dev libcpp-httplib-dev
   ibsim-utils libumad2sim0 infiniband-diags opensm rdma-core
-  python3 python3-pytest python3-pytest-xdist systemd
+  python3 python3-pytest python3-pytest-xdist python3-prometheus-client prometheus systemd
   network-manager
 "
 missing=""

@@ -11,6 +11,7 @@
 #include <fstream>
 #include <functional>
 #include <iostream>
+#include <optional>
 #include <string_view>
 
 #include "common/service_status.hpp"
@@ -24,6 +25,7 @@
 #include "ctl/server.hpp"
 #include "mad/errors.hpp"
 #include "mad/umad_transport.hpp"
+#include "metrics/endpoint.hpp"
 #include "qos_policy/check.hpp"
 #include "sm/subnet_manager.hpp"
 
@@ -144,6 +146,19 @@ int main(int argc, char** argv) {
     }
   }
 
+  // A metrics_listen that is not ADDR:PORT stops the SM before it touches the fabric.
+  std::optional<ibsm::metrics::ListenAddress> metrics_at;
+  if (!options.metrics_listen.empty()) {
+    auto at = ibsm::metrics::parse_listen(options.metrics_listen);
+    if (!at.ok()) {
+      log->error("{}", ibsm::to_string(at.error()));
+      std::cerr << "ibsm: " << ibsm::to_string(at.error()) << "\n";
+      log->flush();
+      return 1;
+    }
+    metrics_at = at.value();
+  }
+
   if (options.daemon && ::daemon(0, 0) < 0) {
     log->error("cannot daemonize");
     return 1;
@@ -215,6 +230,16 @@ int main(int argc, char** argv) {
   sm.set_status_handler([](const std::string& line) { ibsm::notify_service_status(line); });
   sm.set_version(IBSM_VERSION);
   sm.publish_ops();
+  // The Prometheus endpoint (metrics/): its own threads, reading published snapshots.
+  ibsm::metrics::MetricsEndpoint metrics_endpoint(sm.ops().snapshot, log);
+  if (metrics_at) {
+    if (auto st = metrics_endpoint.start(*metrics_at); !st.ok()) {
+      log->error("{}", ibsm::to_string(st.error()));
+      std::cerr << "ibsm: " << ibsm::to_string(st.error()) << "\n";
+      log->flush();
+      return 1;
+    }
+  }
   // The operator side (ctl/): ibsm-ctl's socket, OpenSM's console and the events file,
   // each on a thread of its own reading sm.ops(); none of them can hold up a sweep.
   ibsm::ctl::ServerSettings ctl_settings;
@@ -245,6 +270,7 @@ int main(int argc, char** argv) {
   g_control = nullptr;
   ctl_server.stop();
   events_file.stop();
+  metrics_endpoint.stop();
   log->info("Exiting SM");
   log->flush();
   return rc;

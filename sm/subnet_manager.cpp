@@ -557,7 +557,10 @@ std::optional<int> SubnetManager::step(ControlFlags& control) {
                           std::chrono::milliseconds(0), wait);
     client_.poll(wait);
     sa_.tick();
-    if (state() == mad::SmState::kMaster) perfmgr_.tick();
+    if (state() == mad::SmState::kMaster) {
+      perfmgr_.tick();
+      publish_perf_counters();  // after each PerfMgr sweep, for /metrics
+    }
     program_alias_changes();  // the next poll puts them on the wire
     cc_.tick();               // congestion control Sets, within cc_max_outstanding_mads
     mcast_pacing_.observe(clock_.now(), multicast_programmable() && groups.has_dirty(),

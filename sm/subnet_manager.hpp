@@ -294,6 +294,8 @@ class SubnetManager {
   // A big fabric's SA snapshot is not held by the ops snapshot while the SA builds the
   // next one or amends it (sa/server.hpp: never two big copies at once).
   void release_big_fabric();
+  // After a PerfMgr sweep: publishes an immutable copy of its counters.
+  void publish_perf_counters();
   // A problem of this sweep that exit_on_fatal makes fatal (a duplicate GUID), if any.
   std::optional<Error> fatal_problem(const SweepReport& report) const;
   void on_request(const mad::Smp& req, const mad::IncomingMad& raw);
@@ -352,6 +354,8 @@ class SubnetManager {
   Clock::Duration mft_publish_cost_{};  // wall time the last such copy took
 
   perfmgr::PerfManager perfmgr_;
+  perfmgr::CounterSnapshotPtr perf_counters_;  // published copy (/metrics)
+  std::uint64_t perf_published_sweeps_ = 0;
 
   SweepPhase phase_ = SweepPhase::kIdle;
   HeavyReason heavy_reason_ = HeavyReason::kFirstSweep;
@@ -417,6 +421,7 @@ class SubnetManager {
   std::string version_;
   ops::PortIndex port_index_;  // ports of the last published SA snapshot
   std::deque<ops::SweepRecord> recent_sweeps_;
+  std::array<ops::DurationHistogram, 3> sweep_durations_;
   std::uint64_t sweeps_ = 0;
   std::uint64_t heavy_sweeps_ = 0;
   ops::RoutingOutcome routing_outcome_;

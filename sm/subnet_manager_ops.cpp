@@ -58,18 +58,28 @@ void SubnetManager::publish_ops() {
   s->phase = std::string(phase_name(phase_));
   s->recent_sweeps.assign(recent_sweeps_.begin(), recent_sweeps_.end());
   s->last_subnet_up = last_subnet_up_;
+  s->sweep_durations = sweep_durations_;
   s->smp = client_.counters();
   s->sa = sa_.counters();
   s->routing = routing_outcome_;
   for (const auto& [mlid, g] : mcast_known_)
     s->mcast_groups.push_back(g);
   s->partitions = partitions_status_;
+  s->perfmgr_enabled = perfmgr_.enabled();
+  s->perf_counters = perf_counters_;
   if (!options_shared_ || !(*options_shared_ == options_))
     options_shared_ = std::make_shared<const conf::Options>(options_);
   s->options = options_shared_;
   s->fabric = sa_.snapshot();
   s->node_names = node_names_.snapshot();
   ops_.snapshot.publish(std::move(s));
+}
+
+void SubnetManager::publish_perf_counters() {
+  if (perfmgr_.stats().sweeps == perf_published_sweeps_) return;
+  perf_published_sweeps_ = perfmgr_.stats().sweeps;
+  perf_counters_ = perfmgr_.counter_snapshot();
+  publish_ops();
 }
 
 void SubnetManager::release_big_fabric() {
@@ -97,6 +107,7 @@ void SubnetManager::record_sweep(ops::SweepKind kind, std::string reason, const 
   rec.nodes = r.nodes;
   rec.switches = r.switches;
   rec.end_ports = r.end_ports;
+  sweep_durations_[static_cast<std::size_t>(kind)].observe(r.seconds);
   if (r.subnet_up && kind != ops::SweepKind::kLight)
     last_subnet_up_ = std::chrono::system_clock::now();
   std::vector<ops::EventField> f = {{"sweep", rec.number},

@@ -5,6 +5,7 @@
 // fabric itself is the SA's snapshot of the last heavy sweep, shared, not copied.
 #pragma once
 
+#include <array>
 #include <chrono>
 #include <cstdint>
 #include <memory>
@@ -15,6 +16,7 @@
 #include "conf/options.hpp"
 #include "mad/smp_client.hpp"
 #include "mad/types.hpp"
+#include "perfmgr/counter_snapshot.hpp"
 #include "sa/server.hpp"
 #include "sa/snapshot.hpp"
 #include "sm/names/node_name_map.hpp"
@@ -35,6 +37,22 @@ struct SweepRecord {
   bool standby = false;  // the election stopped it
   std::size_t problems = 0;
   std::size_t nodes = 0, switches = 0, end_ports = 0;  // heavy and targeted sweeps
+};
+
+// Sweep durations since start, for /metrics' histogram (Prometheus buckets: a
+// duration counts in every bucket whose bound it does not exceed).
+struct DurationHistogram {
+  static constexpr std::array<double, 11> kBounds = {0.01, 0.05, 0.1, 0.25, 0.5, 1,
+                                                     2.5,  5,    10,  30,   60};
+  std::array<std::uint64_t, kBounds.size()> cumulative{};
+  std::uint64_t count = 0;
+  double sum = 0;
+  void observe(double seconds) {
+    for (std::size_t i = 0; i < kBounds.size(); ++i)
+      if (seconds <= kBounds[i]) ++cumulative[i];
+    ++count;
+    sum += seconds;
+  }
 };
 
 // The last routing run (heavy or targeted sweep).
@@ -101,6 +119,7 @@ struct OpsSnapshot {
   std::vector<SweepRecord> recent_sweeps;  // newest last, at most kRecentSweeps
   static constexpr std::size_t kRecentSweeps = 16;
   std::optional<std::chrono::system_clock::time_point> last_subnet_up;
+  std::array<DurationHistogram, 3> sweep_durations;  // index = SweepKind
 
   // MADs by class since start: SMPs (SubnMgt, 0x01/0x81) and SA (SubnAdm, 0x03).
   mad::SmpCounters smp;
@@ -109,6 +128,11 @@ struct OpsSnapshot {
   RoutingOutcome routing;
   std::vector<McastGroupInfo> mcast_groups;
   PartitionsStatus partitions;
+
+  // The PerfMgr: whether it runs, and its counters as of its last finished sweep
+  // (null before the first).
+  bool perfmgr_enabled = false;
+  perfmgr::CounterSnapshotPtr perf_counters;
 
   // The configuration in force (after reloads), and the fabric of the last heavy sweep
   // (null before the first one, and, on fabrics above kBigFabricNodes, while the
