@@ -694,7 +694,11 @@ TEST_F(ServerRig, FollowersGetLiveEventsAndAStuckOneDropsOnlyItsOwn) {
   }
   EXPECT_EQ(got, 20000u);  // the follower lost nothing
   EXPECT_EQ(dropped_lines, 0u);
-  EXPECT_GT(ops.events.stats().dropped, 0u);
+  // The stuck one either lost events from its queue, or the server had already cut it
+  // off (its output over the cap): which comes first depends on how the threads ran.
+  const auto stats = ops.events.stats();
+  EXPECT_TRUE(stats.dropped > 0u || stats.subscribers < 2u)
+      << "dropped " << stats.dropped << ", subscribers " << stats.subscribers;
 }
 
 }  // namespace
