@@ -6,6 +6,8 @@
 #include <charconv>
 #include <map>
 
+#include "mad/attr/port_speeds.hpp"
+
 namespace ibsm::metrics {
 
 namespace {
@@ -99,7 +101,7 @@ void port_family(Writer& w, const perfmgr::CounterSnapshot& c,
   }
   w.family("infiniband_width", "gauge", "Lanes of the link (PortInfo LinkWidthActive)");
   for (std::size_t p = 0; p < c.ports.size(); ++p)
-    if (const unsigned l = perfmgr::link_lanes(c.ports[p].link_width_active))
+    if (const unsigned l = mad::active_lanes(c.ports[p].link_width_active))
       w.sample("infiniband_width", labels[p], std::uint64_t{l});
 }
 

@@ -6,23 +6,6 @@
 
 namespace ibsm::perfmgr {
 
-unsigned link_lanes(std::uint8_t width_active) {
-  switch (width_active) {  // IBA 14.2.5.6 LinkWidthActive
-    case 1:
-      return 1;
-    case 2:
-      return 4;
-    case 4:
-      return 8;
-    case 8:
-      return 12;
-    case 16:
-      return 2;
-    default:
-      return 0;
-  }
-}
-
 double lane_gbps(std::uint8_t speed_active, std::uint8_t speed_ext_active) {
   switch (speed_ext_active) {  // IBA 14.2.5.6 LinkSpeedExtActive (FDR and later)
     case 1:

@@ -38,8 +38,6 @@ struct CounterSnapshot {
 };
 using CounterSnapshotPtr = std::shared_ptr<const CounterSnapshot>;
 
-// Lanes of a LinkWidthActive code (1x, 4x, 8x, 12x, 2x); 0 when unknown.
-unsigned link_lanes(std::uint8_t width_active);
 // Gb/s per lane of the active speed (LinkSpeedExtActive wins when set); 0 when unknown.
 double lane_gbps(std::uint8_t speed_active, std::uint8_t speed_ext_active);
 
