@@ -4,32 +4,14 @@
 
 #include "common/text.hpp"
 #include "conf/errors.hpp"
+#include "conf/option_value.hpp"
 
 namespace ibsm::conf {
 namespace {
 
-// A whole unsigned C literal (strtoul base 0, as OpenSM reads these keys).
+// A whole unsigned C literal (strtoul base 0, as OpenSM reads these keys), blanks around.
 std::optional<std::uint64_t> number(std::string_view s) {
-  s = trim(s);
-  unsigned base = 10;
-  if (s.size() > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
-    base = 16;
-    s.remove_prefix(2);
-  } else if (s.size() > 1 && s[0] == '0') {
-    base = 8;
-    s.remove_prefix(1);
-  }
-  if (s.empty() || s.size() > 12) return std::nullopt;
-  std::uint64_t v = 0;
-  for (char c : s) {
-    unsigned d = 99;
-    if (c >= '0' && c <= '9') d = static_cast<unsigned>(c - '0');
-    if (c >= 'a' && c <= 'f') d = static_cast<unsigned>(c - 'a' + 10);
-    if (c >= 'A' && c <= 'F') d = static_cast<unsigned>(c - 'A' + 10);
-    if (d >= base) return std::nullopt;
-    v = v * base + d;
-  }
-  return v;
+  return parse_c_integer(trim(s));
 }
 
 int hex_digit(char c) {
