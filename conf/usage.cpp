@@ -17,6 +17,9 @@ std::string usage_text() {
   std::string out =
       "Usage: ibsm [options]\n"
       "InfiniBand subnet manager, a drop-in replacement for OpenSM.\n"
+      "       ibsm --check-qos-policy FILE [--partitions F] [--port ...] [--match ...]\n"
+      "         (prints a QoS policy file as parsed and which rule each --match tuple\n"
+      "         takes; docs/qos-policy.md)\n"
       "Long options may also be written with one dash (-once) or abbreviated.\n"
       "Flags marked (not implemented) are refused.\n\n";
   auto line = [&](const FlagDef& f) {
