@@ -232,6 +232,7 @@ class SubnetManager {
   // Compiles the policy for the snapshot's fabric and attaches it (the SA's PathRecord
   // and MultiPathRecord answers follow it).
   void attach_qos_policy(sa::Snapshot& snap);
+  void apply_policy_to_groups(sa::Snapshot& snap);
   // The policy's qos-setup as per-port overrides in qos_ (sm/qos/policy_setup.hpp), for
   // the SL2VL, VLArbitration and VLHighLimit programming of this heavy sweep.
   void update_qos_setup(const Fabric& f);
@@ -399,6 +400,7 @@ class SubnetManager {
   std::shared_ptr<const qos_policy::Policy> qos_policy_;  // last good policy file, or none
   std::string qos_policy_notes_;           // what compiling it last logged (logged on change)
   std::string qos_setup_notes_;            // the same for its qos-setup
+  std::string qos_policy_mcast_notes_;     // the multicast SLs it set (logged on change)
   bool qos_policy_engine_logged_ = false;  // the engine-vs-policy SL line, once per load
   // long_transaction_timeout, at least transaction_timeout: optimized SL2VL Sets wait this.
   std::chrono::milliseconds long_timeout_{500};

@@ -3,9 +3,11 @@
 #include <chrono>
 #include <filesystem>
 
+#include "partitions/gid.hpp"
 #include "qos_policy/compile.hpp"
 #include "qos_policy/errors.hpp"
 #include "qos_policy/fabric_view.hpp"
+#include "qos_policy/multicast_sl.hpp"
 #include "qos_policy/parser.hpp"
 #include "sa/path_resolver.hpp"
 #include "sa/qos_view.hpp"
@@ -108,11 +110,38 @@ void SubnetManager::attach_qos_policy(sa::Snapshot& snap) {
     qos_policy_engine_logged_ = true;
   }
   snap.qos_policy = std::make_shared<const qos_policy::CompiledPolicy>(std::move(*compiled));
+  apply_policy_to_groups(snap);
   const double ms =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   log_->debug("QoS policy compiled for {} ports in {:.1f} ms: {} port signatures, {} candidates",
               t.ports.size(), ms, snap.qos_policy->signatures(),
               snap.qos_policy->candidate_entries());
+}
+
+// The policy decides the SL of partitions.conf's multicast groups, over the partition's
+// SL, as it does for PathRecords (qos_policy/multicast_sl.hpp says why and which rules
+// count). Each change from the partition's SL is logged once per policy and fabric.
+void SubnetManager::apply_policy_to_groups(sa::Snapshot& snap) {
+  const qos_policy::Policy& policy = snap.qos_policy->policy();
+  std::string text;
+  std::vector<std::string> lines;
+  for (sa::SnapGroup& g : snap.groups) {
+    if (!g.well_known) continue;
+    const auto m = qos_policy::multicast_sl(policy, g.pkey);
+    if (!m || m->sl == g.sl) continue;
+    const qos_policy::MatchRule& rule = policy.rules[m->rule];
+    lines.push_back(fmt::format(
+        "multicast group {} (P_Key 0x{:04x}): SL {} from the QoS policy ({}:{}{}{}) instead of "
+        "partitions.conf's SL {}",
+        partitions::format_gid(g.mgid), g.pkey, m->sl, options_.qos_policy_file, rule.pos.line,
+        rule.ulp.empty() ? "" : ", qos-ulps ", rule.ulp, g.sl));
+    text += lines.back() + "\n";
+    g.sl = m->sl;
+  }
+  if (text == qos_policy_mcast_notes_) return;
+  qos_policy_mcast_notes_ = text;
+  for (const auto& line : lines)
+    log_->info("{}", line);
 }
 
 void SubnetManager::update_qos_setup(const Fabric& f) {

@@ -47,6 +47,9 @@ void McGroupStore::apply_configured(const std::vector<SnapGroup>& configured) {
         ++mlid_users_[r.mlid];
         mark_dirty(r.mlid);
       }
+      // The SL of a configured group follows the QoS policy, which a SIGHUP can change
+      // (qos_policy/multicast_sl.hpp); members learn it from their next query.
+      r.sl = g.sl;
       r.well_known = true;
       continue;
     }

@@ -348,3 +348,38 @@ def test_qos_setup_programs_the_groups_ports(fabric, sm, sims, sm_procs, workdir
     assert facing == 1, f"no switch port facing Hca4 found in {topo.nodes}"
     assert not wrong, "qos-setup not as the policy says:\n  " + "\n  ".join(wrong) + \
         f"\n{proc.tail()}"
+
+
+# ------------------------------------------------- multicast groups' SL (ibsm only)
+
+def _join_broadcast(cl: SaClient, pkey: int) -> int:
+    """The SL the SA gives the IPoIB IPv4 broadcast group of `pkey` in a full join, as
+    an IPoIB host reads it (IBA 15.2.5.17; RFC 4391 MGID)."""
+    from test_multicast import JOIN_STATE, MGID, PORT_GID, Mcmr
+    mgid = bytes.fromhex(f"ff12401b{pkey:04x}0000" + "00000000ffffffff")
+    rec = Mcmr(mgid=mgid, port_gid=cl.gid, pkey=pkey, scope_join=1)
+    r = cl.get(sac.ATTR_MCMEMBER_RECORD, MGID | PORT_GID | JOIN_STATE, rec.encode(),
+               method=sac.SET)
+    assert r is not None and r.status == 0, f"join of {mgid.hex()}: {r and hex(r.status)}"
+    return Mcmr.decode(r.data[:56]).sl
+
+
+def test_policy_decides_the_sl_of_partition_groups(fabric, sm, sims, sm_procs, workdir):
+    """OpenSM leaves a partition's multicast groups on the partition's SL whatever the
+    policy says; ibsm lets a P_Key-only rule (`ipoib, pkey 0x0002 : 7`) decide it, as it
+    decides that partition's PathRecords, and follows the policy on SIGHUP."""
+    if sm.name != "ibsm":
+        pytest.skip("OpenSM keeps the partition's SL for multicast groups")
+    sim, proc, topo = run(sm, sims, sm_procs, workdir, fabric, "mcsl")
+    with SaClient(sim, "Hca2", workdir / "client-mcsl") as cl:
+        assert _join_broadcast(cl, 0x8002) == 7, proc.tail()
+        # No rule names the default partition: it keeps partitions.conf's SL.
+        assert _join_broadcast(cl, 0xFFFF) == 0, proc.tail()
+        assert "SL 7 from the QoS policy" in proc.log(), proc.tail()
+        policy = workdir / "mcsl-qos-policy.conf"
+        policy.write_text(policy.read_text().replace("ipoib, pkey 0x0002            : 7",
+                                                     "ipoib, pkey 0x0002            : 6"))
+        proc.proc.send_signal(signal.SIGHUP)
+        wait_for(lambda: "SL 6 from the QoS policy" in proc.log(), 20, "the new policy's SL")
+        wait_for(lambda: _join_broadcast(cl, 0x8002) == 6, 10, "the group on SL 6")
+    proc.stop(signal.SIGTERM, 2.0)
