@@ -133,7 +133,8 @@ bool SubnetManager::compute_routes(const Fabric& f, SweepReport& report) {
   if (fallback_to_minhop_ && std::find(chain.begin(), chain.end(), "minhop") == chain.end())
     chain.push_back("minhop");
   for (const auto& name : chain) {
-    auto engine = routing::make_engine(name, config);
+    auto engine =
+        engine_factory_ ? engine_factory_(name, config) : routing::make_engine(name, config);
     if (!engine) continue;
     // The engine and the route report are pure (topology in, tables and grades out):
     // they run on a worker thread while this thread keeps answering SA requests and

@@ -98,6 +98,11 @@ class SubnetManager {
   // Receives a one-line status (SM state, master, last SUBNET UP) whenever it
   // changes; main() hands it to systemd (`systemctl status`).
   void set_status_handler(std::function<void(const std::string&)> h) { on_status_ = std::move(h); }
+  // Where routing engines come from (the routing seam): routing::make_engine unless a
+  // test puts a fake in its place. Returns nullptr for a name it does not know.
+  using EngineFactory = std::function<std::unique_ptr<routing::Engine>(
+      std::string_view name, const routing::EngineConfig& config)>;
+  void set_engine_factory(EngineFactory f) { engine_factory_ = std::move(f); }
   std::string status_line() const;
   // Takes options that may change at run time (OpenSM's reloadable keys).
   void apply_options(const conf::Options& options);
@@ -318,6 +323,7 @@ class SubnetManager {
   mkey::SmInfoAccess own_sminfo_access(const mad::Smp& req) const;
 
   std::function<void()> on_hangup_;
+  EngineFactory engine_factory_;  // empty: routing::make_engine
   std::function<void(const std::string&)> on_status_;
   std::string last_up_;  // "SUBNET UP ..." summary of the last heavy sweep as master
   void report_status() {

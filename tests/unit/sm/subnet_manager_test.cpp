@@ -343,6 +343,69 @@ TEST(SubnetManagerRouteReport, DeadlockFreeEngineIsGradedBeforeProgramming) {
   EXPECT_EQ(at(rig, "route report of routing engine"), std::string::npos) << rig.log();
 }
 
+// An engine that claims every LID reachable (updn, ftree, dnup) but whose tables leave a
+// destination unreachable is discarded like one with a credit loop (IBSM-3082), and the
+// next engine of the chain routes the fabric. Made with a fake at the routing seam: updn
+// whose tables lose one entry of one switch.
+class LossyUpdn final : public routing::Engine {
+ public:
+  explicit LossyUpdn(const routing::EngineConfig& c) : real_(routing::make_engine("updn", c)) {}
+  std::string_view name() const override { return "updn"; }
+  bool deadlock_free() const override { return true; }
+  bool complete() const override { return true; }
+  Result<routing::Routes> route(const routing::Topology& topo) override {
+    auto r = real_->route(topo);
+    if (!r) return r;
+    // The highest LID the first switch forwards out of an external port: some CA beyond
+    // it, which every source routed through that switch then cannot reach.
+    routing::Lft& lft = r->lfts.front();
+    for (std::size_t lid = lft.size(); lid-- > 1;) {
+      if (lft[lid] != 0 && lft[lid] != routing::kNoPath) {
+        lost_lid = static_cast<mad::Lid>(lid);
+        lft[lid] = routing::kNoPath;
+        break;
+      }
+    }
+    return r;
+  }
+  mad::Lid lost_lid = 0;
+
+ private:
+  std::unique_ptr<routing::Engine> real_;
+};
+
+TEST(SubnetManagerRouteReport, EngineClaimingCompletenessThatMissesALidIsDiscarded) {
+  Rig rig(testsupport::two_level_fat_tree(4, 6, 3));
+  rig.options.routing_engine = "updn";
+  rig.restart();
+  LossyUpdn* lossy = nullptr;
+  rig.sm->set_engine_factory(
+      [&](std::string_view name,
+          const routing::EngineConfig& c) -> std::unique_ptr<routing::Engine> {
+        if (name != "updn") return routing::make_engine(name, c);
+        auto e = std::make_unique<LossyUpdn>(c);
+        lossy = e.get();
+        return e;
+      });
+  const SweepResult r = rig.sweep();
+  ASSERT_TRUE(r.subnet_up) << problems(r);
+  ASSERT_NE(lossy, nullptr);
+  ASSERT_NE(lossy->lost_lid, 0);
+  const std::string log = rig.log();
+  const std::size_t discarded =
+      log.find("IBSM-3082: routing engine updn claims to reach every LID");
+  ASSERT_NE(discarded, std::string::npos) << log;
+  EXPECT_NE(log.find("fell back to 'minhop'", discarded), std::string::npos) << log;
+  EXPECT_LT(discarded, at(rig, "SUBNET UP"));
+  // What the switches hold is minhop's: the LID updn lost is routed on every switch.
+  for (std::uint32_t i = 0; i < rig.fabric->size(); ++i) {
+    const auto& n = rig.fabric->node(i);
+    if (!n.is_switch()) continue;
+    ASSERT_GT(n.lft.size(), lossy->lost_lid) << n.id;
+    EXPECT_NE(n.lft[lossy->lost_lid], routing::kNoPath) << n.id << " LID " << lossy->lost_lid;
+  }
+}
+
 // ---------------------------------------------------------------- steady state
 
 TEST(SubnetManagerSteadyState, SecondSweepIsLightAndSendsNoSets) {
