@@ -10,6 +10,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <sstream>
 #include <tuple>
 
 #include "common/atomic_file.hpp"
@@ -20,6 +21,7 @@
 #include "sm/subnet_manager.hpp"
 #include "tests/fake/fake_fabric.hpp"
 #include "tests/support/builders.hpp"
+#include "tests/support/log_capture.hpp"
 #include "tests/support/temp_dir.hpp"
 
 namespace ibsm::sm {
@@ -314,6 +316,40 @@ TEST(LayeredEnginesSm, NueOnFourLayers) {
   EXPECT_EQ(sls->sls, 4u);
   expect_identity_programmed(rig);
   EXPECT_EQ(expect_path_sls(rig), 3u);
+}
+
+// dfsssp chooses every path's SL for deadlock freedom and the QoS policy chooses SLs too:
+// the engine keeps the SL bits it needs (as OpenSM's path_sl hook lets it), and the SM
+// says so once per policy, naming the bits (IBSM-2506), not on every sweep.
+TEST(DfssspSm, QosPolicySlsGiveWayToTheEngineAndTheLogSaysSoOnce) {
+  TempDir files;
+  const std::string policy = files.path() + "/qos-policy.conf";
+  ASSERT_TRUE(write_file_atomically(policy,
+                                    "qos-levels\n"
+                                    "  qos-level\n"
+                                    "    name: DEFAULT\n"
+                                    "    sl: 3\n"
+                                    "  end-qos-level\n"
+                                    "end-qos-levels\n")
+                  .ok());
+  Rig rig(testsupport::torus({5, 1, 1}, 2, {true, false, false}), 5, "dfsssp",
+          [&](conf::Options& o) {
+            o.qos = true;
+            o.qos_policy_file = policy;
+          });
+  std::ostringstream out;
+  rig.sm = std::make_unique<SubnetManager>(*rig.fabric, rig.clock, testsupport::capture_log(out),
+                                           rig.options);
+  ASSERT_TRUE(rig.sweep().subnet_up);
+  ASSERT_NE(rig.sm->path_sls(), nullptr);
+  const std::string first = out.str();
+  const std::size_t at = first.find("IBSM-2506: the routing engine assigns per-path SLs");
+  ASSERT_NE(at, std::string::npos) << first;
+  EXPECT_NE(first.find("the engine wins on SL bits 0x", at), std::string::npos) << first;
+  // The paths keep the engine's SLs: the policy's SL 3 does not override them.
+  EXPECT_GT(expect_path_sls(rig), 0u);
+  ASSERT_TRUE(rig.sweep(true).subnet_up);
+  EXPECT_EQ(out.str().find("IBSM-2506", first.size()), std::string::npos) << out.str();
 }
 
 }  // namespace
