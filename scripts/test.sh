@@ -1,7 +1,7 @@
 #!/bin/sh
-# Runs every test: unit tests (fake transport, injected clock) and integration
-# tests on ibsim against ibsm and Debian's opensm, each on the plain build and on a
-# sanitizer build (ASan + UBSan). Installs what it needs first.
+# Runs every test: unit tests (fake transport, injected clock) on the plain build, and
+# integration tests on ibsim against ibsm and Debian's opensm plus the fuzz replays on
+# a sanitizer build (ASan + UBSan). Installs what it needs first.
 # Ends with "N passed, N failed" and exits non-zero if anything failed.
 # Arguments go to `meson test` (e.g. --suite unit); then it builds first and runs
 # only what they select.
@@ -17,14 +17,16 @@ if [ "$#" -gt 0 ]; then
   meson test -C build --print-errorlogs --num-processes 2 "$@" || status=$?
   results="$logs/testlog.json"
 else
-  # The plain build (./build, what users run: every test) and a sanitizer build
-  # (./build-asan: AddressSanitizer + UndefinedBehaviorSanitizer, -O1; docs/testing.md
-  # "Sanitizers") of what meets untrusted input: the daemon and the agent, run through
-  # the whole ibsim suite, and the fuzz replays of every decoder with the unit tests of
-  # the MAD layer. (The whole tree sanitized is `meson test -C build-asan`: about 20
-  # minutes more on 2 cores, too long for every change.) Ordered for a 2-core machine:
-  # the ibsim suite mostly waits (on SM timers and the simulator), so each run of it
-  # goes beside a build, which runs niced so the waiting tests get the CPU they want.
+  # Two builds: the plain one (./build, -O2, what users run) for the unit tests, and a
+  # sanitizer build (./build-asan: AddressSanitizer + UndefinedBehaviorSanitizer, -O1;
+  # docs/testing.md "Sanitizers") of what meets untrusted input: the daemon, the agent
+  # and ibsm-ctl, which the whole ibsim suite runs, and the fuzz replays of every
+  # decoder with the unit tests of the MAD layer. The ibsim suite runs once, on the
+  # sanitized programs: the plain ones are the same code, and a second pass took 8 of
+  # the run's 25 minutes. Ordered for a 2-core machine: the suite mostly waits (on SM
+  # timers and the simulator), so it starts as soon as its programs exist and the
+  # builds and unit tests run beside it, niced, so the waiting tests get the CPU they
+  # want. (The whole tree sanitized is `meson test -C build-asan`.)
   asan=build-asan
   asan_tests="mad_unit sa_fuzz_replay partitions_fuzz_replay smp_attributes_fuzz_replay
     mad_dispatch_fuzz_replay opensm_conf_fuzz_replay toml_fuzz_replay command_line_fuzz_replay
@@ -33,8 +35,8 @@ else
     node_name_map_fuzz_replay per_module_logging_fuzz_replay lft_dump_fuzz_replay
     lid_matrix_fuzz_replay torus_conf_fuzz_replay agent_inputs_fuzz_replay
     qos_policy_fuzz_replay partitions_conf_fuzz_replay"
-  asan_targets="sm/ibsm agent/ibsm-agent ctl/ibsm-ctl tests/unit/mad/mad_unit
-    tests/unit/sa/sa_fuzz_replay tests/unit/partitions/partitions_fuzz_replay"
+  asan_targets="tests/unit/mad/mad_unit tests/unit/sa/sa_fuzz_replay
+    tests/unit/partitions/partitions_fuzz_replay"
   for t in $asan_tests; do
     case "$t" in
       sa_fuzz_replay | partitions_fuzz_replay | mad_unit) ;;
@@ -48,45 +50,49 @@ else
     meson setup "$asan" --werror -Ddebug=false -Doptimization=1 \
       -Db_sanitize=address,undefined -Db_lundef=false >/dev/null
   fi
-  ninja -C build --quiet sm/ibsm agent/ibsm-agent ctl/ibsm-ctl
   mkdir -p "$logs" "$asan/meson-logs"
-  rm -f "$logs/testlog.json" "$logs/testlog-ibsim.json" \
-    "$asan/meson-logs/testlog.json" "$asan/meson-logs/testlog-ibsim.json"
-  meson test -C build --no-rebuild --print-errorlogs --num-processes 2 --suite ibsim \
-    --logbase testlog-ibsim >"$logs/ibsim-console.txt" 2>&1 &
-  ibsim_pid=$!
-  if nice -n 10 "$top/scripts/build.sh"; then
-    meson test -C build --no-rebuild --print-errorlogs --num-processes 2 --no-suite ibsim \
-      || status=$?
-  else
-    status=$?
-    echo "test.sh: the build failed; waiting for the ibsim suite" >&2
-  fi
-  asan_built=0
-  # shellcheck disable=SC2086
-  if nice -n 10 ninja -C "$asan" $asan_targets >"$asan/meson-logs/build-console.txt" 2>&1; then
-    asan_built=1
+  rm -f "$logs/testlog.json" "$asan/meson-logs/testlog.json" \
+    "$asan/meson-logs/testlog-ibsim.json"
+  t0=$(date +%s)
+  phase() { echo "test.sh: $1 at $(($(date +%s) - t0)) s" >&2; }
+  results="$logs/testlog.json $asan/meson-logs/testlog.json $asan/meson-logs/testlog-ibsim.json"
+  ibsim_pid=
+  if ninja -C "$asan" --quiet sm/ibsm agent/ibsm-agent ctl/ibsm-ctl \
+    >"$asan/meson-logs/build-console.txt" 2>&1; then
+    phase "the sanitized programs built; the ibsim suite starts"
+    meson test -C "$asan" --no-rebuild --print-errorlogs --num-processes 2 --suite ibsim \
+      --logbase testlog-ibsim >"$asan/meson-logs/ibsim-console.txt" 2>&1 &
+    ibsim_pid=$!
   else
     status=1
     tail -50 "$asan/meson-logs/build-console.txt" >&2
-    echo "test.sh: the sanitizer build failed" >&2
+    echo "test.sh: the sanitizer build of the programs failed; no ibsim suite" >&2
   fi
-  wait "$ibsim_pid" || status=$?
-  cat "$logs/ibsim-console.txt"
-  results="$logs/testlog.json $logs/testlog-ibsim.json"
-  if [ "$asan_built" = 1 ]; then
-    echo "--- sanitizer build ($asan): the ibsim suite and the fuzz replays"
-    # The pytest suite only: the suite's other tests (agent, systemd) need programs the
-    # sanitizer build does not make.
-    meson test -C "$asan" --no-rebuild --print-errorlogs --num-processes 2 ibsim \
-      --logbase testlog-ibsim >"$asan/meson-logs/ibsim-console.txt" 2>&1 &
-    ibsim_pid=$!
+  if nice -n 10 "$top/scripts/build.sh"; then
+    phase "the plain build done"
+    nice -n 10 meson test -C build --no-rebuild --print-errorlogs --num-processes 2 \
+      --no-suite ibsim || status=$?
+    phase "the unit tests done"
+  else
+    status=$?
+    echo "test.sh: the build failed" >&2
+  fi
+  # shellcheck disable=SC2086
+  if nice -n 10 ninja -C "$asan" $asan_targets >>"$asan/meson-logs/build-console.txt" 2>&1; then
     # shellcheck disable=SC2086
     nice -n 10 meson test -C "$asan" --no-rebuild --print-errorlogs --num-processes 1 \
       $asan_tests || status=$?
+    phase "the fuzz replays done"
+  else
+    status=1
+    tail -50 "$asan/meson-logs/build-console.txt" >&2
+    echo "test.sh: the sanitizer build of the fuzz replays failed" >&2
+  fi
+  if [ -n "$ibsim_pid" ]; then
     wait "$ibsim_pid" || status=$?
+    phase "the ibsim suite done"
+    echo "--- the ibsim suite on the sanitizer build ($asan)"
     cat "$asan/meson-logs/ibsim-console.txt"
-    results="$results $asan/meson-logs/testlog.json $asan/meson-logs/testlog-ibsim.json"
   fi
 fi
 # shellcheck disable=SC2086
