@@ -317,13 +317,25 @@ Result<EscapeLayerStats> route_unreached_on_escape_layer(const Topology& topo, R
   // switches originate passes these entries: an end port's path to an end port is legal
   // from its first switch on, and a legal path's switches all have their own entry.
   // With the escape layer in place their paths go on SL 1 too, away from the data VL.
+  // Filled entries make down->up turns, so even when no LID needed the escape layer
+  // (updn on a degraded tree whose aggregation switches lost their legal path to a leaf)
+  // they go on SL 1 where the fabric has a second data VL and the routes no SLs of their
+  // own: VL 0 then carries only legal paths, whoever sends.
   FillIn fill(topo);
   PathSls& sl = routes.path_sl;
+  const bool own_layer = sl.empty() && routes.sl2vl.empty() && max_vls >= 2;
   for (const EndPort& e : topo.end_ports) {
     if (e.sw >= topo.switches.size() || e.base_lid == 0) continue;
     for (unsigned k = 0; k < (1U << e.lmc); ++k) {
       const Lid lid = static_cast<Lid>(e.base_lid + k);
       stats.filled_entries += fill.fill(lid, e.sw, e.sw_port, routes.lfts);
+      if (sl.empty() && own_layer && !fill.filled().empty()) {
+        for (const Lft& l : routes.lfts)
+          sl.lids = std::max<std::size_t>(sl.lids, l.size());
+        sl.table.assign(topo.switches.size() * sl.lids, 0);
+        sl.layers = 2;
+        sl.sls = 2;
+      }
       if (sl.empty() || lid >= sl.lids) continue;
       for (std::uint32_t s : fill.filled())
         sl.table[std::size_t{s} * sl.lids + lid] = kEscapeSl;

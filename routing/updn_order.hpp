@@ -39,8 +39,8 @@ inline bool goes_up(const UpDownOrder& order, std::uint32_t from, std::uint32_t 
 // each switch); the switch is a root when exactly one bar holds more than 90% of them
 // and no other bar more than 5%. It finds the top level of fat trees and nothing on
 // tori or random graphs.
-// Unlike OpenSM, only the candidates nearest (in the worst case) to every end-port
-// switch are kept (top_level_only): on a 3-level tree of more than 20 pods OpenSM's rule
+// Unlike OpenSM, only the candidates farthest from the nearest end-port switch (the top
+// level) are kept (top_level_only): on a 3-level tree of more than 20 pods OpenSM's rule
 // also elects the aggregation level.
 std::vector<std::uint32_t> roots_by_hop_histogram(const Topology& topo, const HopMatrix& hops);
 std::vector<std::uint32_t> top_level_only(const Topology& topo, const HopMatrix& hops,

@@ -30,4 +30,13 @@ void assign_ibsim_guids(Fabric& fabric) {
   }
 }
 
+std::size_t remove_cables_between(Fabric& fabric, const std::string& a, const std::string& b) {
+  const auto x = fabric.find(a);
+  const auto y = fabric.find(b);
+  if (!x || !y) return 0;
+  return std::erase_if(fabric.cables, [&](const Cable& c) {
+    return (c.a.node == *x && c.b.node == *y) || (c.a.node == *y && c.b.node == *x);
+  });
+}
+
 }  // namespace ibsm::testsupport

@@ -61,4 +61,8 @@ inline constexpr std::uint64_t kIbsimFirstCaGuid = 0x100000;
 // Renumbers every node's GUIDs in node order with ibsim's defaults (for built fabrics).
 void assign_ibsim_guids(Fabric& fabric);
 
+// Unplugs every cable between the nodes named `a` and `b` (a failed link); returns how
+// many it removed.
+std::size_t remove_cables_between(Fabric& fabric, const std::string& a, const std::string& b);
+
 }  // namespace ibsm::testsupport

@@ -56,13 +56,7 @@ bool has_warning(const Routes& r, ErrorId id, const std::string& text = "") {
 }
 
 void remove_cable(Fabric& f, const std::string& a, const std::string& b) {
-  const std::uint32_t x = *f.find(a);
-  const std::uint32_t y = *f.find(b);
-  const auto before = f.cables.size();
-  std::erase_if(f.cables, [&](const Cable& c) {
-    return (c.a.node == x && c.b.node == y) || (c.a.node == y && c.b.node == x);
-  });
-  ASSERT_LT(f.cables.size(), before) << a << " - " << b;
+  ASSERT_GT(testsupport::remove_cables_between(f, a, b), 0U) << a << " - " << b;
 }
 
 void remove_all_cables_of(Fabric& f, const std::string& a) {

@@ -249,6 +249,49 @@ TEST(UpDown, ManyPodsElectOnlyTheCoresAsRoots) {
   expect_minimal(r);
 }
 
+TEST(UpDown, DegradedTreeKeepsEveryCoreAsRoot) {
+  // 4 pods of 6 leaves: a leaf holds 1/24 of the hosts, under the histogram's 5%. With
+  // leaf p0l0's link to p0a0 down, the cores above p0a0 see p0l0's hosts 4 hops away
+  // instead of 2: still cores (the histogram takes them, their height is 2), and they
+  // stay roots, or half the top level would carry every path.
+  Fabric f = testsupport::folded_clos3(4, 6, 2, 2, 2);
+  ASSERT_EQ(testsupport::remove_cables_between(f, "p0l0", "p0a0"), 1U);
+  const Routed r = route(f, "updn");
+  ASSERT_EQ(r.order.roots.size(), 4U);
+  for (std::uint32_t root : r.order.roots)
+    EXPECT_EQ(r.topo.switches[root].description.rfind("c", 0), 0U)
+        << r.topo.switches[root].description;
+  // Every pair delivered and the end ports' paths free of credit loops. p0a0 has no legal
+  // up/down path to p0l0's hosts: the answers it sends them take filled-in entries, on
+  // SL 1, so that VL 0 stays acyclic even counting what switches send (routing.md
+  // "Switch LIDs on degraded trees", 4).
+  const PairCheck pc = check_all_pairs(r.topo, r.routes);
+  EXPECT_TRUE(pc.all_delivered()) << (pc.examples.empty() ? "" : pc.examples[0]);
+  expect_up_then_down(r);
+  ASSERT_FALSE(r.routes.path_sl.empty());
+  CdgOptions ends;  // each path on the VL of its SL
+  ends.vl_of = [&](std::uint32_t src, Lid dlid) {
+    return r.routes.path_sl.sl(r.topo.end_ports[src].sw, dlid);
+  };
+  for (const CdgVl& v : check_channel_dependencies(r.topo, r.routes, ends).vls)
+    EXPECT_TRUE(v.acyclic) << "VL " << int{v.vl} << ": " << describe_cycle(r.topo, v.cycle);
+  CdgOptions all = ends;
+  all.include_switch_sources = true;
+  all.switch_vl_of = [&](std::uint32_t sw, Lid dlid) { return r.routes.path_sl.sl(sw, dlid); };
+  const CdgReport with_switches = check_channel_dependencies(r.topo, r.routes, all);
+  ASSERT_FALSE(with_switches.vls.empty());
+  EXPECT_EQ(with_switches.vls[0].vl, 0U);
+  EXPECT_TRUE(with_switches.vls[0].acyclic) << describe_cycle(r.topo, with_switches.vls[0].cycle);
+  // Every core carries traffic.
+  const ChannelLoads cl = channel_loads(r.topo, r.routes);
+  for (std::uint32_t root : r.order.roots) {
+    std::uint64_t through = 0;
+    for (const ChannelLoad& c : cl.channels)
+      if (c.sw == root) through += c.routes;
+    EXPECT_GT(through, 0U) << r.topo.switches[root].description;
+  }
+}
+
 TEST(UpDown, DnupOnATreeIsShortest) {
   const Routed r = route(testsupport::kary_ntree(2, 3), "dnup");
   expect_complete_and_deadlock_free(r);
