@@ -269,7 +269,7 @@ std::string status_page(const OpsSnapshot& s, const StatusParts* parts) {
   // summary made with the parts stands in.
   out += s.fabric || !parts ? fabric_section(s, s.fabric.get()) : parts->fabric_html;
   out += "</div>\n";
-  if (parts) out += parts->errors_html;
+  out += parts ? parts->errors_html : errors_section(s, port_errors(s.perf_counters, nullptr));
   out += "<section id=\"topology-section\"><h2>Topology</h2>\n";
   if (parts && !parts->svg.empty()) {
     out +=
