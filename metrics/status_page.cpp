@@ -269,7 +269,6 @@ std::string status_page(const OpsSnapshot& s, const StatusParts* parts) {
   // summary made with the parts stands in.
   out += s.fabric || !parts ? fabric_section(s, s.fabric.get()) : parts->fabric_html;
   out += "</div>\n";
-  out += parts ? parts->errors_html : errors_section(s, port_errors(s.perf_counters, nullptr));
   out += "<section id=\"topology-section\"><h2>Topology</h2>\n";
   if (parts && !parts->svg.empty()) {
     out +=
@@ -283,7 +282,9 @@ std::string status_page(const OpsSnapshot& s, const StatusParts* parts) {
   } else {
     out += "<p>No fabric yet.</p>\n";
   }
-  out += "</section>\n</main>\n";
+  out += "</section>\n";
+  out += parts ? parts->errors_html : errors_section(s, port_errors(s.perf_counters, nullptr));
+  out += "</main>\n";
   std::string script(kRefreshScript);
   script.replace(script.find("%MS%"), 4, std::to_string(kRefreshSeconds * 1000));
   out += script;

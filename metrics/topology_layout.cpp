@@ -102,9 +102,9 @@ void place_tiers(TopologyLayout& l, const sa::Snapshot& f,
       order[row[i]] = static_cast<double>(i) / static_cast<double>(row.size());
     widest = std::max(widest, row.size());
   }
-  l.width = 2 * kMargin + static_cast<double>(widest) * kSwitchPitch;
+  const double inner = std::max(kMinRowWidth, static_cast<double>(widest) * kSwitchPitch);
+  l.width = 2 * kMargin + inner;
   l.height = 2 * kMargin + (l.tiers - 1) * kTierGap + kHostDrop + kSwitchSize;
-  const double inner = static_cast<double>(widest) * kSwitchPitch;
   for (int t = 0; t < l.tiers; ++t) {
     const auto& row = rows[static_cast<std::size_t>(t)];
     for (std::size_t i = 0; i < row.size(); ++i) {
