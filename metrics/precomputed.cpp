@@ -1,5 +1,8 @@
 #include "metrics/precomputed.hpp"
 
+#include <spdlog/fmt/fmt.h>
+
+#include "metrics/errors.hpp"
 #include "metrics/exposition.hpp"
 
 namespace ibsm::metrics {
@@ -38,7 +41,17 @@ void Precomputed::loop() {
   std::unique_lock lock(stop_mu_);
   while (!stopping_) {
     lock.unlock();
-    refresh();
+    try {
+      refresh();
+    } catch (const std::exception& e) {  // never the SM's problem: log and go on
+      const auto snap = snapshots_.current();
+      const std::uint64_t generation = snap ? snap->generation : 0;
+      if (generation != failed_generation_) {  // once per snapshot, not every poll
+        failed_generation_ = generation;
+        log_->error("{}",
+                    to_string(Error{kErrMetricsPrecompute, fmt::format("metrics: {}", e.what())}));
+      }
+    }
     lock.lock();
     stop_cv_.wait_for(lock, kPollInterval, [this] { return stopping_; });
   }

@@ -63,6 +63,8 @@ class Precomputed {
   std::weak_ptr<const perfmgr::CounterSnapshot> counters_seen_;
   std::shared_ptr<const ErrorTotals> totals_now_, totals_before_;
 
+  std::uint64_t failed_generation_ = UINT64_MAX;  // the thread's last IBSM-8703
+
   std::mutex stop_mu_;
   std::condition_variable stop_cv_;
   bool stopping_ = false;

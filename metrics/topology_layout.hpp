@@ -42,7 +42,7 @@ inline constexpr double kSwitchSize = 10;
 inline constexpr double kSwitchPitch = 14;  // between neighbours of one tier
 inline constexpr double kTierGap = 150;
 inline constexpr double kMargin = 24;
-inline constexpr double kHostDrop = 34;  // hosts' summary below their leaf
+inline constexpr double kHostDrop = 34;      // hosts' summary below their leaf
 inline constexpr double kMinRowWidth = 900;  // small fabrics spread out to this
 // Above this many switches a non-tiered fabric is drawn on a circle (the force
 // layout is quadratic in the switches).
