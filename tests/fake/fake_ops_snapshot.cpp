@@ -64,19 +64,22 @@ std::shared_ptr<sm::ops::OpsSnapshot> ops_snapshot_of(const testsupport::Fabric&
   auto counters = std::make_shared<perfmgr::CounterSnapshot>();
   for (const sa::SnapNode& node : fabric->nodes) {
     for (const sa::SnapPort& port : node.ports) {
-      if (port.num == 0 || !port.present || !port.peer.valid()) continue;
-      const sa::SnapNode& peer = fabric->node(port.peer);
+      // The PerfMgr reads every port of a switch, cabled or not, and cabled CA ports.
+      if (port.num == 0 || !port.present || (!node.is_switch() && !port.peer.valid())) continue;
       perfmgr::PortCounterRow r;
       r.guid = node.guid();
       r.name = node.description;
       r.is_switch = node.is_switch();
       r.port = port.num;
-      r.remote_valid = true;
-      r.remote_guid = peer.guid();
-      r.remote_name = peer.description;
-      r.remote_port = port.peer.port;
-      r.link_width_active = port.info.link_width_active;
-      r.link_speed_ext_active = port.info.link_speed_ext_active;
+      if (port.peer.valid()) {
+        const sa::SnapNode& peer = fabric->node(port.peer);
+        r.remote_valid = true;
+        r.remote_guid = peer.guid();
+        r.remote_name = peer.description;
+        r.remote_port = port.peer.port;
+        r.link_width_active = port.info.link_width_active;
+        r.link_speed_ext_active = port.info.link_speed_ext_active;
+      }
       for (std::size_t d = 0; d < perfmgr::kDataCount; ++d)
         r.data.v[d] = traffic(counters->ports.size(), d);
       r.err.time = r.data.time = kFirstReading;
