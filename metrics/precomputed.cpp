@@ -1,6 +1,8 @@
 #include "metrics/precomputed.hpp"
 
 #include <spdlog/fmt/fmt.h>
+#include <sys/resource.h>
+#include <unistd.h>
 
 #include "metrics/errors.hpp"
 #include "metrics/exposition.hpp"
@@ -38,6 +40,9 @@ void Precomputed::stop() {
 }
 
 void Precomputed::loop() {
+  // Below the SM's threads: compressing a big fabric's counters takes seconds of CPU,
+  // which a sweep on a busy host should get first (a thread's own nice value, Linux).
+  static_cast<void>(::setpriority(PRIO_PROCESS, static_cast<id_t>(::gettid()), kNice));
   std::unique_lock lock(stop_mu_);
   while (!stopping_) {
     lock.unlock();

@@ -24,6 +24,8 @@ namespace ibsm::metrics {
 // zlib level of the cached counters: 1 compresses the counters' text about 10:1 at a
 // fraction of level 6's time.
 inline constexpr int kCountersGzipLevel = 1;
+// The thread's nice value: it yields the CPU to the SM's threads.
+inline constexpr int kNice = 10;
 // How often the thread looks for a new snapshot (an atomic load each time).
 inline constexpr std::chrono::milliseconds kPollInterval{500};
 
