@@ -30,26 +30,6 @@ constexpr const char* kPagePolicy =
     "connect-src 'self'; img-src 'self'; base-uri 'none'; form-action 'none'; "
     "frame-ancestors 'none'";
 
-// Whether Accept-Encoding allows gzip (RFC 9110 12.5.3: "gzip;q=0" refuses it).
-bool accepts_gzip(const std::string& accept) {
-  std::size_t at = 0;
-  while (at <= accept.size()) {
-    std::size_t end = accept.find(',', at);
-    if (end == std::string::npos) end = accept.size();
-    std::string item = accept.substr(at, end - at);
-    at = end + 1;
-    const auto semi = item.find(';');
-    std::string coding = item.substr(0, semi);
-    std::erase_if(coding, [](char c) { return c == ' ' || c == '\t'; });
-    if (coding != "gzip" && coding != "x-gzip" && coding != "*") continue;
-    if (semi == std::string::npos) return true;
-    std::string params = item.substr(semi + 1);
-    std::erase_if(params, [](char c) { return c == ' ' || c == '\t'; });
-    return params.rfind("q=0", 0) != 0 || params.find_first_of("123456789", 3) != std::string::npos;
-  }
-  return false;
-}
-
 // The gzip answer: the SM's metrics compressed now, then the port counters as
 // compressed in the background, as one member (gzip_join.hpp).
 void serve_gzip(const std::shared_ptr<const sm::ops::OpsSnapshot>& snap,

@@ -2,6 +2,8 @@
 
 #include <zlib.h>
 
+#include <algorithm>
+#include <cctype>
 #include <stdexcept>
 
 namespace ibsm::metrics {
@@ -68,6 +70,27 @@ std::string gzip_trailer(const DeflatedPiece& head, const DeflatedPiece* tail) {
     t[static_cast<std::size_t>(4 + i)] = static_cast<char>((size >> (8 * i)) & 0xff);  // mod 2^32
   }
   return t;
+}
+
+bool accepts_gzip(std::string_view accept) {
+  std::size_t at = 0;
+  while (at <= accept.size()) {
+    std::size_t end = accept.find(',', at);
+    if (end == std::string::npos) end = accept.size();
+    std::string item(accept.substr(at, end - at));
+    at = end + 1;
+    const auto semi = item.find(';');
+    std::string coding = item.substr(0, semi);
+    std::erase_if(coding, [](char c) { return c == ' ' || c == '\t'; });
+    for (char& c : coding)  // codings are case-insensitive
+      c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    if (coding != "gzip" && coding != "x-gzip" && coding != "*") continue;
+    if (semi == std::string::npos) return true;
+    std::string params = item.substr(semi + 1);
+    std::erase_if(params, [](char c) { return c == ' ' || c == '\t'; });
+    return params.rfind("q=0", 0) != 0 || params.find_first_of("123456789", 3) != std::string::npos;
+  }
+  return false;
 }
 
 }  // namespace ibsm::metrics

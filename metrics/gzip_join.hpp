@@ -45,4 +45,7 @@ class Deflater {
 std::string gzip_header();
 std::string gzip_trailer(const DeflatedPiece& head, const DeflatedPiece* tail);
 
+// Whether an Accept-Encoding header allows gzip (RFC 9110 12.5.3: "gzip;q=0" refuses it).
+bool accepts_gzip(std::string_view accept_encoding);
+
 }  // namespace ibsm::metrics

@@ -8,14 +8,17 @@
 #include <map>
 #include <regex>
 #include <set>
+#include <sstream>
 
 #include "metrics/exposition.hpp"
 #include "metrics/gzip_join.hpp"
 #include "metrics/port_errors.hpp"
+#include "metrics/precomputed.hpp"
 #include "metrics/status_page.hpp"
 #include "metrics/topology_layout.hpp"
 #include "tests/fake/fake_ops_snapshot.hpp"
 #include "tests/support/builders.hpp"
+#include "tests/support/log_capture.hpp"
 
 namespace ibsm::metrics {
 namespace {
@@ -230,6 +233,56 @@ TEST(GzipJoin, PiecesJoinIntoOneMember) {
   only.add(e.part(0));
   const DeflatedPiece whole = only.finish(true);
   EXPECT_EQ(inflate_gzip(gzip_header() + whole.bytes + gzip_trailer(whole, nullptr)), e.part(0));
+}
+
+TEST(GzipJoin, AcceptEncoding) {
+  for (const char* yes : {"gzip", "gzip, deflate, br", "deflate, GZip", "br;q=1, gzip;q=0.5", "*",
+                          "x-gzip", "gzip;q=1.0"})
+    EXPECT_TRUE(accepts_gzip(yes)) << yes;
+  for (const char* no :
+       {"", "identity", "deflate, br", "gzip;q=0", "gzip; q=0.000, identity", "gzipx", "*;q=0"})
+    EXPECT_FALSE(accepts_gzip(no)) << no;
+}
+
+// The endpoint's thread: parts and the compressed counters follow the published
+// snapshot; error rates come from the counters before; while a big fabric is
+// rebuilt (no fabric published) the last picture stays.
+TEST(Precomputed, FollowsThePublishedSnapshots) {
+  sm::ops::OpsPublisher publisher;
+  std::ostringstream sink;
+  Precomputed pre(publisher, testsupport::capture_log(sink, "metrics", spdlog::level::info));
+  pre.refresh();  // nothing published: nothing made
+  auto first = fake::ops_snapshot_of(testsupport::two_level_fat_tree(2, 2, 1));
+  publisher.publish(first);
+  pre.refresh();
+  const auto gz1 = pre.counters_gzip(first->perf_counters);
+  ASSERT_TRUE(gz1);
+  EXPECT_EQ(gz1->size, render(*first).size() - Exposition(first).part(0).size());
+  const auto parts1 = pre.status_parts(*first);
+  EXPECT_TRUE(parts_match(*parts1, *first));
+  EXPECT_EQ(pre.status_parts(*first), parts1);  // made once
+
+  // The next PerfMgr sweep: errors on one port, rising at 2/s.
+  auto second = std::make_shared<sm::ops::OpsSnapshot>(*first);
+  auto c = std::make_shared<perfmgr::CounterSnapshot>(
+      *fake::counters_later(*first->perf_counters, 60, 0, 0));
+  c->ports[1].err[perfmgr::Err::kLinkIntegrity] += 120;
+  second->perf_counters = c;
+  publisher.publish(second);
+  EXPECT_FALSE(pre.counters_gzip(second->perf_counters));  // not made yet
+  pre.refresh();
+  EXPECT_TRUE(pre.counters_gzip(second->perf_counters));
+  EXPECT_FALSE(pre.counters_gzip(first->perf_counters));
+  const auto parts2 = pre.status_parts(*second);
+  EXPECT_NE(parts2->errors_html.find("<tr class=\"err high\""), std::string::npos);
+
+  // The SM let go of the fabric while it builds the next: the picture stays.
+  auto third = std::make_shared<sm::ops::OpsSnapshot>(*second);
+  third->fabric = nullptr;
+  publisher.publish(third);
+  EXPECT_EQ(pre.status_parts(*third), parts2);
+  EXPECT_NE(status_page(*third, parts2.get()).find("id=\"switches\">3<"), std::string::npos);
+  EXPECT_EQ(sink.str().find("IBSM-8703"), std::string::npos);
 }
 
 }  // namespace
