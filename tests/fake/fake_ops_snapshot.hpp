@@ -1,10 +1,11 @@
 // An OpsSnapshot as the SM publishes it after sweeping a fabric with the PerfMgr on,
 // made straight from a neutral description (tests/support) without running the SM:
 // every cabled port Active (4x EDR), LIDs in node order, names from the
-// NodeDescriptions, and one PerfMgr counter row per port it reads (every switch
-// port, cabled or not, and every cabled CA port) with deterministic traffic. For the operator tools' unit tests and benchmarks at full size
-// (metrics/: the exposition and the status page of kary-18-3-5832), where a
-// heavy sweep of the fake fabric would take longer than what is measured.
+// NodeDescriptions, and one PerfMgr counter row per port it reads (every switch port,
+// cabled or not, and every cabled CA port) with deterministic traffic. For the
+// operator tools' unit tests and benchmarks at full size (metrics/: the exposition
+// and the status page of kary-18-3-5832), where a heavy sweep of the fake fabric
+// would take longer than what is measured.
 #pragma once
 
 #include <cstdint>
