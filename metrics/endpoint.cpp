@@ -2,11 +2,14 @@
 
 #include <httplib.h>
 #include <spdlog/fmt/fmt.h>
+#include <zlib.h>
 
+#include <algorithm>
 #include <charconv>
 
 #include "metrics/errors.hpp"
 #include "metrics/exposition.hpp"
+#include "metrics/status_page.hpp"
 
 namespace ibsm::metrics {
 
@@ -19,6 +22,54 @@ constexpr std::size_t kMaxBody = 0;             // GET only: no body accepted
 constexpr time_t kReadTimeoutS = 5;
 constexpr time_t kWriteTimeoutS = 10;
 constexpr time_t kKeepAliveS = 5;
+constexpr const char* kExpositionType = "text/plain; version=0.0.4; charset=utf-8";
+// The page loads nothing from anywhere: its own inline style and refresh script,
+// fetches of itself.
+constexpr const char* kPagePolicy =
+    "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; "
+    "connect-src 'self'; img-src 'self'; base-uri 'none'; form-action 'none'; "
+    "frame-ancestors 'none'";
+
+// The gzip answer: the SM's metrics compressed now, then the port counters as
+// compressed in the background, as one member (gzip_join.hpp).
+void serve_gzip(const std::shared_ptr<const sm::ops::OpsSnapshot>& snap,
+                std::shared_ptr<const DeflatedPiece> counters, httplib::Response& res) {
+  Exposition exposition(snap);
+  Deflater deflater(Z_DEFAULT_COMPRESSION);
+  deflater.add(exposition.part(0));
+  struct Answer {
+    std::string head;  // gzip header and the SM's metrics
+    std::shared_ptr<const DeflatedPiece> counters;
+    std::string trailer;
+  };
+  auto a = std::make_shared<Answer>();
+  const DeflatedPiece sm_part = deflater.finish(counters == nullptr);
+  a->head = gzip_header() + sm_part.bytes;
+  a->trailer = gzip_trailer(sm_part, counters.get());
+  a->counters = std::move(counters);
+  const std::size_t middle = a->counters ? a->counters->bytes.size() : 0;
+  const std::size_t total = a->head.size() + middle + a->trailer.size();
+  res.set_header("Content-Encoding", "gzip");
+  res.set_header("Vary", "Accept-Encoding");
+  // A length-known provider: cpp-httplib does not compress those again.
+  res.set_content_provider(
+      total, kExpositionType,
+      [a, middle](std::size_t offset, std::size_t length, httplib::DataSink& sink) {
+        constexpr std::size_t kSlice = 1 << 20;
+        const std::size_t end = offset + std::min(length, kSlice);
+        std::size_t at = offset;
+        const auto put = [&](const std::string& part, std::size_t from) {
+          if (at >= end || at < from || at >= from + part.size()) return true;
+          const std::size_t n = std::min(end, from + part.size()) - at;
+          if (!sink.write(part.data() + (at - from), n)) return false;
+          at += n;
+          return true;
+        };
+        const std::size_t body = a->head.size();
+        return put(a->head, 0) && (!a->counters || put(a->counters->bytes, body)) &&
+               put(a->trailer, body + middle);
+      });
+}
 
 }  // namespace
 
@@ -46,7 +97,7 @@ Result<ListenAddress> parse_listen(const std::string& text) {
 }
 
 MetricsEndpoint::MetricsEndpoint(const sm::ops::OpsPublisher& snapshots, Logger log)
-    : snapshots_(snapshots), log_(std::move(log)) {}
+    : snapshots_(snapshots), log_(std::move(log)), precomputed_(snapshots_, log_) {}
 
 MetricsEndpoint::~MetricsEndpoint() {
   stop();
@@ -71,17 +122,23 @@ Status MetricsEndpoint::start(const ListenAddress& at) {
     }
     return httplib::Server::HandlerResponse::Unhandled;
   });
-  s.Get("/metrics", [this](const httplib::Request&, httplib::Response& res) {
+  s.Get("/metrics", [this](const httplib::Request& req, httplib::Response& res) {
     const auto snap = snapshots_.current();  // an atomic load: never waits for the SM
     if (!snap) {
       res.status = 503;
       res.set_content("the SM has not published its state yet\n", "text/plain");
       return;
     }
+    if (accepts_gzip(req.get_header_value("Accept-Encoding"))) {
+      auto counters = precomputed_.counters_gzip(snap->perf_counters);
+      if (counters || !snap->perf_counters) return serve_gzip(snap, std::move(counters), res);
+      // Counters newer than the background's copy (just after a PerfMgr sweep): the
+      // stream below, which cpp-httplib compresses as it goes.
+    }
     // Streamed one family at a time (chunked): a big fabric's text is never held whole.
     auto exposition = std::make_shared<Exposition>(snap);
     auto next = std::make_shared<std::size_t>(0);
-    res.set_chunked_content_provider("text/plain; version=0.0.4; charset=utf-8",
+    res.set_chunked_content_provider(kExpositionType,
                                      [exposition, next](std::size_t, httplib::DataSink& sink) {
                                        if (*next == exposition->parts()) {
                                          sink.done();
@@ -91,10 +148,39 @@ Status MetricsEndpoint::start(const ListenAddress& at) {
                                        return sink.write(part.data(), part.size());
                                      });
   });
+  const auto page = [this](const httplib::Request&, httplib::Response& res) {
+    res.set_header("Content-Security-Policy", kPagePolicy);
+    res.set_header("X-Content-Type-Options", "nosniff");
+    res.set_header("Cache-Control", "no-store");
+    const auto snap = snapshots_.current();
+    if (!snap) {
+      res.status = 503;
+      res.set_content("the SM has not published its state yet\n", "text/plain");
+      return;
+    }
+    const auto parts = precomputed_.status_parts(*snap);
+    res.set_content(status_page(*snap, parts.get()), "text/html; charset=utf-8");
+  };
+  s.Get("/", page);
+  s.Get("/index.html", page);
+  s.Get("/topology.svg", [this](const httplib::Request&, httplib::Response& res) {
+    res.set_header("Content-Security-Policy", kPagePolicy);
+    res.set_header("X-Content-Type-Options", "nosniff");
+    res.set_header("Cache-Control", "no-store");
+    const auto snap = snapshots_.current();
+    const auto parts = snap ? precomputed_.status_parts(*snap) : nullptr;
+    if (!parts || parts->svg.empty()) {
+      res.status = 503;
+      res.set_content("no fabric yet\n", "text/plain");
+      return;
+    }
+    res.set_content("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n" + parts->svg, "image/svg+xml");
+  });
   s.set_error_handler([](const httplib::Request&, httplib::Response& res) {
     if (res.body.empty())
-      res.set_content(fmt::format("{}: only GET /metrics is served here\n", res.status),
-                      "text/plain");
+      res.set_content(
+          fmt::format("{}: only GET /, /topology.svg and /metrics are served here\n", res.status),
+          "text/plain");
   });
   // Port 0 (tests): any free port, reported by port().
   const int bound = at.port == 0 ? s.bind_to_any_port(at.host)
@@ -103,14 +189,17 @@ Status MetricsEndpoint::start(const ListenAddress& at) {
     return fail(kErrMetricsBind,
                 fmt::format("metrics_listen: cannot listen on {}:{}", at.host, at.port));
   port_ = static_cast<std::uint16_t>(bound);
+  precomputed_.start();
   thread_ = std::thread([this] { server_->listen_after_bind(); });
-  log_->info("Prometheus metrics on http://{}{}{}:{}/metrics",
-             at.host.find(':') != std::string::npos ? "[" : "", at.host,
-             at.host.find(':') != std::string::npos ? "]" : "", port_);
+  const std::string base =
+      fmt::format("http://{}{}{}:{}", at.host.find(':') != std::string::npos ? "[" : "", at.host,
+                  at.host.find(':') != std::string::npos ? "]" : "", port_);
+  log_->info("Prometheus metrics on {}/metrics, status page on {}/", base, base);
   return {};
 }
 
 void MetricsEndpoint::stop() {
+  precomputed_.stop();
   if (!server_) return;
   server_->stop();
   if (thread_.joinable()) thread_.join();

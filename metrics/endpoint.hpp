@@ -1,8 +1,10 @@
 // The Prometheus endpoint: a small HTTP server (cpp-httplib, Debian's
 // libcpp-httplib-dev) on threads of its own that answers GET /metrics with the
-// exposition of the SM's latest published OpsSnapshot. It never locks or waits for
-// the SM: it only loads the atomic snapshot pointer. Read-only: no request changes
-// anything. Hostile requests get an error or a closed connection: header size and
+// exposition of the SM's latest published OpsSnapshot, and GET / (and
+// /topology.svg) with the live status page. It never locks or waits for the SM: it
+// only loads the atomic snapshot pointer; what costs something on a big fabric is
+// made once per snapshot by a thread of its own (precomputed.hpp). Read-only: no
+// request changes anything. Hostile requests get an error or a closed connection: header size and
 // count, request body and the time a client may take are bounded, and so is the
 // number of server threads (docs/metrics.md).
 #pragma once
@@ -15,6 +17,7 @@
 #include "common/error.hpp"
 #include "common/log.hpp"
 #include "common/result.hpp"
+#include "metrics/precomputed.hpp"
 #include "sm/ops/ops_publisher.hpp"
 
 namespace httplib {
@@ -46,6 +49,7 @@ class MetricsEndpoint {
  private:
   const sm::ops::OpsPublisher& snapshots_;
   Logger log_;
+  Precomputed precomputed_;
   std::unique_ptr<httplib::Server> server_;
   std::thread thread_;
   std::uint16_t port_ = 0;

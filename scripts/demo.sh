@@ -1,7 +1,9 @@
 #!/bin/sh
 # Quick start: runs ibsm as the master SM of a simulated 2-level fat tree
 # (fabrics/ft2-324.net: 36 switches, 324 hosts) under ibsim, prints what it
-# brought up, and keeps sweeping until Ctrl-C, like the real service.
+# brought up, and keeps sweeping until Ctrl-C, like the real service. The PerfMgr
+# runs and the metrics endpoint listens on a free loopback port: the status page and
+# /metrics URLs are printed (docs/metrics.md).
 #   scripts/demo.sh [NETFILE] [extra ibsm flags...]
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -13,6 +15,7 @@ net=${1:-$top/fabrics/ft2-324.net}
 work=$(mktemp -d /tmp/ibsm-demo.XXXXXX)
 export IBSIM_SOCKNAME="ibsm-demo-$$"
 cleanup() {
+  [ -n "${waiter_pid:-}" ] && kill "$waiter_pid" 2>/dev/null
   [ -n "${sm_pid:-}" ] && kill "$sm_pid" 2>/dev/null && wait "$sm_pid" 2>/dev/null
   [ -n "${sim_pid:-}" ] && kill "$sim_pid" 2>/dev/null
   rm -rf "$work"
@@ -36,8 +39,27 @@ until grep -q "Network simulator ready." ibsim.log 2>/dev/null &&
   sleep 0.1
 done
 echo "ibsim: simulating $(grep -c '^Switch' "$net") switches and $(grep -c '^Hca\|^Ca' "$net") hosts from $net"
+# A free loopback port for the status page and /metrics (localhost only).
+port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 echo "ibsm: starting as SM on the first host; sweeping every 5 s; Ctrl-C to stop"
+echo "ibsm: status page  http://127.0.0.1:$port/"
+echo "ibsm: metrics      http://127.0.0.1:$port/metrics"
 LD_PRELOAD=/usr/lib/x86_64-linux-gnu/umad2sim/libumad2sim.so OSM_CACHE_DIR="$work" \
-  "$top/build/sm/ibsm" -f stdout -s 5 --dump_files_dir "$work" "$@" &
+  "$top/build/sm/ibsm" -f stdout -s 5 --dump_files_dir "$work" \
+  --perfmgr --perfmgr_sweep_time_s 10 --metrics-listen "127.0.0.1:$port" "$@" &
 sm_pid=$!
+# The SM's log scrolls the URLs away: say them again once the subnet is up.
+(
+  up="import sys, urllib.request
+t = urllib.request.urlopen('http://127.0.0.1:$port/metrics', timeout=2).read().decode()
+sys.exit(0 if [l for l in t.splitlines() if l.startswith('ibsm_last_subnet_up_time_seconds ') and l != 'ibsm_last_subnet_up_time_seconds 0'] else 1)"
+  i=0
+  until python3 -c "$up" 2>/dev/null; do
+    i=$((i + 1))
+    [ $i -gt 1200 ] || ! kill -0 "$sm_pid" 2>/dev/null && exit 0
+    sleep 0.5
+  done
+  echo "ibsm: SUBNET UP; status page http://127.0.0.1:$port/ and metrics http://127.0.0.1:$port/metrics"
+) &
+waiter_pid=$!
 wait "$sm_pid"

@@ -7,14 +7,18 @@
 # bounded headers, timeouts and a thread pool, rather than a parser of our own;
 # python3-prometheus-client parses the exposition in the tests as Prometheus would;
 # prometheus (the server, ~19 MB) scrapes it in tests/ibsim/test_metrics.py (that
-# check is skipped without it).
+# check is skipped without it). zlib1g-dev: /metrics keeps the port counters
+# gzip-compressed between PerfMgr sweeps (metrics/gzip_join.hpp). chromium (headless)
+# renders the status page in tests/ibsim/test_status_page.py, as a browser sees it
+# (skipped without it).
 set -eu
 packages="
   build-essential pkg-config meson ninja-build clang-format
   libibumad-dev libibmad-dev libboost-program-options-dev libspdlog-dev libtomlplusplus-dev
-  libgtest-dev libgmock-dev libcpp-httplib-dev
+  libgtest-dev libgmock-dev libcpp-httplib-dev zlib1g-dev
   ibsim-utils libumad2sim0 infiniband-diags opensm rdma-core
   python3 python3-pytest python3-pytest-xdist python3-prometheus-client prometheus systemd
+  chromium
   network-manager
 "
 missing=""

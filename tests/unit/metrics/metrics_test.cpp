@@ -247,6 +247,46 @@ TEST_F(Endpoint, ServesThePublishedSnapshot) {
   EXPECT_EQ(r->body, render(*publisher_.current()));
 }
 
+// Prometheus asks for gzip: once the background thread has compressed the counters
+// (the answer then says Vary), the answer inflates to exactly the exposition.
+TEST_F(Endpoint, GzipAnswerIsTheExposition) {
+  publisher_.publish(snapshot_with_counters());
+  httplib::Client c("127.0.0.1", port_);
+  const httplib::Headers gzip{{"Accept-Encoding", "gzip"}};
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  auto r = c.Get("/metrics", gzip);
+  while (r && !r->has_header("Vary") && std::chrono::steady_clock::now() < deadline)
+    r = c.Get("/metrics", gzip);
+  ASSERT_TRUE(r);
+  ASSERT_TRUE(r->has_header("Vary")) << "the counters were never compressed";
+  EXPECT_EQ(r->get_header_value("Content-Encoding"), "gzip");
+  EXPECT_EQ(r->get_header_value("Content-Type"), "text/plain; version=0.0.4; charset=utf-8");
+  EXPECT_EQ(r->body, render(*publisher_.current()));  // the client inflated it
+  // Without gzip: the plain stream.
+  auto plain = c.Get("/metrics", httplib::Headers{{"Accept-Encoding", "identity"}});
+  ASSERT_TRUE(plain);
+  EXPECT_FALSE(plain->has_header("Content-Encoding"));
+  EXPECT_EQ(plain->body, render(*publisher_.current()));
+}
+
+TEST_F(Endpoint, ServesTheStatusPage) {
+  httplib::Client c("127.0.0.1", port_);
+  auto before = c.Get("/");
+  ASSERT_TRUE(before);
+  EXPECT_EQ(before->status, 503);
+  auto s = snapshot_with_counters();
+  s->perf_counters = nullptr;
+  publisher_.publish(s);
+  auto r = c.Get("/");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 200);
+  EXPECT_EQ(r->get_header_value("Content-Type"), "text/html; charset=utf-8");
+  EXPECT_NE(r->get_header_value("Content-Security-Policy").find("default-src 'none'"),
+            std::string::npos);
+  EXPECT_NE(r->body.find("id=\"sm-state\">MASTER<"), std::string::npos);
+  EXPECT_EQ(c.Get("/topology.svg")->status, 503);  // no fabric yet
+}
+
 TEST_F(Endpoint, RefusesWhatItDoesNotServe) {
   publisher_.publish(snapshot_with_counters());
   httplib::Client c("127.0.0.1", port_);
