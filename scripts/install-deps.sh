@@ -1,26 +1,31 @@
 #!/bin/sh
-# Installs what building, running and testing ibsm need on Debian 12, from
-# Debian's packages only. Idempotent: does nothing when everything is there.
-# python3-pytest-xdist runs the ibsim suite on several workers (tests/ibsim/meson.build):
-# the suite mostly waits on timers, so that cuts its wall time about four times.
+# Installs what building and running ibsm need on Debian 12 (scripts/demo.sh), and with
+# --tests also what its tests need (scripts/test.sh), from Debian's packages only.
+# Idempotent: does nothing when everything is there.
 # libcpp-httplib-dev serves /metrics (metrics/): a maintained HTTP/1.1 server with
 # bounded headers, timeouts and a thread pool, rather than a parser of our own;
-# python3-prometheus-client parses the exposition in the tests as Prometheus would;
-# prometheus (the server, ~19 MB) scrapes it in tests/ibsim/test_metrics.py (that
-# check is skipped without it). zlib1g-dev: /metrics keeps the port counters
-# gzip-compressed between PerfMgr sweeps (metrics/gzip_join.hpp). chromium (headless)
-# renders the status page in tests/ibsim/test_status_page.py, as a browser sees it
-# (skipped without it).
+# zlib1g-dev: /metrics keeps the port counters gzip-compressed between PerfMgr sweeps
+# (metrics/gzip_join.hpp). For the tests: python3-pytest-xdist runs the ibsim suite on
+# several workers (tests/ibsim/meson.build): the suite mostly waits on timers, so that
+# cuts its wall time about four times; python3-prometheus-client parses the exposition
+# as Prometheus would; prometheus (the server, ~19 MB) scrapes it in
+# tests/ibsim/test_metrics.py; chromium (headless) renders the status page in
+# tests/ibsim/test_status_page.py, as a browser sees it (both checks are skipped without
+# them); network-manager is the agent's keyfile oracle (docs/agent.md). The demo does
+# not need these, so a first `scripts/demo.sh` does not download a browser.
 set -eu
 packages="
   build-essential pkg-config meson ninja-build clang-format
   libibumad-dev libibmad-dev libboost-program-options-dev libspdlog-dev libtomlplusplus-dev
   libgtest-dev libgmock-dev libcpp-httplib-dev zlib1g-dev
-  ibsim-utils libumad2sim0 infiniband-diags opensm rdma-core
-  python3 python3-pytest python3-pytest-xdist python3-prometheus-client prometheus systemd
-  chromium
+  ibsim-utils libumad2sim0 infiniband-diags opensm rdma-core python3 systemd
+"
+if [ "${1:-}" = "--tests" ]; then
+  packages="$packages
+  python3-pytest python3-pytest-xdist python3-prometheus-client prometheus chromium
   network-manager
 "
+fi
 missing=""
 for p in $packages; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

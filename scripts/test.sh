@@ -7,7 +7,7 @@
 # only what they select.
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
-"$top/scripts/install-deps.sh"
+"$top/scripts/install-deps.sh" --tests
 cd "$top"
 export IBSM_REQUIRE=1
 logs=build/meson-logs
