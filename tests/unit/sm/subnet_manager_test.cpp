@@ -356,12 +356,13 @@ class LossyUpdn final : public routing::Engine {
   Result<routing::Routes> route(const routing::Topology& topo) override {
     auto r = real_->route(topo);
     if (!r) return r;
-    // The highest LID the first switch forwards out of an external port: some CA beyond
-    // it, which every source routed through that switch then cannot reach.
+    // A CA LID the first switch forwards out of an external port: every source routed
+    // through that switch then cannot reach it.
     routing::Lft& lft = r->lfts.front();
-    for (std::size_t lid = lft.size(); lid-- > 1;) {
-      if (lft[lid] != 0 && lft[lid] != routing::kNoPath) {
-        lost_lid = static_cast<mad::Lid>(lid);
+    for (auto e = topo.end_ports.rbegin(); e != topo.end_ports.rend(); ++e) {
+      const mad::Lid lid = e->base_lid;
+      if (lid != 0 && lid < lft.size() && lft[lid] != 0 && lft[lid] != routing::kNoPath) {
+        lost_lid = lid;
         lft[lid] = routing::kNoPath;
         break;
       }
