@@ -62,7 +62,9 @@ inline constexpr ErrorInfo kMadErrors[] = {
      "extended speeds) with speed fields that contradict each other: "
      "IsExtendedSpeedsSupported but no extended speed supported, an active speed code that "
      "names no speed or one the port does not support, undefined XDR bits. The message names "
-     "the node, port, DR path and each field with its value.",
+     "the node, port, DR path and each field with its value. A heavy sweep names the first "
+     "8 such ports and counts the others in one more line (ibsim, for one, shows the first "
+     "contradiction on every port).",
      "The SM counts the port with the speeds the fields agree on (the classic 2.5/5/10 Gb/s "
      "ones when the extended fields are in doubt: PathRecord rates and dumps show those) and "
      "brings the link up as usual. Update the device's firmware; check the port with "

@@ -42,6 +42,14 @@ void Discovery::start() {
                  [this, here](const SmpOutcome& o) { on_node_info(here, kNoNode, 0, o); });
 }
 
+void Discovery::finish() {
+  if (speed_field_more_ == 0) return;
+  log_->warn(
+      "{}: {} more ports with contradictory PortInfo speed fields, not listed (the first "
+      "{} are above); each uses the speeds its fields agree on",
+      format_error_id(mad::kErrSpeedFields), speed_field_more_, kSpeedFieldLines);
+}
+
 void Discovery::on_node_info(const DrPath& path, NodeIndex from, PortNum from_port,
                              const SmpOutcome& o) {
   if (!o.ok()) {
@@ -184,8 +192,12 @@ void Discovery::on_port_info(NodeIndex idx, PortNum port, const SmpOutcome& o) {
   p.info = *pi;
   if (port != 0) {
     mad::SpeedFieldCheck check = mad::check_speed_fields(*pi, caps);
-    if (!check.problems.empty()) {
+    if (!check.problems.empty() && speed_field_lines_ >= kSpeedFieldLines) {
+      ++speed_field_more_;
+      p.info = check.cleaned;
+    } else if (!check.problems.empty()) {
       // Counted with what the port certainly runs; the link still comes up.
+      ++speed_field_lines_;
       log_->warn(
           "{}: {} ({}) port {} at DR path {}: contradictory PortInfo speed fields: {}; "
           "using the speeds they agree on",

@@ -37,6 +37,8 @@ class Discovery {
 
   // Queues the first request; the walk continues from the response callbacks.
   void start();
+  // After the walk: logs what was only counted (IBSM-1010 beyond the first lines).
+  void finish();
 
   // Called with every PortInfo read (the SM learns M_Keys from them) and with every
   // request that failed (the SM adds its M_Key hint), after discovery's own handling.
@@ -76,6 +78,12 @@ class Discovery {
   PortListener on_port_;
   FailureListener on_failure_;
   std::shared_ptr<const names::NodeNameMap> names_;
+  // IBSM-1010: a fabric whose every port shows the same contradiction (ibsim, or one
+  // firmware everywhere) would log a line per port; the first few are logged, the rest
+  // counted for finish().
+  static constexpr unsigned kSpeedFieldLines = 8;
+  unsigned speed_field_lines_ = 0;
+  std::size_t speed_field_more_ = 0;
 };
 
 }  // namespace ibsm::sm

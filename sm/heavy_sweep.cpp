@@ -634,6 +634,7 @@ SweepResult SubnetManager::heavy_sweep(const std::atomic<bool>& stop, PreparedFa
     discovery.set_previous(&fabric_);  // ports known to have extended speeds: one Get
     discovery.start();
     drain(stop);
+    discovery.finish();
   }
   auto finish = [&](bool up) {
     building_ = nullptr;

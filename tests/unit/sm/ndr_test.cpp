@@ -269,5 +269,34 @@ TEST(Ndr, ContradictorySpeedFieldsBringTheLinkUpAndNameThePort) {
   EXPECT_EQ(p->params.rate, 7);  // QDR 4x: 40 Gb/s
 }
 
+// A fabric whose every port shows the same contradiction (ibsim advertises extended
+// speeds and supports none) logs the first ports one by one and counts the rest in one
+// line, rather than a line per port on every heavy sweep.
+TEST(Ndr, ContradictionOnEveryPortIsLoggedForTheFirstPortsAndCounted) {
+  Rig rig;
+  std::size_t ports = 0;
+  for (const char* id : {"q2", "cx7a", "cx7b", "x8", "cx8a", "cx8b"}) {
+    auto& node = rig.fabric->node(rig.fabric->index(id));
+    for (mad::PortNum p = 1; p < node.ports.size(); ++p) {
+      node.ports[p].info.link_speed_ext_supported = 0;
+      node.ports[p].info.link_speed_ext_supported2 = 0;
+      ++ports;
+    }
+  }
+  ASSERT_GT(ports, 8u);
+  std::ostringstream log;
+  rig.start(testsupport::capture_log(log));
+  EXPECT_TRUE(rig.sweep().subnet_up);
+  EXPECT_TRUE(rig.fabric->inactive_ports().empty());
+  const std::string text = log.str();
+  std::size_t lines = 0;
+  for (std::size_t at = text.find("IBSM-1010"); at != std::string::npos;
+       at = text.find("IBSM-1010", at + 1))
+    ++lines;
+  EXPECT_EQ(lines, 9u) << text;
+  EXPECT_NE(text.find("IBSM-1010: " + std::to_string(ports - 8) + " more ports"), std::string::npos)
+      << text;
+}
+
 }  // namespace
 }  // namespace ibsm::sm
