@@ -452,6 +452,55 @@ TEST_F(SmRig, NodeNamesFromTheMapShowAndReloadKeepsTheLastGoodMap) {
   a = ask("switchbalance verbose");
   EXPECT_NE(a.text.find("(spine-b)\nPort 1: 1\nPort 2: 1\n"), std::string::npos) << a.text;
   EXPECT_NE(a.text.find("(a)\n"), std::string::npos) << a.text;  // unnamed: its description
+  // routes, partitions and lidbalance name nodes the same way; --json adds node_name
+  // beside node_desc.
+  a = ask("routes " + std::to_string(hb_lid));
+  EXPECT_NE(a.text.find("(spine-b) out port"), std::string::npos) << a.text;
+  EXPECT_NE(a.text.find("(host-b) port 1\n"), std::string::npos) << a.text;
+  a = ask("--json routes " + std::to_string(hb_lid));
+  EXPECT_NE(a.json.find("\"node_desc\":\"b\",\"node_name\":\"spine-b\""), std::string::npos)
+      << a.json;
+  EXPECT_NE(a.json.find("\"dest\":{"), std::string::npos) << a.json;
+  EXPECT_NE(a.json.find("\"node_desc\":\"hb\",\"node_name\":\"host-b\""), std::string::npos)
+      << a.json;
+  a = ask("partitions");
+  EXPECT_NE(a.text.find("(host-b):"), std::string::npos) << a.text;
+  a = ask("--json partitions");
+  EXPECT_NE(a.json.find("\"node_desc\":\"hb\",\"node_name\":\"host-b\""), std::string::npos)
+      << a.json;
+  {
+    // lidbalance finds nothing on a line of switches; skew switch a's routes to hb's
+    // LMC range (4 LIDs: 3 toward b, 1 toward ha) in a copy of the snapshot.
+    auto skewed = std::make_shared<sm::ops::OpsSnapshot>(*sm->ops().snapshot.current());
+    auto fab = std::make_shared<sa::Snapshot>(*skewed->fabric);
+    std::uint64_t a_guid = 0;
+    for (sa::SnapNode& n : fab->nodes) {
+      if (n.description == "hb") n.ports[1].lmc = 2;
+      if (n.description != "a") continue;
+      a_guid = n.guid();
+      if (n.lft.size() < hb_lid + 4u) n.lft.resize(hb_lid + 4u, 0xFF);
+      n.lft[hb_lid] = n.lft[hb_lid + 1] = n.lft[hb_lid + 2] = 2;
+      n.lft[hb_lid + 3] = 1;
+    }
+    skewed->fabric = fab;
+    auto c = parse_command("--json lidbalance");
+    a = answer_read_only(*c, *skewed, sm->ops().events);
+    ASSERT_TRUE(a.ok) << a.text;
+    EXPECT_NE(a.text.find("Unbalanced Port Forwarding: Switch " + fmt::format("0x{:016x}", a_guid)),
+              std::string::npos)
+        << a.text;
+    EXPECT_NE(a.text.find("(a): CA " + fmt::format("0x{:016x}", hb) +
+                          " (host-b): Port 1 - 1: Port 2 - 3:"),
+              std::string::npos)
+        << a.text;
+    EXPECT_NE(a.text.find("Dest " + fmt::format("0x{:016x}", b) + "(spine-b) - 3"),
+              std::string::npos)
+        << a.text;
+    EXPECT_NE(a.json.find("\"node_desc\":\"hb\",\"node_name\":\"host-b\""), std::string::npos)
+        << a.json;
+    EXPECT_NE(a.json.find("\"switch_desc\":\"a\",\"switch_name\":\"a\""), std::string::npos)
+        << a.json;
+  }
   a = ask("--json node_names");
   EXPECT_NE(a.json.find("\"names\":2"), std::string::npos) << a.json;
   EXPECT_NE(a.json.find("\"name\":\"spine-b\""), std::string::npos) << a.json;
