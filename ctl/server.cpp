@@ -467,6 +467,9 @@ void ControlServer::take_replies() {
     got.swap(replies_);
   }
   for (Reply& r : got) {
+    // What the SM left to do from its immutable copy (format counters, write
+    // dump_counters' file) is done here, even for a client that has left.
+    if (r.reply.finish) r.reply = r.reply.finish();
     auto it = conns_.find(r.conn);
     if (it == conns_.end()) continue;  // the client left; the SM did the work anyway
     Conn& c = *it->second;

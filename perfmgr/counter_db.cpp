@@ -5,6 +5,9 @@
 #include <cinttypes>
 #include <cstdlib>
 
+#include "common/atomic_file.hpp"
+#include "perfmgr/errors.hpp"
+
 namespace ibsm::perfmgr {
 
 const std::array<CounterName, kErrCount> kErrNames = {{
@@ -239,6 +242,30 @@ std::string CounterDb::dump_human(bool err_only) const {
   for (const auto& [guid, n] : nodes_)
     dump_node_human(n, out, nullptr, err_only);
   return out;
+}
+
+CounterDb CounterDb::subset(const std::string& name_or_guid) const {
+  CounterDb out;
+  const DbNode* hit = nullptr;
+  for (const auto& [guid, n] : nodes_)  // by name first, as print_node looks
+    if (n.name == name_or_guid) {
+      hit = &n;
+      break;
+    }
+  if (hit == nullptr) {
+    char* end = nullptr;
+    const std::uint64_t g = std::strtoull(name_or_guid.c_str(), &end, 0);
+    if (!name_or_guid.empty() && *end == '\0') hit = find(g);
+  }
+  if (hit != nullptr) out.nodes_.emplace(hit->guid, *hit);
+  return out;
+}
+
+Status write_counter_dump(const CounterDb& db, bool mach, const std::string& path) {
+  const std::string text = mach ? db.dump_mach() : db.dump_human(false);
+  if (auto st = write_file_atomically(path, text, false); !st.ok())
+    return ibsm::fail(kErrPmDump, "cannot write " + path + ": " + st.error().message);
+  return {};
 }
 
 std::string CounterDb::print_node(const std::string& name_or_guid, const std::string& port,

@@ -18,6 +18,8 @@
 #include <string_view>
 #include <vector>
 
+#include "common/result.hpp"
+
 namespace ibsm::perfmgr {
 
 // Error counters, in OpenSM's order.
@@ -116,6 +118,9 @@ class CounterDb {
   // One node (by name, else by GUID "0x..."), optionally one port (text as typed).
   std::string print_node(const std::string& name_or_guid, const std::string& port,
                          bool err_only) const;
+  // The node print_node(name_or_guid, ...) would print, alone in a database of its
+  // own (empty when none matches): a copy of one node for another thread to format.
+  CounterDb subset(const std::string& name_or_guid) const;
 
  private:
   bool valid_port(const DbNode& n, unsigned port) const {
@@ -123,6 +128,9 @@ class CounterDb {
   }
   std::map<std::uint64_t, DbNode> nodes_;
 };
+
+// Writes OpenSM's dump of `db` ("mach" or "human") to `path`, atomically.
+Status write_counter_dump(const CounterDb& db, bool mach, const std::string& path);
 
 // Formats a time as ctime() does, without the newline ("Fri Nov 27 16:39:00 2026").
 std::string ctime_text(std::time_t t);

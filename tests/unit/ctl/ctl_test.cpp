@@ -231,6 +231,7 @@ class SmRig : public ::testing::Test {
     fabric = std::make_unique<fake::FakeFabric>(*d, clock);
     options.cache_dir = dir.path() + "/cache";
     options.node_name_map_name = dir.path() + "/node-name-map";  // written by the tests
+    options.dump_files_dir = dir.path();
     sm = std::make_unique<sm::SubnetManager>(*fabric, clock, logger, options);
     for (int i = 0; i < 200 && !up(); ++i)
       sm->step(control);
@@ -261,8 +262,14 @@ class SmRig : public ::testing::Test {
     return got.value_or(sm::ops::ControlReply{false, 0, "no answer"});
   }
 
-  // `perfmgr ...` as the server sends it: parsed, then carried out on the SM's thread.
+  // `perfmgr ...` as the server sends it: parsed, carried out on the SM's thread, then
+  // finished (formatted) as the server's thread does.
   sm::ops::ControlReply perfmgr(std::string_view line) {
+    auto r = perfmgr_on_sm_thread(line);
+    return r.finish ? r.finish() : r;
+  }
+  // What the SM's thread hands back, before any formatting left to the server.
+  sm::ops::ControlReply perfmgr_on_sm_thread(std::string_view line) {
     auto c = parse_command(line);
     EXPECT_TRUE(c.ok()) << line;
     std::optional<sm::ops::ControlReply> got;
@@ -419,6 +426,27 @@ TEST_F(SmRig, PerfmgrCommandsReachThePerfManagerOnTheSmThread) {
   EXPECT_EQ(r.error_id, kErrPerfmgr.code);
   EXPECT_EQ(sm->perfmgr().settings().sweep_time, 30s);  // unchanged by the bad value
   EXPECT_TRUE(perfmgr("perfmgr print_errors").ok);
+
+  // Counter reads and dumps: the SM's thread only copies the counters; the text and the
+  // file are made by the receiver (the control server's thread) from that copy.
+  for (std::string_view read :
+       {"perfmgr print_errors", "perfmgr print_counters ha", "perfmgr dump_counters"}) {
+    const auto on_sm = perfmgr_on_sm_thread(read);
+    EXPECT_TRUE(on_sm.ok) << read;
+    EXPECT_TRUE(on_sm.text.empty()) << read << ": " << on_sm.text;
+    ASSERT_TRUE(on_sm.finish) << read;
+  }
+  const std::string dump = options.dump_files_dir + "/opensm_port_counters.log";
+  std::filesystem::remove(dump);
+  auto on_sm = perfmgr_on_sm_thread("perfmgr dump_counters mach");
+  EXPECT_FALSE(std::filesystem::exists(dump));
+  ASSERT_TRUE(on_sm.finish);
+  const auto done = on_sm.finish();
+  EXPECT_TRUE(done.ok) << done.text;
+  EXPECT_EQ(done.text, "perfmgr dump_counters mach: done");
+  EXPECT_TRUE(std::filesystem::exists(dump));
+  const auto missing = perfmgr("perfmgr print_counters nobody");
+  EXPECT_NE(missing.text.find("Node nobody not found"), std::string::npos) << missing.text;
 
   EXPECT_TRUE(perfmgr("perfmgr disable").ok);
   EXPECT_FALSE(sm->perfmgr().settings().enabled);
