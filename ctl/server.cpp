@@ -513,7 +513,8 @@ void ControlServer::on_line(Conn& c, std::string_view line) {
                                        "quit is not valid on the local console; use ctrl-c"}));
         return;
       }
-      send_answer(c, &cmd, name, Answer{});
+      // The Unix socket answers .ok; the console closes without a last prompt.
+      if (c.framed()) send_answer(c, &cmd, name, Answer{});
       c.closing = true;
       return;
     case CommandId::kEvents:
