@@ -677,8 +677,19 @@ class ServerRig : public ::testing::Test {
     // A stand-in for the SM's thread: answers changing requests.
     sm_thread = std::thread([this] {
       while (!done) {
-        for (auto& r : ops.control.take())
+        for (auto& r : ops.control.take()) {
+          // print_counters: formatting left to the server, as the real SM does.
+          if (r.command.find("print_counters") != std::string::npos) {
+            sm::ops::ControlReply later;
+            later.finish = [this, cmd = r.command] {
+              finished_on = std::this_thread::get_id();
+              return sm::ops::ControlReply{true, 0, "formatted " + cmd};
+            };
+            r.reply(std::move(later));
+            continue;
+          }
           r.reply({true, 0, "done " + r.command});
+        }
         std::this_thread::sleep_for(5ms);
       }
     });
@@ -697,7 +708,17 @@ class ServerRig : public ::testing::Test {
   std::unique_ptr<ControlServer> server;
   std::atomic<bool> done{false};
   std::thread sm_thread;
+  std::atomic<std::thread::id> finished_on{};
 };
+
+TEST_F(ServerRig, WorkTheSmLeavesInAReplyIsDoneOnTheServersThread) {
+  Client c(path());
+  c.send("perfmgr print_counters sw\n");
+  EXPECT_EQ(c.answer(), "formatted perfmgr print_counters sw\n.ok\n");
+  EXPECT_NE(finished_on.load(), std::thread::id{});
+  EXPECT_NE(finished_on.load(), sm_thread.get_id());
+  EXPECT_NE(finished_on.load(), std::this_thread::get_id());
+}
 
 TEST_F(ServerRig, AnswersAndStaysUsableAfterBadInput) {
   Client c(path());
