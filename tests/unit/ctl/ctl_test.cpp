@@ -3,7 +3,9 @@
 // sends no NodeInfo, heavy rediscovers, reroute recomputes routes without discovery),
 // the control socket against real clients (garbage, long lines, refusals), the
 // access rule and the events file rotation.
+#include <arpa/inet.h>
 #include <gtest/gtest.h>
+#include <netinet/in.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <unistd.h>
@@ -797,6 +799,71 @@ TEST_F(ServerRig, FollowersGetLiveEventsAndAStuckOneDropsOnlyItsOwn) {
   const auto stats = ops.events.stats();
   EXPECT_TRUE(stats.dropped > 0u || stats.subscribers < 2u)
       << "dropped " << stats.dropped << ", subscribers " << stats.subscribers;
+}
+
+// OpenSM's console on 127.0.0.1:console_port: a greeting and a prompt after each
+// answer, plain text (no framing); quit closes without another prompt.
+TEST(LoopbackConsole, AnswersWithAPromptAndQuitCloses) {
+  testsupport::TempDir dir;
+  std::ostringstream log_text;
+  Logger logger = testsupport::capture_log(log_text, "ctl", spdlog::level::info);
+  sm::ops::Ops ops;
+  auto s = std::make_shared<sm::ops::OpsSnapshot>();
+  s->version = "9.9";
+  ops.snapshot.publish(s);
+  ServerSettings st;
+  st.console = "loopback";
+  std::uint16_t port = 0;
+  {  // a free port, from the kernel
+    const int probe = ::socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t len = sizeof(a);
+    ASSERT_EQ(::bind(probe, reinterpret_cast<sockaddr*>(&a), sizeof(a)), 0);
+    ::getsockname(probe, reinterpret_cast<sockaddr*>(&a), &len);
+    port = ntohs(a.sin_port);
+    ::close(probe);
+  }
+  st.console_port = port;
+  ControlServer server(ops, logger, st);
+  server.start();
+  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_port = htons(port);
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ASSERT_EQ(::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof(a)), 0);
+  timeval tv{10, 0};
+  ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+  std::string got;
+  auto until_prompt = [&] {
+    char buf[4096];
+    for (;;) {
+      const auto at = got.find("ibsm $ ");
+      if (at != std::string::npos) {
+        std::string text = got.substr(0, at);
+        got.erase(0, at + 7);
+        return text;
+      }
+      const ssize_t n = ::read(fd, buf, sizeof(buf));
+      if (n <= 0) return std::string("<eof>");
+      got.append(buf, static_cast<std::size_t>(n));
+    }
+  };
+  auto ask = [&](std::string_view line) {
+    ::send(fd, line.data(), line.size(), MSG_NOSIGNAL);
+    return until_prompt();
+  };
+  EXPECT_EQ(until_prompt(), "ibsm console: type 'help' for the commands\n");
+  EXPECT_EQ(ask("version\n"), "ibsm 9.9\n");
+  EXPECT_EQ(ask("frobnicate\n").substr(0, 10), "IBSM-8001:");
+  EXPECT_EQ(ask("\n"), "");  // a blank line: the prompt again
+  ::send(fd, "quit\n", 5, MSG_NOSIGNAL);
+  char buf[64];
+  EXPECT_EQ(::read(fd, buf, sizeof(buf)), 0);  // closed, nothing more written
+  ::close(fd);
+  server.stop();
 }
 
 }  // namespace
