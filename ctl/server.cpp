@@ -467,7 +467,7 @@ void ControlServer::take_replies() {
     got.swap(replies_);
   }
   for (Reply& r : got) {
-    // What the SM left to do from its immutable copy (format counters, write
+    // What the SM left to do from its immutable snapshot (format counters, write
     // dump_counters' file) is done here, even for a client that has left.
     if (r.reply.finish) r.reply = r.reply.finish();
     auto it = conns_.find(r.conn);

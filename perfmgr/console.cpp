@@ -72,7 +72,8 @@ ConsoleReply perfmgr_command(PerfManager& pm, const std::vector<std::string>& wo
     pm.clear_counters();
     return {true, ""};
   }
-  // The counter reads: copy here, format (and write) wherever `format` is called.
+  // The counter reads: a snapshot here (a pointer per node, CounterDb shares its nodes
+  // copy-on-write), formatted (and written) wherever `format` is called.
   if (cmd == "dump_counters") {
     if (!arg1.empty() && arg1 != "mach") return usage("dump_counters takes only \"mach\"");
     auto db = std::make_shared<const CounterDb>(pm.db());

@@ -21,8 +21,9 @@ struct ConsoleReply {
   std::string text;
   // Set by the reads that format the counter database (print_counters, print_errors,
   // dump_counters), which would otherwise cost the PerfMgr's thread (the SM's) time in
-  // proportion to the fabric: it owns an immutable copy of what it prints, taken when
-  // the command ran (one node for print_counters NODE), and gives the reply (the text,
+  // proportion to the fabric: it owns an immutable snapshot of what it prints, taken
+  // when the command ran (CounterDb copies share nodes copy-on-write: a pointer per
+  // node; one node for print_counters NODE), and gives the reply (the text,
   // or the dump file written) when called, on any thread. `text` is then empty.
   std::function<ConsoleReply()> format;
 };
