@@ -153,76 +153,6 @@ def _same_as_ctl(term: Terminal, sock: Path, lid: int) -> None:
     assert term.ask("querylid 0xbfff").startswith("IBSM-8010: ")
 
 
-def test_loopback_console_answers_as_ibsm_ctl_does(rig):
-    fabric, sim, proc, sock, *_ = rig
-    port = proc.console_port
-    # 127.0.0.1 only: the kernel's table shows the listener on the loopback address.
-    listeners = [l.split() for l in Path("/proc/net/tcp").read_text().splitlines()[1:]]
-    mine = [l[1] for l in listeners if l[3] == "0A" and int(l[1].split(":")[1], 16) == port]
-    assert mine == ["0100007F:%04X" % port], mine
-    topo = checks.discover(sim, fabric.judge)
-    lid = topo.end_ports()[-1][2]
-    term = Terminal.tcp(port)
-    assert "help" in term.until_prompt()  # the greeting
-    _same_as_ctl(term, sock, lid)
-    # quit closes the connection, as OpenSM's does.
-    term.sock.sendall(b"quit\n")
-    term.sock.settimeout(10)
-    assert term.sock.recv(100) == b""
-    term.sock.close()
-
-
-def test_loopback_console_survives_hostile_input_and_the_sm_sweeps_on(rig):
-    fabric, sim, proc, sock, *_ = rig
-    port = proc.console_port
-    opened = time.monotonic()
-    idle = socket.create_connection(("127.0.0.1", port), timeout=60)  # says nothing
-    half = socket.create_connection(("127.0.0.1", port), timeout=60)
-    half.sendall(b"stat")  # a line never finished
-    # A client that floods commands and never reads an answer.
-    flood = socket.create_connection(("127.0.0.1", port), timeout=60)
-    flood.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
-    flood.setblocking(False)
-    try:
-        flood.sendall(b"help\n" * 20000)
-    except BlockingIOError:
-        pass  # the server stopped reading it: what matters is that nothing else stops
-    sweeps_before = ctl_json(sock, "status")["sweeps"]
-    term = Terminal.tcp(port)
-    term.until_prompt()
-    assert term.ask(b"\x00\x01\xff\x1b[2J garbage").startswith("IBSM-8016: ")
-    assert term.ask(b"x" * (1 << 20)).startswith("IBSM-8003: ")
-    assert term.ask("resweep sideways").startswith("IBSM-8002: ")
-    assert term.ask("version") == ctl(sock, "version").stdout  # the connection is still usable
-    # The SM sweeps on (sweep_interval 2-3 s) and answers everyone else meanwhile.
-    wait_for(lambda: ctl_json(sock, "status")["sweeps"] >= sweeps_before + 2, 30,
-             "two more sweeps during the hostile console clients")
-    assert "SM State" in term.ask("status")
-    # Silent and half-open connections are told why and closed after 30 s without a line.
-    for s in (idle, half):
-        got = b""
-        while True:
-            data = s.recv(65536)
-            if not data:
-                break
-            got += data
-        assert b"IBSM-8006: " in got, got[-300:]
-        s.close()
-    assert time.monotonic() - opened < 60
-    # The flooder is cut off too (closed, perhaps with a reset since it never read).
-    flood.setblocking(True)
-    flood.settimeout(30)
-    try:
-        while flood.recv(1 << 20):
-            pass
-    except ConnectionResetError:
-        pass
-    flood.close()
-    assert proc.alive()
-    assert ctl_json(sock, "status")["sm_state"] == "MASTER"
-    term.sock.close()
-
-
 def _check_lft_balance(sim, judge: str, work: Path, verbose: bool) -> dict[int, tuple[bool, dict[int, int]]]:
     """Runs infiniband-diags' check_lft_balance the way its man page says, as `judge`:
     dump_lfts > file, ibnetdiscover --cache, then the script (which reads both, and
@@ -260,29 +190,6 @@ def _compare_with_check_lft_balance(sim, fabric, sock, work):
     text = ctl(sock, "switchbalance").stdout
     assert {int(g, 16) for g in re.findall(r"^Unbalanced Switch: (0x[0-9a-f]+)", text, re.M)} == unbalanced
     return judged
-
-
-def test_switchbalance_agrees_with_check_lft_balance(rig, tmp_path):
-    fabric, sim, proc, sock, *_ = rig
-    if not shutil.which("check_lft_balance"):
-        pytest.skip("infiniband-diags' check_lft_balance is not installed")
-    judged = _compare_with_check_lft_balance(sim, fabric, sock, tmp_path)
-    assert len(judged) == 8  # every switch of ft2-4x4, with its ports toward other switches
-    # A leaf loses an uplink: both leave the Down port out and count the rest alike.
-    topo = checks.discover(sim, fabric.judge)
-    leaf = topo.by_desc["leaf1"]
-    port = next(p for p, tp in leaf.ports.items() if tp.peer_desc and tp.peer_desc.startswith("spine"))
-    heavy = ctl_json(sock, "status")["heavy_sweeps"]
-    sim.command(f'Unlink "leaf1"[{port}]')
-    try:
-        wait_for(lambda: (lambda s: s["heavy_sweeps"] > heavy and s["phase"] == "IDLE")(ctl_json(sock, "status")),
-                 60, "a heavy sweep after the unlink")
-        judged = _compare_with_check_lft_balance(sim, fabric, sock, tmp_path)
-        assert port not in judged[leaf.guid][1], judged[leaf.guid]
-    finally:
-        heavy = ctl_json(sock, "status")["heavy_sweeps"]
-        sim.command(f'ReLink "leaf1"[{port}]')
-        wait_for(lambda: ctl_json(sock, "status")["heavy_sweeps"] > heavy, 60, "a heavy sweep after the relink")
 
 
 def switch_lids(topo) -> dict[str, int]:
@@ -449,6 +356,99 @@ def test_hostile_clients_and_many_readers_while_the_fabric_flaps(rig):
     assert all('"type":"sweep_finished"' in o for o in outs), [o[:200] for o in outs]
     for s in held:
         s.close()
+
+
+def test_loopback_console_answers_as_ibsm_ctl_does(rig):
+    fabric, sim, proc, sock, *_ = rig
+    port = proc.console_port
+    # 127.0.0.1 only: the kernel's table shows the listener on the loopback address.
+    listeners = [l.split() for l in Path("/proc/net/tcp").read_text().splitlines()[1:]]
+    mine = [l[1] for l in listeners if l[3] == "0A" and int(l[1].split(":")[1], 16) == port]
+    assert mine == ["0100007F:%04X" % port], mine
+    topo = checks.discover(sim, fabric.judge)
+    lid = topo.end_ports()[-1][2]
+    term = Terminal.tcp(port)
+    assert "help" in term.until_prompt()  # the greeting
+    _same_as_ctl(term, sock, lid)
+    # quit closes the connection, as OpenSM's does.
+    term.sock.sendall(b"quit\n")
+    term.sock.settimeout(10)
+    assert term.sock.recv(100) == b""
+    term.sock.close()
+
+
+def test_loopback_console_survives_hostile_input_and_the_sm_sweeps_on(rig):
+    fabric, sim, proc, sock, *_ = rig
+    port = proc.console_port
+    opened = time.monotonic()
+    idle = socket.create_connection(("127.0.0.1", port), timeout=60)  # says nothing
+    half = socket.create_connection(("127.0.0.1", port), timeout=60)
+    half.sendall(b"stat")  # a line never finished
+    # A client that floods commands and never reads an answer.
+    flood = socket.create_connection(("127.0.0.1", port), timeout=60)
+    flood.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+    flood.setblocking(False)
+    try:
+        flood.sendall(b"help\n" * 20000)
+    except BlockingIOError:
+        pass  # the server stopped reading it: what matters is that nothing else stops
+    sweeps_before = ctl_json(sock, "status")["sweeps"]
+    term = Terminal.tcp(port)
+    term.until_prompt()
+    assert term.ask(b"\x00\x01\xff\x1b[2J garbage").startswith("IBSM-8016: ")
+    assert term.ask(b"x" * (1 << 20)).startswith("IBSM-8003: ")
+    assert term.ask("resweep sideways").startswith("IBSM-8002: ")
+    assert term.ask("version") == ctl(sock, "version").stdout  # the connection is still usable
+    # The SM sweeps on (sweep_interval 2-3 s) and answers everyone else meanwhile.
+    wait_for(lambda: ctl_json(sock, "status")["sweeps"] >= sweeps_before + 2, 30,
+             "two more sweeps during the hostile console clients")
+    assert "SM State" in term.ask("status")
+    # Silent and half-open connections are told why and closed after 30 s without a line.
+    for s in (idle, half):
+        got = b""
+        while True:
+            data = s.recv(65536)
+            if not data:
+                break
+            got += data
+        assert b"IBSM-8006: " in got, got[-300:]
+        s.close()
+    assert time.monotonic() - opened < 60
+    # The flooder is cut off too (closed, perhaps with a reset since it never read).
+    flood.setblocking(True)
+    flood.settimeout(30)
+    try:
+        while flood.recv(1 << 20):
+            pass
+    except ConnectionResetError:
+        pass
+    flood.close()
+    assert proc.alive()
+    assert ctl_json(sock, "status")["sm_state"] == "MASTER"
+    term.sock.close()
+
+
+def test_switchbalance_agrees_with_check_lft_balance(rig, tmp_path):
+    fabric, sim, proc, sock, *_ = rig
+    if not shutil.which("check_lft_balance"):
+        pytest.skip("infiniband-diags' check_lft_balance is not installed")
+    judged = _compare_with_check_lft_balance(sim, fabric, sock, tmp_path)
+    assert len(judged) == 8  # every switch of ft2-4x4, with its ports toward other switches
+    # A leaf loses an uplink: both leave the Down port out and count the rest alike.
+    topo = checks.discover(sim, fabric.judge)
+    leaf = topo.by_desc["leaf1"]
+    port = next(p for p, tp in leaf.ports.items() if tp.peer_desc and tp.peer_desc.startswith("spine"))
+    heavy = ctl_json(sock, "status")["heavy_sweeps"]
+    sim.command(f'Unlink "leaf1"[{port}]')
+    try:
+        wait_for(lambda: (lambda s: s["heavy_sweeps"] > heavy and s["phase"] == "IDLE")(ctl_json(sock, "status")),
+                 60, "a heavy sweep after the unlink")
+        judged = _compare_with_check_lft_balance(sim, fabric, sock, tmp_path)
+        assert port not in judged[leaf.guid][1], judged[leaf.guid]
+    finally:
+        heavy = ctl_json(sock, "status")["heavy_sweeps"]
+        sim.command(f'ReLink "leaf1"[{port}]')
+        wait_for(lambda: ctl_json(sock, "status")["heavy_sweeps"] > heavy, 60, "a heavy sweep after the relink")
 
 
 def test_priority_14_makes_a_standby_master(fabric_dir, tmp_path_factory, sm_procs):
