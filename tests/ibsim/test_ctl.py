@@ -381,8 +381,8 @@ def test_loopback_console_survives_hostile_input_and_the_sm_sweeps_on(rig):
     fabric, sim, proc, sock, *_ = rig
     port = proc.console_port
     opened = time.monotonic()
-    idle = socket.create_connection(("127.0.0.1", port), timeout=60)  # says nothing
-    half = socket.create_connection(("127.0.0.1", port), timeout=60)
+    idle = socket.create_connection(("127.0.0.1", port), timeout=90)  # says nothing
+    half = socket.create_connection(("127.0.0.1", port), timeout=90)
     half.sendall(b"stat")  # a line never finished
     # A client that floods commands and never reads an answer.
     flood = socket.create_connection(("127.0.0.1", port), timeout=60)
@@ -413,7 +413,7 @@ def test_loopback_console_survives_hostile_input_and_the_sm_sweeps_on(rig):
             got += data
         assert b"IBSM-8006: " in got, got[-300:]
         s.close()
-    assert time.monotonic() - opened < 60
+    assert time.monotonic() - opened < 90  # the 30 s idle timeout, on a loaded machine
     # The flooder is cut off too (closed, perhaps with a reset since it never read).
     flood.setblocking(True)
     flood.settimeout(30)
