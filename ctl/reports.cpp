@@ -464,7 +464,7 @@ Answer switchbalance(const Snap& f, const NodeNamer& name_of, const Command& cmd
   return a;
 }
 
-Answer lidbalance(const Snap& f, const Command& cmd) {
+Answer lidbalance(const Snap& f, const NodeNamer& name_of, const Command& cmd) {
   Answer a;
   JsonWriter j;
   j.begin_object().key("findings").begin_array();
@@ -480,7 +480,7 @@ Answer lidbalance(const Snap& f, const Command& cmd) {
         if (!ep.present || ep.lid == 0) continue;
         std::map<unsigned, std::uint32_t> by_port;
         std::map<mad::Guid, std::uint32_t> by_next;
-        std::map<mad::Guid, std::string> next_desc;
+        std::map<mad::Guid, std::string> next_name;
         for (unsigned k = 0; k < (1u << ep.lmc); ++k) {
           const mad::Lid lid = static_cast<mad::Lid>(ep.lid + k);
           if (lid >= sw.lft.size() || sw.lft[lid] == 0xFF) continue;
@@ -491,7 +491,7 @@ Answer lidbalance(const Snap& f, const Command& cmd) {
           const sa::SnapNode& next = f.nodes[op.peer.node];
           ++by_port[out];
           ++by_next[next.guid()];
-          next_desc[next.guid()] = next.description;
+          next_name[next.guid()] = name_of(next);
         }
         if (by_next.empty()) continue;
         auto spread = [](const auto& m) {
@@ -503,33 +503,35 @@ Answer lidbalance(const Snap& f, const Command& cmd) {
           return hi - lo;
         };
         const char* kind = n.info.node_type == mad::NodeType::kRouter ? "Router" : "CA";
-        if (spread(by_next) > 1) {
-          a.text += fmt::format(
-              "Unbalanced Remote Forwarding: Switch {} ({}): {} {} ({}): ", hex16(sw.guid()),
-              sw.description, kind, hex16(n.guid()), n.description);
-          for (const auto& [g, c] : by_next)
-            a.text += fmt::format("Dest {}({}) - {} ", hex16(g), next_desc[g], c);
-          a.text += "\n";
+        // OpenSM prints NodeDescriptions; ibsm the node-name map's names where it has one.
+        const std::string sw_name = name_of(sw), node_name = name_of(n);
+        auto finding = [&](std::string_view what) {
           j.begin_object()
-              .field("kind", "remote")
+              .field("kind", what)
               .field("switch", hex16(sw.guid()))
               .field("node", hex16(n.guid()))
               .field("port", ep.num)
+              .field("switch_desc", sw.description)
+              .field("switch_name", sw_name)
+              .field("node_desc", n.description)
+              .field("node_name", node_name)
               .end_object();
+        };
+        if (spread(by_next) > 1) {
+          a.text += fmt::format("Unbalanced Remote Forwarding: Switch {} ({}): {} {} ({}): ",
+                                hex16(sw.guid()), sw_name, kind, hex16(n.guid()), node_name);
+          for (const auto& [g, c] : by_next)
+            a.text += fmt::format("Dest {}({}) - {} ", hex16(g), next_name[g], c);
+          a.text += "\n";
+          finding("remote");
         }
         if (spread(by_port) > 1) {
-          a.text += fmt::format(
-              "Unbalanced Port Forwarding: Switch {} ({}): {} {} ({}): ", hex16(sw.guid()),
-              sw.description, kind, hex16(n.guid()), n.description);
+          a.text += fmt::format("Unbalanced Port Forwarding: Switch {} ({}): {} {} ({}): ",
+                                hex16(sw.guid()), sw_name, kind, hex16(n.guid()), node_name);
           for (const auto& [p, c] : by_port)
             a.text += fmt::format("Port {} - {}: ", p, c);
           a.text += "\n";
-          j.begin_object()
-              .field("kind", "port")
-              .field("switch", hex16(sw.guid()))
-              .field("node", hex16(n.guid()))
-              .field("port", ep.num)
-              .end_object();
+          finding("port");
         }
       }
     }
@@ -591,7 +593,7 @@ std::optional<sa::PortRef> resolve(const Snap& f, const Command::Endpoint& e) {
   return std::nullopt;
 }
 
-Answer routes(const OpsSnapshot& s, const Snap& f, const Command& cmd) {
+Answer routes(const OpsSnapshot& s, const Snap& f, const NodeNamer& name_of, const Command& cmd) {
   Answer a;
   JsonWriter j;
   const auto& r = s.routing;
@@ -634,9 +636,27 @@ Answer routes(const OpsSnapshot& s, const Snap& f, const Command& cmd) {
                                          ? fmt::format("source {} not found", cmd.args[1])
                                          : std::string("the SM's own port is not in the snapshot"));
   const mad::Lid dlid = f.port(*dst).lid;
+  const sa::SnapNode& dst_node = f.node(*dst);
+  const sa::SnapNode& src_node = f.node(*src);
   a.text += fmt::format("Path from {} ({}) to LID {} ({}):\n", hex16(f.port(*src).guid),
-                        f.node(*src).description, dlid, f.node(*dst).description);
-  j.field("dlid", dlid).key("hops").begin_array();
+                        name_of(src_node), dlid, name_of(dst_node));
+  j.field("dlid", dlid);
+  j.key("source")
+      .begin_object()
+      .field("port_guid", hex16(f.port(*src).guid))
+      .field("node_guid", hex16(src_node.guid()))
+      .field("node_desc", src_node.description)
+      .field("node_name", name_of(src_node))
+      .end_object();
+  j.key("dest")
+      .begin_object()
+      .field("port_guid", hex16(f.port(*dst).guid))
+      .field("node_guid", hex16(dst_node.guid()))
+      .field("port", dst->port)
+      .field("node_desc", dst_node.description)
+      .field("node_name", name_of(dst_node))
+      .end_object();
+  j.key("hops").begin_array();
   sa::PortRef at = *src;
   bool delivered = false;
   std::string why;
@@ -660,12 +680,12 @@ Answer routes(const OpsSnapshot& s, const Snap& f, const Command& cmd) {
       why = fmt::format("port {} has no link", out);
       break;
     }
-    a.text +=
-        fmt::format("   [{}] {} ({}) out port {}\n", hop, hex16(n.guid()), n.description, out);
+    a.text += fmt::format("   [{}] {} ({}) out port {}\n", hop, hex16(n.guid()), name_of(n), out);
     j.begin_object()
         .field("hop", hop)
         .field("node_guid", hex16(n.guid()))
         .field("node_desc", n.description)
+        .field("node_name", name_of(n))
         .field("out_port", out)
         .end_object();
     at = n.ports[out].peer;
@@ -674,8 +694,8 @@ Answer routes(const OpsSnapshot& s, const Snap& f, const Command& cmd) {
   j.end_array().field("delivered", delivered);
   if (!why.empty()) j.field("problem", why);
   j.end_object();
-  a.text += delivered ? fmt::format("   delivered to {} ({}) port {}\n", hex16(f.node(*dst).guid()),
-                                    f.node(*dst).description, dst->port)
+  a.text += delivered ? fmt::format("   delivered to {} ({}) port {}\n", hex16(dst_node.guid()),
+                                    name_of(dst_node), dst->port)
                       : fmt::format("   NOT DELIVERED: {}\n", why);
   a.json = j.text();
   return a;
@@ -683,7 +703,7 @@ Answer routes(const OpsSnapshot& s, const Snap& f, const Command& cmd) {
 
 // --- partitions ---------------------------------------------------------------------
 
-Answer partitions(const OpsSnapshot& s, const Snap* f) {
+Answer partitions(const OpsSnapshot& s, const Snap* f, const NodeNamer& name_of) {
   Answer a;
   JsonWriter j;
   const auto& p = s.partitions;
@@ -714,6 +734,7 @@ Answer partitions(const OpsSnapshot& s, const Snap* f) {
             .field("port", q.num)
             .field("lid", q.lid)
             .field("node_desc", n.description)
+            .field("node_name", name_of(n))
             .key("pkeys")
             .begin_array();
         for (std::uint16_t k : q.pkeys) {
@@ -723,7 +744,7 @@ Answer partitions(const OpsSnapshot& s, const Snap* f) {
         }
         j.end_array().end_object();
         a.text += fmt::format("   {} port {} LID {} ({}):{}\n", hex16(q.guid), q.num, q.lid,
-                              n.description, keys);
+                              name_of(n), keys);
       }
   }
   j.end_array().end_object();
@@ -843,13 +864,13 @@ Answer answer_read_only(const Command& cmd, const OpsSnapshot& s, const sm::ops:
     case CommandId::kSwitchBalance:
       return f ? switchbalance(*f, name_of, cmd) : no_fabric();
     case CommandId::kLidBalance:
-      return f ? lidbalance(*f, cmd) : no_fabric();
+      return f ? lidbalance(*f, name_of, cmd) : no_fabric();
     case CommandId::kDumpPortGuid:
       return f ? dump_portguid(*f, cmd) : no_fabric();
     case CommandId::kRoutes:
-      return f ? routes(s, *f, cmd) : no_fabric();
+      return f ? routes(s, *f, name_of, cmd) : no_fabric();
     case CommandId::kPartitions:
-      return partitions(s, f);
+      return partitions(s, f, name_of);
     case CommandId::kDumpConf: {
       if (!s.options) return no_fabric();
       const std::string text = conf::write_opensm_conf(*s.options);

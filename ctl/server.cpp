@@ -467,6 +467,9 @@ void ControlServer::take_replies() {
     got.swap(replies_);
   }
   for (Reply& r : got) {
+    // What the SM left to do from its immutable snapshot (format counters, write
+    // dump_counters' file) is done here, even for a client that has left.
+    if (r.reply.finish) r.reply = r.reply.finish();
     auto it = conns_.find(r.conn);
     if (it == conns_.end()) continue;  // the client left; the SM did the work anyway
     Conn& c = *it->second;
@@ -510,7 +513,8 @@ void ControlServer::on_line(Conn& c, std::string_view line) {
                                        "quit is not valid on the local console; use ctrl-c"}));
         return;
       }
-      send_answer(c, &cmd, name, Answer{});
+      // The Unix socket answers .ok; the console closes without a last prompt.
+      if (c.framed()) send_answer(c, &cmd, name, Answer{});
       c.closing = true;
       return;
     case CommandId::kEvents:

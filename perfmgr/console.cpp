@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <charconv>
+#include <memory>
 
 namespace ibsm::perfmgr {
 
@@ -30,6 +31,11 @@ ConsoleReply usage(const std::string& why) {
 }
 
 }  // namespace
+
+ConsoleReply finish(ConsoleReply r) {
+  if (!r.format) return r;
+  return r.format();
+}
 
 std::string perfmgr_status(const PerfManager& pm) {
   const PerfSettings& s = pm.settings();
@@ -66,19 +72,28 @@ ConsoleReply perfmgr_command(PerfManager& pm, const std::vector<std::string>& wo
     pm.clear_counters();
     return {true, ""};
   }
+  // The counter reads: a snapshot here (a pointer per node, CounterDb shares its nodes
+  // copy-on-write), formatted (and written) wherever `format` is called.
   if (cmd == "dump_counters") {
     if (!arg1.empty() && arg1 != "mach") return usage("dump_counters takes only \"mach\"");
-    if (auto st = pm.dump_counters(arg1 == "mach", dump_dir); !st.ok())
-      return {false, to_string(st.error()) + "\n"};
-    return {true, ""};
+    auto db = std::make_shared<const CounterDb>(pm.db());
+    return {true, "", [db, mach = arg1 == "mach", path = pm.dump_path(dump_dir)]() -> ConsoleReply {
+              if (auto st = write_counter_dump(*db, mach, path); !st.ok())
+                return {false, to_string(st.error()) + "\n", {}};
+              return {true, "", {}};
+            }};
   }
   if (cmd == "print_counters" || cmd == "print_errors") {
     const bool err_only = cmd == "print_errors";
     if (arg1.empty()) {
       if (!err_only) return usage("print_counters needs a node name or GUID");
-      return {true, pm.db().dump_human(true)};
+      auto db = std::make_shared<const CounterDb>(pm.db());
+      return {true, "", [db]() -> ConsoleReply { return {true, db->dump_human(true), {}}; }};
     }
-    return {true, pm.db().print_node(arg1, arg2, err_only)};
+    auto one = std::make_shared<const CounterDb>(pm.db().subset(arg1));
+    return {true, "", [one, arg1, arg2, err_only]() -> ConsoleReply {
+              return {true, one->print_node(arg1, arg2, err_only), {}};
+            }};
   }
   if (cmd == "set_rm_nodes" || cmd == "clear_rm_nodes") {
     pm.set_rm_nodes(cmd == "set_rm_nodes");

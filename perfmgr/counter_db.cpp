@@ -2,8 +2,12 @@
 
 #include <fmt/format.h>
 
+#include <atomic>
 #include <cinttypes>
 #include <cstdlib>
+
+#include "common/atomic_file.hpp"
+#include "perfmgr/errors.hpp"
 
 namespace ibsm::perfmgr {
 
@@ -43,10 +47,24 @@ std::string ctime_text(std::time_t t) {
   return buf;
 }
 
+DbNode& CounterDb::writable(std::shared_ptr<DbNode>& n) {
+  // Only this database's thread makes copies of it, so a count of one cannot grow
+  // behind our back; a copy released on another thread meanwhile only costs a copy.
+  if (n.use_count() > 1) {
+    n = std::make_shared<DbNode>(*n);
+  } else {
+    // The count fell to one when another thread released its copy (a release
+    // decrement): its reads of the node happen before our writes.
+    std::atomic_thread_fence(std::memory_order_acquire);
+  }
+  return *n;
+}
+
 DbNode& CounterDb::create(std::uint64_t guid, bool esp0, unsigned num_ports, std::string name,
                           std::time_t now) {
   auto [it, fresh] = nodes_.try_emplace(guid);
-  DbNode& n = it->second;
+  if (fresh) it->second = std::make_shared<DbNode>();
+  DbNode& n = writable(it->second);
   if (fresh) {
     n.guid = guid;
     n.esp0 = esp0;
@@ -63,11 +81,11 @@ DbNode& CounterDb::create(std::uint64_t guid, bool esp0, unsigned num_ports, std
 
 DbNode* CounterDb::find(std::uint64_t guid) {
   auto it = nodes_.find(guid);
-  return it == nodes_.end() ? nullptr : &it->second;
+  return it == nodes_.end() ? nullptr : &writable(it->second);
 }
 const DbNode* CounterDb::find(std::uint64_t guid) const {
   auto it = nodes_.find(guid);
-  return it == nodes_.end() ? nullptr : &it->second;
+  return it == nodes_.end() ? nullptr : it->second.get();
 }
 
 void CounterDb::mark_active(std::uint64_t guid, bool active) {
@@ -80,8 +98,8 @@ const DbPort* CounterDb::port(std::uint64_t guid, unsigned p) const {
 }
 
 bool CounterDb::add_err(std::uint64_t guid, unsigned p, const ErrReading& r) {
+  if (port(guid, p) == nullptr) return false;  // checked before a copy is made
   DbNode* n = find(guid);
-  if (n == nullptr || !valid_port(*n, p)) return false;
   DbPort& port = n->ports[p];
   port.valid = true;
   // Unsigned increase: the caller has already restarted the previous reading at zero
@@ -94,8 +112,8 @@ bool CounterDb::add_err(std::uint64_t guid, unsigned p, const ErrReading& r) {
 }
 
 bool CounterDb::add_data(std::uint64_t guid, unsigned p, const DataReading& r, bool ietf) {
+  if (port(guid, p) == nullptr) return false;
   DbNode* n = find(guid);
-  if (n == nullptr || !valid_port(*n, p)) return false;
   DbPort& port = n->ports[p];
   port.valid = true;
   const std::size_t count = ietf ? kDataCount : 4;
@@ -107,22 +125,22 @@ bool CounterDb::add_data(std::uint64_t guid, unsigned p, const DataReading& r, b
 }
 
 void CounterDb::clear_prev_err(std::uint64_t guid, unsigned p, std::time_t now) {
+  if (port(guid, p) == nullptr) return;
   DbNode* n = find(guid);
-  if (n == nullptr || !valid_port(*n, p)) return;
   n->ports[p].err_previous = ErrReading{};
   n->ports[p].err_previous.time = now;
 }
 
 void CounterDb::clear_prev_data(std::uint64_t guid, unsigned p, std::time_t now) {
+  if (port(guid, p) == nullptr) return;
   DbNode* n = find(guid);
-  if (n == nullptr || !valid_port(*n, p)) return;
   n->ports[p].dc_previous = DataReading{};
   n->ports[p].dc_previous.time = now;
 }
 
 void CounterDb::clear_totals(std::time_t now) {
-  for (auto& [guid, n] : nodes_) {
-    for (DbPort& p : n.ports) {
+  for (auto& [guid, shared] : nodes_) {
+    for (DbPort& p : writable(shared).ports) {
       p.err_total = ErrReading{};
       p.err_total.time = now;
       p.dc_total = DataReading{};
@@ -230,15 +248,39 @@ void dump_node_human(const DbNode& n, std::string& out, const std::string* only_
 std::string CounterDb::dump_mach() const {
   std::string out;
   for (const auto& [guid, n] : nodes_)
-    dump_node_mach(n, out);
+    dump_node_mach(*n, out);
   return out;
 }
 
 std::string CounterDb::dump_human(bool err_only) const {
   std::string out;
   for (const auto& [guid, n] : nodes_)
-    dump_node_human(n, out, nullptr, err_only);
+    dump_node_human(*n, out, nullptr, err_only);
   return out;
+}
+
+CounterDb CounterDb::subset(const std::string& name_or_guid) const {
+  CounterDb out;
+  auto hit = nodes_.end();
+  for (auto it = nodes_.begin(); it != nodes_.end(); ++it)  // by name first, as print_node
+    if (it->second->name == name_or_guid) {
+      hit = it;
+      break;
+    }
+  if (hit == nodes_.end()) {
+    char* end = nullptr;
+    const std::uint64_t g = std::strtoull(name_or_guid.c_str(), &end, 0);
+    if (!name_or_guid.empty() && *end == '\0') hit = nodes_.find(g);
+  }
+  if (hit != nodes_.end()) out.nodes_.emplace(hit->first, hit->second);  // shared, not copied
+  return out;
+}
+
+Status write_counter_dump(const CounterDb& db, bool mach, const std::string& path) {
+  const std::string text = mach ? db.dump_mach() : db.dump_human(false);
+  if (auto st = write_file_atomically(path, text, false); !st.ok())
+    return ibsm::fail(kErrPmDump, "cannot write " + path + ": " + st.error().message);
+  return {};
 }
 
 std::string CounterDb::print_node(const std::string& name_or_guid, const std::string& port,
@@ -246,8 +288,8 @@ std::string CounterDb::print_node(const std::string& name_or_guid, const std::st
   std::string out;
   const std::string* only = port.empty() ? nullptr : &port;
   for (const auto& [guid, n] : nodes_) {
-    if (n.name == name_or_guid) {
-      dump_node_human(n, out, only, err_only);
+    if (n->name == name_or_guid) {
+      dump_node_human(*n, out, only, err_only);
       return out;
     }
   }

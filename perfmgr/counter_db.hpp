@@ -5,18 +5,25 @@
 // reset the PerfMgr made restarts the previous reading at zero, so a total never
 // goes backwards and never counts a clear as traffic.
 //
-// Plain data owned by the SM's thread; the dumps are OpenSM's formats
-// (perfmgr_db.c: "mach" tab-separated, "human" per port).
+// Owned by the SM's thread; the dumps are OpenSM's formats (perfmgr_db.c: "mach"
+// tab-separated, "human" per port). A copy of the database shares its nodes and each
+// side copies a node only when it changes one the other still holds (copy on write),
+// so the console hands another thread a snapshot to format for the price of a pointer
+// per node, and a node's counters are copied only if the PerfMgr updates them while
+// that snapshot lives.
 #pragma once
 
 #include <array>
 #include <cstdint>
 #include <ctime>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include "common/result.hpp"
 
 namespace ibsm::perfmgr {
 
@@ -107,7 +114,13 @@ class CounterDb {
   // Totals back to zero (console `perfmgr clear_counters`); readings are kept.
   void clear_totals(std::time_t now);
 
-  const std::map<std::uint64_t, DbNode>& nodes() const { return nodes_; }
+  std::size_t size() const { return nodes_.size(); }
+  // Every node, by GUID.
+  template <class F>
+  void for_each_node(F&& f) const {
+    for (const auto& [guid, n] : nodes_)
+      f(static_cast<const DbNode&>(*n));
+  }
 
   // OpenSM's dump formats (perfmgr_db_dump): "mach" = tab-separated with a header per
   // node; "human" = a block per port.
@@ -116,13 +129,22 @@ class CounterDb {
   // One node (by name, else by GUID "0x..."), optionally one port (text as typed).
   std::string print_node(const std::string& name_or_guid, const std::string& port,
                          bool err_only) const;
+  // The node print_node(name_or_guid, ...) would print, alone in a database of its
+  // own (empty when none matches): a copy of one node for another thread to format.
+  CounterDb subset(const std::string& name_or_guid) const;
 
  private:
   bool valid_port(const DbNode& n, unsigned port) const {
     return port < n.ports.size() && (port != 0 || n.esp0);
   }
-  std::map<std::uint64_t, DbNode> nodes_;
+  // The node, copied first when a copy of the database still shares it.
+  static DbNode& writable(std::shared_ptr<DbNode>& n);
+  // Shared with copies of the database; written only through writable().
+  std::map<std::uint64_t, std::shared_ptr<DbNode>> nodes_;
 };
+
+// Writes OpenSM's dump of `db` ("mach" or "human") to `path`, atomically.
+Status write_counter_dump(const CounterDb& db, bool mach, const std::string& path);
 
 // Formats a time as ctime() does, without the newline ("Fri Nov 27 16:39:00 2026").
 std::string ctime_text(std::time_t t);

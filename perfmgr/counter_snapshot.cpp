@@ -37,7 +37,8 @@ CounterSnapshotPtr PerfManager::counter_snapshot() const {
   if (view_)
     for (const ViewNode& v : view_->nodes)
       view_of.emplace(v.guid, &v);
-  for (const auto& [guid, dn] : db_.nodes()) {
+  db_.for_each_node([&](const DbNode& dn) {
+    const mad::Guid guid = dn.guid;
     const auto mon = monitored_.find(guid);
     const auto vi = view_of.find(guid);
     for (unsigned p = 0; p < dn.ports.size(); ++p) {
@@ -69,7 +70,7 @@ CounterSnapshotPtr PerfManager::counter_snapshot() const {
       }
       s->ports.push_back(std::move(r));
     }
-  }
+  });
   s->sweeps = stats_.sweeps;
   s->last_sweep_seconds = stats_.last_sweep.count();
   s->sent = stats_.sent;

@@ -4,7 +4,6 @@
 
 #include <algorithm>
 
-#include "common/atomic_file.hpp"
 #include "perfmgr/errors.hpp"
 
 namespace ibsm::perfmgr {
@@ -693,14 +692,14 @@ std::string PerfManager::dump_redirections() const {
   return fmt::format("Redirection Table\n-----------------\n{}{} redirected ports\n", out, count);
 }
 
+std::string PerfManager::dump_path(const std::string& dir) const {
+  return !settings_.dump_file.empty()
+             ? settings_.dump_file
+             : (dir.empty() ? std::string(".") : dir) + "/opensm_port_counters.log";
+}
+
 Status PerfManager::dump_counters(bool mach, const std::string& dir) const {
-  const std::string path = !settings_.dump_file.empty() ? settings_.dump_file
-                                                        : (dir.empty() ? std::string(".") : dir) +
-                                                              "/opensm_port_counters.log";
-  const std::string text = mach ? db_.dump_mach() : db_.dump_human(false);
-  if (auto st = write_file_atomically(path, text, false); !st.ok())
-    return ibsm::fail(kErrPmDump, "cannot write " + path + ": " + st.error().message);
-  return {};
+  return write_counter_dump(db_, mach, dump_path(dir));
 }
 
 }  // namespace ibsm::perfmgr

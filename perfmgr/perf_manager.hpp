@@ -101,6 +101,7 @@ class PerfManager {
   std::string dump_redirections() const;
   // Writes the database to event_db_dump_file (else `dir`/opensm_port_counters.log).
   Status dump_counters(bool mach, const std::string& dir) const;
+  std::string dump_path(const std::string& dir) const;  // where dump_counters writes
 
   const PerfSettings& settings() const { return settings_; }
   const PerfStats& stats() const { return stats_; }

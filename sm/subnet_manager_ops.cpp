@@ -341,18 +341,26 @@ void SubnetManager::carry_out_perfmgr(ops::ControlRequest& req) {
          "PerfMgr is off (perfmgr FALSE, or 'perfmgr disable'): no counters are collected; "
          "'perfmgr enable' starts it"});
   perfmgr::ConsoleReply r = perfmgr_command(perfmgr_, req.words, options_.dump_files_dir);
-  std::string text = std::move(r.text);
-  while (!text.empty() && text.back() == '\n')
-    text.pop_back();
-  if (!r.ok) return req.reply({false, 8050, std::move(text)});  // ctl::kErrPerfmgr
-  if (text.empty()) {
-    text = "perfmgr";
-    for (const std::string& w : req.words)
-      text += " " + w;
-    text += ": done";
-  }
+  auto to_control = [words = req.words](perfmgr::ConsoleReply c) {
+    std::string text = std::move(c.text);
+    while (!text.empty() && text.back() == '\n')
+      text.pop_back();
+    if (!c.ok) return ops::ControlReply{false, 8050, std::move(text)};  // ctl::kErrPerfmgr
+    if (text.empty()) {
+      text = "perfmgr";
+      for (const std::string& w : words)
+        text += " " + w;
+      text += ": done";
+    }
+    return ops::ControlReply{true, 0, std::move(text)};
+  };
   if (req.changes) publish_ops();
-  req.reply({true, 0, std::move(text)});
+  if (r.format) {  // counters: this thread only copied them; the control thread formats
+    ops::ControlReply later;
+    later.finish = [format = std::move(r.format), to_control] { return to_control(format()); };
+    return req.reply(std::move(later));
+  }
+  req.reply(to_control(std::move(r)));
 }
 
 void SubnetManager::carry_out_permodlog(ops::ControlRequest& req) {

@@ -35,6 +35,10 @@ struct ControlReply {
   bool ok = true;
   std::uint16_t error_id = 0;  // IBSM-NNNN when !ok
   std::string text;            // one or more lines, no trailing newline
+  // Work the SM's thread leaves to the receiver's (formatting a big answer from an
+  // immutable snapshot it took: perfmgr print_counters, print_errors, dump_counters). When
+  // set, the receiver calls it, off the SM's thread, and answers with what it returns.
+  std::function<ControlReply()> finish = {};
 };
 
 struct ControlRequest {

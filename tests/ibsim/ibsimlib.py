@@ -506,14 +506,18 @@ class SMProcess:
     def describe(self) -> str:
         return f"{self.sm.name} on {self.node} of {self.sim.netfile.name}"
 
-    def start(self) -> "SMProcess":
+    def start(self, terminal: int | None = None) -> "SMProcess":
+        """`terminal`: a pty's slave fd for stdin and stdout (OpenSM's `console local`);
+        stderr still goes to the output file."""
         env = self.sim.env(self.node, issm=self.preset_issm)
         env["OSM_CACHE_DIR"] = str(self.cache_dir)
         env["OSM_TMP_DIR"] = str(self.workdir)
         self._outfh = open(self.outfile, "wb")
         self.t_start = time.monotonic()
-        self.proc = _spawn(self.argv, cwd=self.workdir, env=env, stdin=subprocess.DEVNULL,
-                           stdout=self._outfh, stderr=subprocess.STDOUT)
+        self.proc = _spawn(self.argv, cwd=self.workdir, env=env,
+                           stdin=subprocess.DEVNULL if terminal is None else terminal,
+                           stdout=self._outfh if terminal is None else terminal,
+                           stderr=self._outfh if terminal is not None else subprocess.STDOUT)
         return self
 
     def log(self) -> str:

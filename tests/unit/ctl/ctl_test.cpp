@@ -3,7 +3,9 @@
 // sends no NodeInfo, heavy rediscovers, reroute recomputes routes without discovery),
 // the control socket against real clients (garbage, long lines, refusals), the
 // access rule and the events file rotation.
+#include <arpa/inet.h>
 #include <gtest/gtest.h>
+#include <netinet/in.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <unistd.h>
@@ -231,6 +233,7 @@ class SmRig : public ::testing::Test {
     fabric = std::make_unique<fake::FakeFabric>(*d, clock);
     options.cache_dir = dir.path() + "/cache";
     options.node_name_map_name = dir.path() + "/node-name-map";  // written by the tests
+    options.dump_files_dir = dir.path();
     sm = std::make_unique<sm::SubnetManager>(*fabric, clock, logger, options);
     for (int i = 0; i < 200 && !up(); ++i)
       sm->step(control);
@@ -261,8 +264,14 @@ class SmRig : public ::testing::Test {
     return got.value_or(sm::ops::ControlReply{false, 0, "no answer"});
   }
 
-  // `perfmgr ...` as the server sends it: parsed, then carried out on the SM's thread.
+  // `perfmgr ...` as the server sends it: parsed, carried out on the SM's thread, then
+  // finished (formatted) as the server's thread does.
   sm::ops::ControlReply perfmgr(std::string_view line) {
+    auto r = perfmgr_on_sm_thread(line);
+    return r.finish ? r.finish() : r;
+  }
+  // What the SM's thread hands back, before any formatting left to the server.
+  sm::ops::ControlReply perfmgr_on_sm_thread(std::string_view line) {
     auto c = parse_command(line);
     EXPECT_TRUE(c.ok()) << line;
     std::optional<sm::ops::ControlReply> got;
@@ -420,6 +429,27 @@ TEST_F(SmRig, PerfmgrCommandsReachThePerfManagerOnTheSmThread) {
   EXPECT_EQ(sm->perfmgr().settings().sweep_time, 30s);  // unchanged by the bad value
   EXPECT_TRUE(perfmgr("perfmgr print_errors").ok);
 
+  // Counter reads and dumps: the SM's thread only copies the counters; the text and the
+  // file are made by the receiver (the control server's thread) from that copy.
+  for (std::string_view read :
+       {"perfmgr print_errors", "perfmgr print_counters ha", "perfmgr dump_counters"}) {
+    const auto on_sm = perfmgr_on_sm_thread(read);
+    EXPECT_TRUE(on_sm.ok) << read;
+    EXPECT_TRUE(on_sm.text.empty()) << read << ": " << on_sm.text;
+    ASSERT_TRUE(on_sm.finish) << read;
+  }
+  const std::string dump = options.dump_files_dir + "/opensm_port_counters.log";
+  std::filesystem::remove(dump);
+  auto on_sm = perfmgr_on_sm_thread("perfmgr dump_counters mach");
+  EXPECT_FALSE(std::filesystem::exists(dump));
+  ASSERT_TRUE(on_sm.finish);
+  const auto done = on_sm.finish();
+  EXPECT_TRUE(done.ok) << done.text;
+  EXPECT_EQ(done.text, "perfmgr dump_counters mach: done");
+  EXPECT_TRUE(std::filesystem::exists(dump));
+  const auto missing = perfmgr("perfmgr print_counters nobody");
+  EXPECT_NE(missing.text.find("Node nobody not found"), std::string::npos) << missing.text;
+
   EXPECT_TRUE(perfmgr("perfmgr disable").ok);
   EXPECT_FALSE(sm->perfmgr().settings().enabled);
 }
@@ -452,6 +482,55 @@ TEST_F(SmRig, NodeNamesFromTheMapShowAndReloadKeepsTheLastGoodMap) {
   a = ask("switchbalance verbose");
   EXPECT_NE(a.text.find("(spine-b)\nPort 1: 1\nPort 2: 1\n"), std::string::npos) << a.text;
   EXPECT_NE(a.text.find("(a)\n"), std::string::npos) << a.text;  // unnamed: its description
+  // routes, partitions and lidbalance name nodes the same way; --json adds node_name
+  // beside node_desc.
+  a = ask("routes " + std::to_string(hb_lid));
+  EXPECT_NE(a.text.find("(spine-b) out port"), std::string::npos) << a.text;
+  EXPECT_NE(a.text.find("(host-b) port 1\n"), std::string::npos) << a.text;
+  a = ask("--json routes " + std::to_string(hb_lid));
+  EXPECT_NE(a.json.find("\"node_desc\":\"b\",\"node_name\":\"spine-b\""), std::string::npos)
+      << a.json;
+  EXPECT_NE(a.json.find("\"dest\":{"), std::string::npos) << a.json;
+  EXPECT_NE(a.json.find("\"node_desc\":\"hb\",\"node_name\":\"host-b\""), std::string::npos)
+      << a.json;
+  a = ask("partitions");
+  EXPECT_NE(a.text.find("(host-b):"), std::string::npos) << a.text;
+  a = ask("--json partitions");
+  EXPECT_NE(a.json.find("\"node_desc\":\"hb\",\"node_name\":\"host-b\""), std::string::npos)
+      << a.json;
+  {
+    // lidbalance finds nothing on a line of switches; skew switch a's routes to hb's
+    // LMC range (4 LIDs: 3 toward b, 1 toward ha) in a copy of the snapshot.
+    auto skewed = std::make_shared<sm::ops::OpsSnapshot>(*sm->ops().snapshot.current());
+    auto fab = std::make_shared<sa::Snapshot>(*skewed->fabric);
+    std::uint64_t a_guid = 0;
+    for (sa::SnapNode& n : fab->nodes) {
+      if (n.description == "hb") n.ports[1].lmc = 2;
+      if (n.description != "a") continue;
+      a_guid = n.guid();
+      if (n.lft.size() < hb_lid + 4u) n.lft.resize(hb_lid + 4u, 0xFF);
+      n.lft[hb_lid] = n.lft[hb_lid + 1] = n.lft[hb_lid + 2] = 2;
+      n.lft[hb_lid + 3] = 1;
+    }
+    skewed->fabric = fab;
+    auto c = parse_command("--json lidbalance");
+    a = answer_read_only(*c, *skewed, sm->ops().events);
+    ASSERT_TRUE(a.ok) << a.text;
+    EXPECT_NE(a.text.find("Unbalanced Port Forwarding: Switch " + fmt::format("0x{:016x}", a_guid)),
+              std::string::npos)
+        << a.text;
+    EXPECT_NE(a.text.find("(a): CA " + fmt::format("0x{:016x}", hb) +
+                          " (host-b): Port 1 - 1: Port 2 - 3:"),
+              std::string::npos)
+        << a.text;
+    EXPECT_NE(a.text.find("Dest " + fmt::format("0x{:016x}", b) + "(spine-b) - 3"),
+              std::string::npos)
+        << a.text;
+    EXPECT_NE(a.json.find("\"node_desc\":\"hb\",\"node_name\":\"host-b\""), std::string::npos)
+        << a.json;
+    EXPECT_NE(a.json.find("\"switch_desc\":\"a\",\"switch_name\":\"a\""), std::string::npos)
+        << a.json;
+  }
   a = ask("--json node_names");
   EXPECT_NE(a.json.find("\"names\":2"), std::string::npos) << a.json;
   EXPECT_NE(a.json.find("\"name\":\"spine-b\""), std::string::npos) << a.json;
@@ -600,8 +679,19 @@ class ServerRig : public ::testing::Test {
     // A stand-in for the SM's thread: answers changing requests.
     sm_thread = std::thread([this] {
       while (!done) {
-        for (auto& r : ops.control.take())
+        for (auto& r : ops.control.take()) {
+          // print_counters: formatting left to the server, as the real SM does.
+          if (r.command.find("print_counters") != std::string::npos) {
+            sm::ops::ControlReply later;
+            later.finish = [this, cmd = r.command] {
+              finished_on = std::this_thread::get_id();
+              return sm::ops::ControlReply{true, 0, "formatted " + cmd};
+            };
+            r.reply(std::move(later));
+            continue;
+          }
           r.reply({true, 0, "done " + r.command});
+        }
         std::this_thread::sleep_for(5ms);
       }
     });
@@ -620,7 +710,17 @@ class ServerRig : public ::testing::Test {
   std::unique_ptr<ControlServer> server;
   std::atomic<bool> done{false};
   std::thread sm_thread;
+  std::atomic<std::thread::id> finished_on{};
 };
+
+TEST_F(ServerRig, WorkTheSmLeavesInAReplyIsDoneOnTheServersThread) {
+  Client c(path());
+  c.send("perfmgr print_counters sw\n");
+  EXPECT_EQ(c.answer(), "formatted perfmgr print_counters sw\n.ok\n");
+  EXPECT_NE(finished_on.load(), std::thread::id{});
+  EXPECT_NE(finished_on.load(), sm_thread.get_id());
+  EXPECT_NE(finished_on.load(), std::this_thread::get_id());
+}
 
 TEST_F(ServerRig, AnswersAndStaysUsableAfterBadInput) {
   Client c(path());
@@ -699,6 +799,71 @@ TEST_F(ServerRig, FollowersGetLiveEventsAndAStuckOneDropsOnlyItsOwn) {
   const auto stats = ops.events.stats();
   EXPECT_TRUE(stats.dropped > 0u || stats.subscribers < 2u)
       << "dropped " << stats.dropped << ", subscribers " << stats.subscribers;
+}
+
+// OpenSM's console on 127.0.0.1:console_port: a greeting and a prompt after each
+// answer, plain text (no framing); quit closes without another prompt.
+TEST(LoopbackConsole, AnswersWithAPromptAndQuitCloses) {
+  testsupport::TempDir dir;
+  std::ostringstream log_text;
+  Logger logger = testsupport::capture_log(log_text, "ctl", spdlog::level::info);
+  sm::ops::Ops ops;
+  auto s = std::make_shared<sm::ops::OpsSnapshot>();
+  s->version = "9.9";
+  ops.snapshot.publish(s);
+  ServerSettings st;
+  st.console = "loopback";
+  std::uint16_t port = 0;
+  {  // a free port, from the kernel
+    const int probe = ::socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t len = sizeof(a);
+    ASSERT_EQ(::bind(probe, reinterpret_cast<sockaddr*>(&a), sizeof(a)), 0);
+    ::getsockname(probe, reinterpret_cast<sockaddr*>(&a), &len);
+    port = ntohs(a.sin_port);
+    ::close(probe);
+  }
+  st.console_port = port;
+  ControlServer server(ops, logger, st);
+  server.start();
+  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_port = htons(port);
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ASSERT_EQ(::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof(a)), 0);
+  timeval tv{10, 0};
+  ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+  std::string got;
+  auto until_prompt = [&] {
+    char buf[4096];
+    for (;;) {
+      const auto at = got.find("ibsm $ ");
+      if (at != std::string::npos) {
+        std::string text = got.substr(0, at);
+        got.erase(0, at + 7);
+        return text;
+      }
+      const ssize_t n = ::read(fd, buf, sizeof(buf));
+      if (n <= 0) return std::string("<eof>");
+      got.append(buf, static_cast<std::size_t>(n));
+    }
+  };
+  auto ask = [&](std::string_view line) {
+    ::send(fd, line.data(), line.size(), MSG_NOSIGNAL);
+    return until_prompt();
+  };
+  EXPECT_EQ(until_prompt(), "ibsm console: type 'help' for the commands\n");
+  EXPECT_EQ(ask("version\n"), "ibsm 9.9\n");
+  EXPECT_EQ(ask("frobnicate\n").substr(0, 10), "IBSM-8001:");
+  EXPECT_EQ(ask("\n"), "");  // a blank line: the prompt again
+  ::send(fd, "quit\n", 5, MSG_NOSIGNAL);
+  char buf[64];
+  EXPECT_EQ(::read(fd, buf, sizeof(buf)), 0);  // closed, nothing more written
+  ::close(fd);
+  server.stop();
 }
 
 }  // namespace

@@ -3,8 +3,10 @@
 #include <gtest/gtest.h>
 #include <infiniband/mad.h>
 
+#include <filesystem>
 #include <random>
 #include <sstream>
+#include <thread>
 
 #include "common/atomic_file.hpp"
 #include "perfmgr/console.hpp"
@@ -221,6 +223,11 @@ class PerfMgrTest : public ::testing::Test {
     }
     ASSERT_EQ(pm().stats().sweeps, before + 1) << "the sweep never ended";
     wall += 10;
+  }
+
+  // A console command as one thread runs it: carried out, then formatted.
+  ConsoleReply console(const std::vector<std::string>& words, const std::string& dir) {
+    return finish(perfmgr_command(pm(), words, dir));
   }
 
   FakePmaFabric::Sent last_sent() const { return fab.sent.back(); }
@@ -617,39 +624,132 @@ TEST_F(PerfMgrTest, DumpIsOpenSmsMachineFormat) {
 
 TEST_F(PerfMgrTest, ConsoleCommands) {
   sweep();
-  auto r = perfmgr_command(pm(), {}, "");
+  auto r = console({}, "");
   EXPECT_NE(r.text.find("state                   : Enabled"), std::string::npos) << r.text;
-  r = perfmgr_command(pm(), {"sweep_time", "30"}, "");
+  r = console({"sweep_time", "30"}, "");
   EXPECT_TRUE(r.ok);
   EXPECT_EQ(pm().settings().sweep_time, std::chrono::seconds(30));
-  EXPECT_FALSE(perfmgr_command(pm(), {"sweep_time", "0"}, "").ok);
-  EXPECT_FALSE(perfmgr_command(pm(), {"sweep_time", "x"}, "").ok);
-  EXPECT_TRUE(perfmgr_command(pm(), {"xmit_wait_threshold", "0x10"}, "").ok);
+  EXPECT_FALSE(console({"sweep_time", "0"}, "").ok);
+  EXPECT_FALSE(console({"sweep_time", "x"}, "").ok);
+  EXPECT_TRUE(console({"xmit_wait_threshold", "0x10"}, "").ok);
   EXPECT_EQ(pm().settings().xmit_wait_threshold, 16u);
-  EXPECT_TRUE(perfmgr_command(pm(), {"clear_rm_nodes"}, "").ok);
+  EXPECT_TRUE(console({"clear_rm_nodes"}, "").ok);
   EXPECT_FALSE(pm().settings().rm_nodes);
-  EXPECT_TRUE(perfmgr_command(pm(), {"clear_query_cpi"}, "").ok);
+  EXPECT_TRUE(console({"clear_query_cpi"}, "").ok);
   EXPECT_FALSE(pm().settings().query_cpi);
-  r = perfmgr_command(pm(), {"print_counters", "hostA"}, "");
+  r = console({"print_counters", "hostA"}, "");
   EXPECT_NE(r.text.find("\"hostA\" 0x200 active TRUE port 1"), std::string::npos) << r.text;
-  r = perfmgr_command(pm(), {"print_counters", "0x100", "2"}, "");
+  r = console({"print_counters", "0x100", "2"}, "");
   EXPECT_NE(r.text.find("port 2"), std::string::npos);
   EXPECT_EQ(r.text.find("port 1\n"), std::string::npos);
-  EXPECT_NE(perfmgr_command(pm(), {"print_counters", "nobody"}, "").text.find("not found"),
-            std::string::npos);
+  EXPECT_NE(console({"print_counters", "nobody"}, "").text.find("not found"), std::string::npos);
   fab.pma(3).ports[1].pc.vl15_dropped = 1;
   sweep();
-  r = perfmgr_command(pm(), {"print_errors"}, "");
+  r = console({"print_errors"}, "");
   EXPECT_NE(r.text.find("\"hostB\" 0x300"), std::string::npos) << r.text;
   EXPECT_EQ(r.text.find("\"hostA\""), std::string::npos);
-  EXPECT_TRUE(perfmgr_command(pm(), {"clear_counters"}, "").ok);
+  EXPECT_TRUE(console({"clear_counters"}, "").ok);
   EXPECT_EQ(total_err(0x300, 1, Err::kVl15Dropped), 0u);
-  EXPECT_TRUE(perfmgr_command(pm(), {"disable"}, "").ok);
+  EXPECT_TRUE(console({"disable"}, "").ok);
   EXPECT_FALSE(pm().enabled());
-  EXPECT_FALSE(perfmgr_command(pm(), {"bogus"}, "").ok);
+  EXPECT_FALSE(console({"bogus"}, "").ok);
   testsupport::TempDir dir;
-  EXPECT_TRUE(perfmgr_command(pm(), {"dump_counters", "mach"}, dir.path()).ok);
+  EXPECT_TRUE(console({"dump_counters", "mach"}, dir.path()).ok);
   EXPECT_TRUE(read_file(dir.path() + "/opensm_port_counters.log").ok());
+}
+
+// A copy of the database shares every node (a pointer each); a node is copied only
+// when one side changes it while the other still holds it, and neither side sees the
+// other's changes.
+TEST(CounterDbCopy, SharesNodesAndCopiesANodeOnlyWhenItChanges) {
+  CounterDb db;
+  db.create(0x1, false, 2, "a", 100);
+  db.create(0x2, false, 2, "b", 100);
+  ErrReading e;
+  e[Err::kSymbol] = 3;
+  ASSERT_TRUE(db.add_err(0x1, 1, e));
+  ASSERT_TRUE(db.add_err(0x2, 1, e));
+  const CounterDb copy = db;
+  const CounterDb& original = db;
+  EXPECT_EQ(original.find(0x1), copy.find(0x1));  // shared, not copied
+  EXPECT_EQ(original.find(0x2), copy.find(0x2));
+  e[Err::kSymbol] = 10;
+  ASSERT_TRUE(db.add_err(0x1, 1, e));
+  EXPECT_NE(original.find(0x1), copy.find(0x1));  // changed: copied first
+  EXPECT_EQ(original.find(0x2), copy.find(0x2));  // untouched: still shared
+  EXPECT_EQ(db.port(0x1, 1)->err_total[Err::kSymbol], 10u);
+  EXPECT_EQ(copy.port(0x1, 1)->err_total[Err::kSymbol], 3u);
+  // A refused update (unknown port) copies nothing.
+  EXPECT_FALSE(db.add_err(0x2, 7, e));
+  EXPECT_EQ(original.find(0x2), copy.find(0x2));
+  db.clear_totals(200);
+  EXPECT_EQ(db.port(0x2, 1)->err_total[Err::kSymbol], 0u);
+  EXPECT_EQ(copy.port(0x2, 1)->err_total[Err::kSymbol], 3u);
+  db.erase(0x1);
+  EXPECT_EQ(copy.port(0x1, 1)->err_total[Err::kSymbol], 3u);  // the copy keeps its node
+  // A node once copied is the database's own again: later changes are made in place.
+  const DbNode* own = original.find(0x2);
+  ASSERT_TRUE(db.add_err(0x2, 1, e));
+  EXPECT_EQ(own, original.find(0x2));
+}
+
+// The PerfMgr's thread is the SM's: a counter read costs it a copy of what is printed
+// (one node for print_counters NODE), never the formatting or the file; both are left
+// to whoever calls `format`, which prints the counters as they were when asked.
+TEST_F(PerfMgrTest, CounterReadsOnlyCopyOnThePerfMgrsThread) {
+  fab.pma(3).ports[1].pc.vl15_dropped = 1;
+  fab.pma(1).ports[2].pce.port_xmit_data = 77;
+  sweep();
+  testsupport::TempDir dir;
+  const std::string dump = dir.path() + "/opensm_port_counters.log";
+  auto errors = perfmgr_command(pm(), {"print_errors"}, "");
+  auto node = perfmgr_command(pm(), {"print_counters", "hostB"}, "");
+  auto port = perfmgr_command(pm(), {"print_counters", "0x100", "2"}, "");
+  auto file = perfmgr_command(pm(), {"dump_counters", "mach"}, dir.path());
+  for (const ConsoleReply* r : {&errors, &node, &port, &file}) {
+    EXPECT_TRUE(r->ok);
+    EXPECT_TRUE(r->text.empty()) << r->text;  // nothing formatted here
+    EXPECT_TRUE(r->format);
+  }
+  EXPECT_FALSE(std::filesystem::exists(dump));  // nor written
+  const std::string want_errors = pm().db().dump_human(true);
+  const std::string want_node = pm().db().print_node("hostB", "", false);
+  const std::string want_port = pm().db().print_node("0x100", "2", false);
+  const std::string want_file = pm().db().dump_mach();
+  // print_counters NODE copies that node alone.
+  EXPECT_EQ(pm().db().subset("hostB").size(), 1u);
+  EXPECT_EQ(pm().db().subset("0x100").size(), 1u);
+  EXPECT_TRUE(pm().db().subset("nobody").size() == 0);
+  EXPECT_NE(want_node.find("\"hostB\" 0x300"), std::string::npos) << want_node;
+
+  // The counters move on (another sweep, a clear) before anyone formats the answers.
+  fab.pma(3).ports[1].pc.vl15_dropped = 5;
+  sweep();
+  ASSERT_TRUE(console({"clear_counters"}, "").ok);
+  std::vector<ConsoleReply> done(4);
+  std::thread other([&] {
+    done[0] = errors.format();
+    done[1] = node.format();
+    done[2] = port.format();
+    done[3] = file.format();
+  });
+  other.join();
+  EXPECT_EQ(done[0].text, want_errors);
+  EXPECT_NE(done[0].text.find("vl15_dropped         : 1\n"), std::string::npos) << done[0].text;
+  EXPECT_EQ(done[1].text, want_node);
+  EXPECT_EQ(done[2].text, want_port);
+  EXPECT_TRUE(done[3].ok);
+  auto written = read_file(dump);
+  ASSERT_TRUE(written.ok());
+  EXPECT_EQ(*written, want_file);
+  EXPECT_NE(console({"print_counters", "nobody"}, "").text.find("Node nobody not found"),
+            std::string::npos);
+  // A dump that cannot be written fails when it is written, with the path.
+  auto bad = perfmgr_command(pm(), {"dump_counters"}, dir.path() + "/no/such/dir");
+  ASSERT_TRUE(bad.format);
+  const ConsoleReply failed = bad.format();
+  EXPECT_FALSE(failed.ok);
+  EXPECT_NE(failed.text.find("no/such/dir"), std::string::npos) << failed.text;
 }
 
 }  // namespace
