@@ -38,7 +38,8 @@ PerfManager::PerfManager(mad::MadTransport& transport, const Clock& clock, Logge
       log_(std::move(log)),
       settings_(std::move(settings)),
       wall_(std::move(wall)),
-      window_(perf_window(settings_.max_outstanding, transport.max_unanswered_requests())) {
+      window_(perf_window(settings_.max_outstanding, transport.max_unanswered_requests())),
+      dump_writer_(std::make_unique<DumpWriter>(log_)) {
   next_sweep_ = clock_.now();
   if (settings_.enabled) settings_.enabled = register_agent();
 }
@@ -111,9 +112,9 @@ void PerfManager::finish_sweep() {
   log_->info("PerfMgr sweep {} done in {:.3f} s ({} nodes; {} queries, {} answers, {} timeouts)",
              stats_.sweeps, stats_.last_sweep.count(), monitored_.size(), stats_.sent,
              stats_.received, stats_.timeouts);
-  if (!settings_.dump_file.empty()) {
-    if (auto st = dump_counters(true, ""); !st.ok()) log_->error("{}", to_string(st.error()));
-  }
+  // event_db_dump_file: formatted and written on the dump writer's thread, from a copy
+  // that shares the database's nodes (the SM's loop goes on meanwhile).
+  if (!settings_.dump_file.empty()) dump_writer_->submit(db_, true, dump_path(""));
   // Once per PerfMgr sweep, like SUBNET UP: what it found is readable in the file now.
   log_->flush();
 }

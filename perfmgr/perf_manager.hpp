@@ -19,6 +19,7 @@
 #include <deque>
 #include <functional>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <unordered_map>
@@ -30,6 +31,7 @@
 #include "perfmgr/attributes.hpp"
 #include "perfmgr/counter_db.hpp"
 #include "perfmgr/counter_snapshot.hpp"
+#include "perfmgr/dump_writer.hpp"
 #include "perfmgr/fabric_view.hpp"
 
 namespace ibsm::perfmgr {
@@ -102,6 +104,9 @@ class PerfManager {
   // Writes the database to event_db_dump_file (else `dir`/opensm_port_counters.log).
   Status dump_counters(bool mach, const std::string& dir) const;
   std::string dump_path(const std::string& dir) const;  // where dump_counters writes
+  // Returns once the event_db_dump_file of the last sweep is written (it is written on
+  // the dump writer's thread, perfmgr/dump_writer.hpp).
+  void wait_for_dump() { dump_writer_->wait_idle(); }
 
   const PerfSettings& settings() const { return settings_; }
   const PerfStats& stats() const { return stats_; }
@@ -209,6 +214,7 @@ class PerfManager {
   std::uint32_t next_tid_ = 1;
   std::map<std::uint16_t, unsigned> logged_;  // failure lines this sweep, by error ID
   PerfStats stats_;
+  std::unique_ptr<DumpWriter> dump_writer_;
 };
 
 // The PerfMgr's window on a transport: perfmgr_max_outstanding_queries, but under

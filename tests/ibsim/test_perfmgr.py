@@ -81,6 +81,8 @@ class Running:
                  f"{n} PerfMgr sweeps", self.proc._exited)
 
     def rows(self) -> dict[tuple[int, int], dict[str, str]]:
+        # ibsm writes the dump on a thread of its own just after "PerfMgr sweep N done".
+        wait_for(lambda: self.dump.exists(), 10, "event_db_dump_file", self.proc._exited)
         return parse_dump(self.dump.read_text())
 
     def perfquery(self, lid: int, port: int) -> dict[str, int]:

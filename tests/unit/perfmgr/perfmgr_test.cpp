@@ -590,6 +590,7 @@ TEST_F(PerfMgrTest, DumpIsOpenSmsMachineFormat) {
   fab.pma(1).ports[2].pc.port_xmit_discards = 4;
   fab.pma(1).ports[2].pce.port_xmit_data = 99;
   sweep();
+  pm().wait_for_dump();
   auto text = read_file(settings.dump_file);
   ASSERT_TRUE(text.ok());
   std::istringstream in(*text);
@@ -750,6 +751,33 @@ TEST_F(PerfMgrTest, CounterReadsOnlyCopyOnThePerfMgrsThread) {
   const ConsoleReply failed = bad.format();
   EXPECT_FALSE(failed.ok);
   EXPECT_NE(failed.text.find("no/such/dir"), std::string::npos) << failed.text;
+}
+
+// event_db_dump_file is written on the dump writer's thread (perfmgr/dump_writer.hpp):
+// the newest dump wins over one still waiting, and a failure is logged, not thrown.
+TEST(DumpWriter, WritesTheNewestDumpAndLogsFailures) {
+  testsupport::TempDir dir;
+  std::ostringstream out;
+  const std::string path = dir.path() + "/counters.log";
+  {
+    DumpWriter writer(testsupport::capture_log(out));
+    for (int i = 0; i < 20; ++i) {
+      CounterDb db;
+      const std::uint64_t guid = 0x1000 + static_cast<std::uint64_t>(i);
+      db.create(guid, false, 2, "node" + std::to_string(i), 0);
+      ASSERT_TRUE(db.add_err(guid, 1, ErrReading{}));  // a port with counters: a dump row
+      writer.submit(std::move(db), true, path);
+    }
+    writer.wait_idle();
+    EXPECT_GE(writer.written(), 1U);
+    EXPECT_LE(writer.written(), 20U);
+    auto text = read_file(path);
+    ASSERT_TRUE(text.ok());
+    EXPECT_NE(text->find("node19"), std::string::npos) << *text;
+    EXPECT_EQ(text->find("node18"), std::string::npos) << *text;
+    writer.submit(CounterDb{}, true, dir.path() + "/no/such/dir/counters.log");
+  }  // the destructor writes what waits
+  EXPECT_NE(out.str().find("IBSM-8510"), std::string::npos) << out.str();
 }
 
 }  // namespace
