@@ -17,6 +17,7 @@
 #include "agent/netdev_reader.hpp"
 #include "agent/nm_checkpoint.hpp"
 #include "agent/node_file.hpp"
+#include "agent/partition_fit.hpp"
 #include "agent/peer_test.hpp"
 #include "agent/planner.hpp"
 #include "agent/port_source.hpp"
@@ -365,8 +366,9 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
 
   // broadcast_mtu = "auto": ask the SA now, so that the planner stays a pure function.
   // A tree read through sysfs has no port to send from: "auto" plans with 2048 there.
-  if (o.root == "/" || o.port_source == "umad") {
-    UmadGroupMtuSource sa;
+  const bool ask_sa = o.root == "/" || o.port_source == "umad";
+  UmadGroupMtuSource sa;
+  if (ask_sa) {
     for (const Error& w : resolve_broadcast_mtus(*config, *observed, sa))
       err << "warning " << to_string(w) << "\n";
   }
@@ -423,6 +425,8 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
     return plan.actions.empty() && plan.pending.empty() ? kExitOk : kExitChanges;
   }
   if (o.verb == "verify") {
+    // The guide's partition check: each group's rate and MTU against the port's.
+    if (ask_sa) read_group_facts(plan, *observed, sa);
     auto verdicts = verify(plan, *observed, fs);
     out << render_verify(verdicts, fmt);
     return verify_exit_code(verdicts);
