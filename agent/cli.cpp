@@ -427,6 +427,10 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
   if (o.verb == "verify") {
     // The guide's partition check: each group's rate and MTU against the port's.
     if (ask_sa) read_group_facts(plan, *observed, sa);
+    // memlock in force: what systemd has loaded for each service of the node file.
+    if (config->memlock)
+      for (const auto& unit : config->memlock->services)
+        if (auto m = services.memlock(unit)) observed->unit_memlock[unit] = *m;
     auto verdicts = verify(plan, *observed, fs);
     out << render_verify(verdicts, fmt);
     return verify_exit_code(verdicts);

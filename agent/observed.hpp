@@ -81,12 +81,20 @@ struct SaFacts {
   std::map<std::pair<std::string, int>, int> port_mtu;                           // bytes
 };
 
+// What systemd has loaded for a service, for verify's memlock check.
+struct UnitMemlock {
+  unsigned main_pid = 0;      // 0: no main process (stopped, or a oneshot like nfs-server)
+  std::string limit_memlock;  // LimitMEMLOCK as systemd has it: bytes or "infinity"
+};
+
 struct Observed {
   std::vector<RdmaDevice> devices;
   std::vector<NetDevice> netdevs;
   std::set<std::string> default_route_interfaces;
   std::set<std::string> management_interfaces;  // carry the connection the operator is on
   SaFacts sa;
+  // memlock.services: what systemd has loaded for each (ServiceProbe::memlock).
+  std::map<std::string, UnitMemlock> unit_memlock;
   const RdmaDevice* device(const std::string& name) const;
   const NetDevice* netdev(const std::string& name) const;
   // The port with this GUID, and its device.

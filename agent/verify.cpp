@@ -11,6 +11,7 @@
 
 #include "agent/errors.hpp"
 #include "agent/ipoib_rules.hpp"
+#include "agent/memlock_check.hpp"
 #include "agent/network_backend.hpp"
 #include "agent/partition_fit.hpp"
 #include "agent/planner.hpp"
@@ -228,8 +229,12 @@ std::vector<Verdict> verify(const Plan& plan, const Observed& observed, const Fs
       } else {
         v.reason = name + " on " + d->parent + ", port 1 ACTIVE";
       }
-    } else if (resource.rfind("memlock ", 0) == 0) {
-      v.reason = "limits file in place; effective at the next login";
+    } else if (resource.rfind("memlock ", 0) == 0 && plan.memlock) {
+      // memlock GROUP, or memlock UNIT.service: what runs now, not just the files.
+      const std::string what = resource.substr(8);
+      v = what == plan.memlock->group
+              ? verify_memlock_group(resource, *plan.memlock, fs)
+              : verify_memlock_service(resource, what, *plan.memlock, observed, fs);
     }
     out.push_back(v);
   }
