@@ -3,9 +3,15 @@
 // GCC 12 reports a "potential null pointer dereference" inside Boost.Program_options'
 // typed_value<std::string>::notify after inlining; it is in Boost, not here.
 #pragma GCC diagnostic ignored "-Wnull-dereference"
+#include <pthread.h>
+#include <unistd.h>
+
+#include <atomic>
 #include <boost/program_options.hpp>
 #include <chrono>
+#include <csignal>
 #include <cstdlib>
+#include <cstring>
 #include <memory>
 #include <optional>
 #include <sstream>
@@ -14,11 +20,13 @@
 #include "agent/apply.hpp"
 #include "agent/broadcast_mtu.hpp"
 #include "agent/errors.hpp"
+#include "agent/ibping_mad.hpp"
 #include "agent/netdev_reader.hpp"
 #include "agent/nm_checkpoint.hpp"
 #include "agent/node_file.hpp"
 #include "agent/partition_fit.hpp"
 #include "agent/peer_test.hpp"
+#include "agent/ping_responder.hpp"
 #include "agent/planner.hpp"
 #include "agent/port_source.hpp"
 #include "agent/render_nmstate.hpp"
@@ -51,6 +59,8 @@ struct Options {
   int poll_ms = 1000;                       // watch: fingerprint polls
   std::string self_exe = "/proc/self/exe";  // what watch and verify --wait run each pass
   std::vector<std::string> peers;           // test PEER...
+  std::string ca;                           // ping-responder: device (empty: the first)
+  int ca_port = 0;                          // ping-responder: port (0: the first ACTIVE)
 };
 
 // What the kernel keeps only in memory, which the boot/hotplug unit re-creates.
@@ -145,6 +155,48 @@ int watch(const Options& o, const Fs& fs, std::ostream& err) {
       [&] { return fabric_fingerprint(fs); }, err);
 }
 
+// ping-responder: answer ibping until SIGTERM/SIGINT. The signals are blocked and taken
+// by a waiter thread (sigwait), which sets the flag the serving loop checks each tick.
+int ping_responder(const Options& o, std::ostream& out, std::ostream& err) {
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, SIGTERM);
+  sigaddset(&set, SIGINT);
+  pthread_sigmask(SIG_BLOCK, &set, nullptr);
+  std::atomic<bool> stop{false};
+  std::thread waiter([&] {
+    int sig = 0;
+    sigwait(&set, &sig);
+    stop = true;
+  });
+  auto finish = [&](int code) {
+    if (!stop.exchange(true)) pthread_kill(waiter.native_handle(), SIGTERM);
+    waiter.join();
+    return code;
+  };
+  UmadPingResponder responder;
+  if (auto s = responder.open(o.ca, o.ca_port); !s) {
+    err << to_string(s.error()) << "\n";
+    return finish(kExitError);
+  }
+  char host[256] = {}, domain[256] = {};
+  if (gethostname(host, sizeof host - 1) < 0) std::strcpy(host, "?hostname?");
+  if (getdomainname(domain, sizeof domain - 1) < 0) domain[0] = 0;
+  const std::string name = ibping_host_name(host, domain);
+  out << "answering ibping (class 0x32, OUI 0x001405) on "
+      << (o.ca.empty() ? std::string("the first port")
+                       : o.ca + " port " + std::to_string(o.ca_port))
+      << " as " << name << std::endl;
+  unsigned long answered = 0;
+  auto s = responder.serve(name, stop, 200, [&](unsigned) { ++answered; });
+  out << "answered " << answered << " ibping request(s)" << std::endl;
+  if (!s) {
+    err << to_string(s.error()) << "\n";
+    return finish(kExitError);
+  }
+  return finish(kExitOk);
+}
+
 // `ibsm-agent VERB --help`: what the verb does and its exit codes (ibsm-agent(8)).
 const char* verb_help(const std::string& verb) {
   if (verb == "show")
@@ -191,6 +243,13 @@ const char* verb_help(const std::string& verb) {
            "rping round trip (the peer runs `rping -s`). Each prints a verdict and the command "
            "that reproduces it; a missing tool is skipped.\n"
            "Exit status: 0 every check passed or was skipped; 3 a check failed; 1 errors.\n";
+  if (verb == "ping-responder")
+    return "Usage: ibsm-agent ping-responder [--ca DEVICE] [--ca-port N]\n"
+           "Answers ibping on one port, as `ibping -S` does (vendor class 0x32, OUI "
+           "0x001405), with this host's name, until SIGTERM or SIGINT; for `ibsm-agent test` "
+           "and ibping on other hosts. Without --ca, libibumad's first port.\n"
+           "Exit status: 0 stopped by a signal; 1 the port could not be opened or the class "
+           "registered (IBSM-6121).\n";
   if (verb == "watch")
     return "Usage: ibsm-agent watch [-c FILE] [--root DIR] [--backend B] [--interval SECONDS] "
            "[--poll-ms MS]\n"
@@ -202,7 +261,7 @@ const char* verb_help(const std::string& verb) {
 }
 
 constexpr const char* usage_text =
-    "Usage: ibsm-agent [show|plan|apply|verify|watch] [options]\n"
+    "Usage: ibsm-agent [show|plan|apply|verify|watch|render|test|ping-responder] [options]\n"
     "Sets up IPoIB, RoCE and the rdma service on this host to match the node file.\n"
     "plan (the default) is read-only; apply changes the host; watch keeps it converged.\n";
 
@@ -247,7 +306,9 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
       "wait", po::value<int>()->implicit_value(300),
       "verify: wait up to SECONDS (default 300) until all is ok")(
       "interval", po::value<int>(&o.interval_s), "watch: a pass at least every SECONDS (60)")(
-      "poll-ms", po::value<int>(&o.poll_ms), "watch: port state polls (1000)");
+      "poll-ms", po::value<int>(&o.poll_ms), "watch: port state polls (1000)")(
+      "ca", po::value<std::string>(&o.ca), "ping-responder: RDMA device (default: the first)")(
+      "ca-port", po::value<int>(&o.ca_port), "ping-responder: port number (default: the first)");
   po::options_description hidden;
   hidden.add_options()("verb", po::value<std::string>())("self-exe", po::value<std::string>())(
       "peer", po::value<std::vector<std::string>>());
@@ -285,9 +346,12 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
     return kExitError;
   };
   if (o.verb != "show" && o.verb != "plan" && o.verb != "apply" && o.verb != "verify" &&
-      o.verb != "watch" && o.verb != "render" && o.verb != "test")
+      o.verb != "watch" && o.verb != "render" && o.verb != "test" && o.verb != "ping-responder")
     return usage_error("unknown verb \"" + o.verb +
-                       "\" (show, plan, apply, verify, watch, render, test)");
+                       "\" (show, plan, apply, verify, watch, render, test, ping-responder)");
+  if ((!o.ca.empty() || o.ca_port != 0) && o.verb != "ping-responder")
+    return usage_error("--ca and --ca-port are for ping-responder");
+  if (o.ca_port < 0 || o.ca_port > 254) return usage_error("--ca-port must be 0..254");
   if (!o.peers.empty() && o.verb != "test")
     return usage_error("unexpected argument \"" + o.peers.front() + "\"");
   if (o.verb == "test" && o.peers.empty()) return usage_error("test needs at least one PEER");
@@ -310,6 +374,7 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
   Format fmt = o.format == "json" ? Format::kJson : Format::kText;
 
   RootFs fs(o.root);
+  if (o.verb == "ping-responder") return ping_responder(o, out, err);
   if (o.verb == "verify" && o.wait_s) return verify_wait(o, out, err);
   if (o.verb == "watch") {
     // Fail at start on what no pass could fix, so that systemd shows it.

@@ -53,6 +53,7 @@ inline constexpr ErrorId kRolledBack{6505};
 // 612x-614x: the guide's remaining checks (partition fit, DCB, memlock in force, ibping
 // answering, the RDMA round trip).
 inline constexpr ErrorId kPartitionMisfit{6120};
+inline constexpr ErrorId kPingResponderFailed{6121};
 
 inline constexpr ErrorInfo kAgentErrors[] = {
     {kNodeFileUnreadable, "Node file unreadable",
@@ -116,6 +117,13 @@ inline constexpr ErrorInfo kAgentErrors[] = {
      "when partitions.conf sets rate= or mtu= higher than some members support.",
      "Lower rate= and mtu= of the partition in the SM's partitions.conf to what the slowest "
      "member supports (or fix the port's link), then reload the SM."},
+    {kPingResponderFailed, "ibping responder cannot serve the port",
+     "`ibsm-agent ping-responder` opens the port through libibumad and registers the vendor "
+     "class 0x32 with the OpenIB OUI 0x001405, as `ibping -S` does. Opening the port, the "
+     "registration or a send failed; only one process per port can serve the class, so a "
+     "running `ibping -S` (or another responder) makes the registration fail.",
+     "Check that ib_umad is loaded and the agent runs as root, stop any `ibping -S` on the "
+     "port, and name the port with --ca/--ca-port."},
     {kDisruptiveRefused, "Disruptive change refused",
      "The change (mode switch, MTU change, link down) would interrupt the interface carrying "
      "the default route or the management connection.",

@@ -45,6 +45,20 @@ PeerCheck run_check(const std::string& peer, const std::string& check,
 
 }  // namespace
 
+std::optional<int> ping_loss(const std::string& output) {
+  // "3 packets transmitted, 2 received, 33% packet loss, time 2001 ms" (ping and ibping).
+  std::istringstream lines(output);
+  for (std::string line; std::getline(lines, line);) {
+    std::istringstream f(line);
+    long sent = 0, got = 0;
+    std::string packets, transmitted, received;
+    if (f >> sent >> packets >> transmitted >> got >> received && packets == "packets" &&
+        transmitted == "transmitted," && received.rfind("received", 0) == 0)
+      return static_cast<int>(sent - got);
+  }
+  return std::nullopt;
+}
+
 std::optional<std::string> parse_rc_pingpong(const std::string& output) {
   // "8192000 bytes in 0.01 seconds = 6553.60 Mbit/sec" then
   // "1000 iters in 0.01 seconds = 10.00 usec/iter" (libibverbs/examples/rc_pingpong.c).
@@ -122,11 +136,21 @@ std::vector<PeerCheck> test_peers(const std::vector<std::string>& peers, const P
     else if (guid.empty())
       out.push_back({peer, "ibping", PeerVerdict::kSkipped, "",
                      "the peer's port GUID is unknown: no IPoIB ping answered"});
-    else
-      out.push_back(
-          run_check(peer, "ibping", {"ibping", "-c", "3", "-G", guid}, runner,
-                    "; run `ibsm-agent ping-responder` (or `ibping -S`) on the peer (port GUID " +
-                        guid + ", seen on " + via + ")"));
+    else {
+      // ibping exits 0 whatever it lost: its statistics line decides.
+      std::string output;
+      PeerCheck c =
+          run_check(peer, "ibping", {"ibping", "-c", "3", "-G", guid}, runner, "", &output);
+      auto lost = ping_loss(output);
+      if (c.verdict == PeerVerdict::kPassed && (!lost || *lost != 0)) {
+        c.verdict = PeerVerdict::kFailed;
+        c.detail = (lost ? c.detail : "no statistics line: " + c.detail);
+      }
+      if (c.verdict == PeerVerdict::kFailed)
+        c.detail += "; run `ibsm-agent ping-responder` (or `ibping -S`) on the peer (port GUID " +
+                    guid + ", seen on " + via + ")";
+      out.push_back(c);
+    }
     // RDMA round trips: a reliable-connection ping-pong over the port that reached the
     // peer, then rdma_cm's rping.
     if (!installed(fs, "ibv_rc_pingpong")) {

@@ -40,6 +40,10 @@ std::vector<PeerCheck> test_peers(const std::vector<std::string>& peers, const P
 // it is not one.
 std::string guid_from_ipoib_lladdr(const std::string& lladdr);
 
+// Packets lost, from the "N packets transmitted, M received" line ping and ibping print;
+// nothing without that line.
+std::optional<int> ping_loss(const std::string& output);
+
 // ibv_rc_pingpong's client command against `peer` on `device`/`port` (100 round trips).
 std::vector<std::string> rc_pingpong_argv(const std::string& peer, const std::string& device,
                                           int port);

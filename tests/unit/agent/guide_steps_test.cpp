@@ -101,6 +101,32 @@ TEST(PeerTest, MissingToolsAreSkippedWithThePackageAndAFailedPingSaysWhy) {
   EXPECT_THAT(checks[3].detail, HasSubstr("apt install rdmacm-utils"));
 }
 
+TEST(PeerTest, IbpingExitsZeroWhateverItLostSoItsStatisticsDecide) {
+  PlanRun r("[[ipoib]]\nport = { device = \"mlx5_0\" }\n");
+  r.tree.file("/usr/sbin/ibping", "");
+  ScriptedRunner run;
+  run.answers["ping"] = {0, "3 packets transmitted, 3 received, 0% packet loss\n"};
+  run.answers["ip"] = {0,
+                       "10.0.0.9 lladdr 80:00:00:4a:fe:80:00:00:00:00:00:00:00:02:c9:03:00:00:"
+                       "99:01 REACHABLE\n"};
+  run.answers["ibping"] = {0,
+                           "\n--- vm (Lid 3) ibping statistics ---\n3 packets transmitted, 0 "
+                           "received, 100% packet loss, time 3001 ms\n"};
+  auto checks = test_peers({"10.0.0.9"}, r.plan, r.tree.fs(), run);
+  EXPECT_EQ(checks[1].verdict, PeerVerdict::kFailed);
+  EXPECT_THAT(checks[1].detail, HasSubstr("100% packet loss"));
+  EXPECT_THAT(checks[1].detail, HasSubstr("run `ibsm-agent ping-responder`"));
+  run.answers["ibping"] = {0,
+                           "Pong from vm (Lid 3): time 0.048 ms\n--- vm (Lid 3) ibping "
+                           "statistics ---\n3 packets transmitted, 3 received, 0% packet "
+                           "loss, time 2001 ms\nrtt min/avg/max = 0.048/0.482/0.916 ms\n"};
+  checks = test_peers({"10.0.0.9"}, r.plan, r.tree.fs(), run);
+  EXPECT_EQ(checks[1].verdict, PeerVerdict::kPassed);
+  EXPECT_EQ(checks[1].detail, "rtt min/avg/max = 0.048/0.482/0.916 ms");
+  EXPECT_EQ(ping_loss("2 packets transmitted, 1 received, 50% packet loss"), 1);
+  EXPECT_EQ(ping_loss("garbage"), std::nullopt);
+}
+
 TEST(PeerTest, GuidFromIpoibLinkLayerAddress) {
   EXPECT_EQ(guid_from_ipoib_lladdr("80:00:00:48:fe:80:00:00:00:00:00:00:00:02:c9:03:00:00:12:34"),
             "0x0002c90300001234");
