@@ -116,6 +116,8 @@ ApplyReport apply_plan(const Plan& plan, Fs& fs, Kernel& kernel,
   ApplyReport report;
   for (const auto& p : plan.pending)
     report.pending.push_back(p.resource + ": " + p.reason);
+  for (const auto& p : plan.skipped)
+    report.skipped.push_back(p.resource + ": " + p.reason);
   auto all_not_done = [&] {
     for (const auto& a : plan.actions)
       report.not_done.push_back(a.describe());

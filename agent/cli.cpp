@@ -19,6 +19,7 @@
 
 #include "agent/apply.hpp"
 #include "agent/broadcast_mtu.hpp"
+#include "agent/dcb.hpp"
 #include "agent/errors.hpp"
 #include "agent/ibping_mad.hpp"
 #include "agent/netdev_reader.hpp"
@@ -72,6 +73,8 @@ bool runtime_action(const Action& a) {
       return true;
     case ActionKind::kWriteAttribute:
       return a.path.rfind("/sys/kernel/config/", 0) == 0;
+    case ActionKind::kRun:  // DCB settings live in the NIC driver until it reloads
+      return !a.argv.empty() && a.argv[0] == "dcb";
     default:
       return false;
   }
@@ -463,6 +466,18 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
     std::string client, cport, server;
     f >> client >> cport >> server;
     observed->management_interfaces = interfaces_with_address(*observed, *kernel, server);
+  }
+
+  // [roce.dcb]: what the NIC's DCB settings are now (on the host only; a tree has no NIC).
+  if (o.root == "/") {
+    DcbTool dcb(runner);
+    for (const RoceSetting& r : config->roce) {
+      const RdmaDevice* d = r.dcb ? observed->device(r.device) : nullptr;
+      const PortState* p = d ? d->port(r.port) : nullptr;
+      if (!p || p->infiniband()) continue;
+      for (const auto& n : observed->netdevs_on(*d, *p))
+        if (!observed->dcb.count(n)) observed->dcb[n] = dcb.read(n);
+    }
   }
 
   PlanContext ctx{*config, *observed, fs, *kernel, backend, o.prune};

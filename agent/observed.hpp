@@ -81,6 +81,19 @@ struct SaFacts {
   std::map<std::pair<std::string, int>, int> port_mtu;                           // bytes
 };
 
+// A netdev's DCB state as iproute2's dcb reads it (agent/dcb.hpp). Each part is empty
+// when it was not read; its `*_unsupported` says why (the NIC driver has no such DCB
+// operation, dcb is not installed or too old), which verify reports as skipped.
+struct DcbState {
+  std::vector<bool> pfc;            // 8 entries: PFC on for priority i
+  std::vector<int> prio_tc;         // 8 entries
+  std::vector<int> tc_bw;           // 8 entries
+  std::vector<std::string> tc_tsa;  // 8 entries: "ets", "strict", ...
+  std::map<int, int> dscp_prio;     // DSCP -> priority
+  std::vector<std::string> trust;   // apptrust order, most preferred first
+  std::string pfc_unsupported, ets_unsupported, app_unsupported, trust_unsupported;
+};
+
 // What systemd has loaded for a service, for verify's memlock check.
 struct UnitMemlock {
   unsigned main_pid = 0;      // 0: no main process (stopped, or a oneshot like nfs-server)
@@ -93,6 +106,7 @@ struct Observed {
   std::set<std::string> default_route_interfaces;
   std::set<std::string> management_interfaces;  // carry the connection the operator is on
   SaFacts sa;
+  std::map<std::string, DcbState> dcb;  // netdev -> what dcb read (only where asked)
   // memlock.services: what systemd has loaded for each (ServiceProbe::memlock).
   std::map<std::string, UnitMemlock> unit_memlock;
   const RdmaDevice* device(const std::string& name) const;

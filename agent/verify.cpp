@@ -30,6 +30,8 @@ std::string_view state_name(VerifyState s) {
       return "drift";
     case VerifyState::kFailed:
       return "failed";
+    case VerifyState::kSkipped:
+      return "skipped";
   }
   return "?";
 }
@@ -187,6 +189,12 @@ std::vector<Verdict> verify(const Plan& plan, const Observed& observed, const Fs
                               [&](const Pending& x) { return x.resource == resource; });
         p != plan.pending.end()) {
       out.push_back({resource, VerifyState::kPending, p->reason});
+      continue;
+    }
+    if (auto p = std::find_if(plan.skipped.begin(), plan.skipped.end(),
+                              [&](const Pending& x) { return x.resource == resource; });
+        p != plan.skipped.end()) {
+      out.push_back({resource, VerifyState::kSkipped, p->reason});
       continue;
     }
     auto action = std::find_if(plan.actions.begin(), plan.actions.end(),
