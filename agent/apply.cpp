@@ -98,6 +98,8 @@ std::vector<std::string> roll_back(const std::vector<Undo>& undo, Fs& fs, Kernel
   return out;
 }
 
+constexpr const char* kNmKeyfileDir = "/etc/NetworkManager/system-connections/";
+
 bool networkmanager_action(const Action& a) {
   return a.kind == ActionKind::kRun && !a.argv.empty() && a.argv[0] == "nmcli";
 }
@@ -181,6 +183,16 @@ ApplyReport apply_plan(const Plan& plan, Fs& fs, Kernel& kernel,
       }
       auto files = roll_back(undo, fs, kernel);
       report.rolled_back.insert(report.rolled_back.end(), files.begin(), files.end());
+      // A checkpoint restores the profiles of the devices it holds, not an inactive
+      // profile loaded from a keyfile this apply rewrote: NetworkManager keeps the new
+      // version in memory until it reads the restored file again.
+      if (checkpoint)
+        for (const auto& u : undo)
+          if (!u.child && u.previous && u.target.rfind(kNmKeyfileDir, 0) == 0) {
+            auto l = kernel.run({"nmcli", "connection", "load", u.target});
+            report.rolled_back.push_back("reloaded " + u.target + " into NetworkManager" +
+                                         (l ? "" : " FAILED: " + to_string(l.error())));
+          }
       if (report.rolled_back.empty()) {
         report.error = Error{kStepFailed, failure};
       } else {
