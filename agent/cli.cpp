@@ -230,7 +230,11 @@ const char* verb_help(const std::string& verb) {
     return "Usage: ibsm-agent verify [-c FILE] [--root DIR] [--wait[=SECONDS]] "
            "[--format text|json]\n"
            "Compares each resource of the node file with the live host: ok, pending-sm "
-           "(port not ACTIVE, P_Key not programmed, no carrier), pending, drift, failed.\n"
+           "(port not ACTIVE, P_Key not programmed, no carrier), pending, drift, failed, "
+           "skipped (the host cannot do it, e.g. a NIC without DCB; counts as ok). Deep checks: "
+           "each partition's broadcast group rate and MTU against the port (from the SA, "
+           "IBSM-6120), memlock in force (PAM, the group's processes, each service's MainPID), "
+           "RoCE v2 GIDs, mounts.\n"
            "--wait polls until all is ok (default 300 s), printing what it waits for.\n"
            "Exit status: 0 all ok; 2 pending; 3 drift or failed; 1 errors. With --wait, the "
            "last verify's status when the deadline passed (IBSM-6503).\n";
@@ -242,9 +246,11 @@ const char* verb_help(const std::string& verb) {
   if (verb == "test")
     return "Usage: ibsm-agent test PEER... [-c FILE] [--format text|json]\n"
            "The guide's connection tests against each PEER (an IPoIB address): ping over each "
-           "planned IPoIB interface, ibping to the peer's port (the peer runs `ibping -S`), an "
-           "rping round trip (the peer runs `rping -s`). Each prints a verdict and the command "
-           "that reproduces it; a missing tool is skipped.\n"
+           "planned IPoIB interface, ibping to the peer's port (the peer runs `ibsm-agent "
+           "ping-responder` or `ibping -S`), an ibv_rc_pingpong round trip over the port that "
+           "reached the peer (the peer runs `ibv_rc_pingpong -d DEVICE -i PORT`), an rping "
+           "round trip (the peer runs `rping -s`). Each prints a verdict and the command that "
+           "reproduces it; a missing tool is skipped.\n"
            "Exit status: 0 every check passed or was skipped; 3 a check failed; 1 errors.\n";
   if (verb == "ping-responder")
     return "Usage: ibsm-agent ping-responder [--ca DEVICE] [--ca-port N]\n"
