@@ -53,6 +53,8 @@ Result<UmadGroupMtuSource::OpenPort> UmadGroupMtuSource::open(const std::string&
 Result<std::vector<std::uint8_t>> UmadGroupMtuSource::ask(
     const std::string& device, int port, const std::string& what,
     const std::function<SaMad(std::uint32_t)>& encode) {
+  if (auto s = silent_.find({device, port}); s != silent_.end())
+    return fail(kGroupMtuNoAnswer, what + ": not asked again: " + s->second);
   // The SM's LID and SL as the port caches them (PortInfo.MasterSMLID/MasterSMSL).
   umad_port_t up{};
   if (umad_get_port(device.c_str(), port, &up) < 0)
@@ -98,9 +100,11 @@ Result<std::vector<std::uint8_t>> UmadGroupMtuSource::ask(
       return std::vector<std::uint8_t>(got.begin(), got.end());
     }
   }
-  return fail(kGroupMtuNoAnswer, what + ": no answer from the SA at LID " + std::to_string(sm_lid) +
-                                     " within " + std::to_string(timing_.deadline.count()) +
-                                     " ms, " + std::to_string(attempts) + " attempts");
+  const std::string silence = "no answer from the SA at LID " + std::to_string(sm_lid) +
+                              " within " + std::to_string(timing_.deadline.count()) + " ms, " +
+                              std::to_string(attempts) + " attempts";
+  silent_[{device, port}] = silence;
+  return fail(kGroupMtuNoAnswer, what + ": " + silence);
 }
 
 Result<BroadcastGroup> UmadGroupMtuSource::broadcast_group(const std::string& device, int port,

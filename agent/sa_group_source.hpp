@@ -68,6 +68,9 @@ class UmadGroupMtuSource final : public GroupMtuSource {
 
   Timing timing_;
   std::map<std::pair<std::string, int>, OpenPort> ports_;
+  // Ports whose SA did not answer in this run: not asked again (each try costs the
+  // whole deadline, and verify asks after planning did).
+  std::map<std::pair<std::string, int>, std::string> silent_;
   std::uint32_t next_tid_ = 0;
 };
 
