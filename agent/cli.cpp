@@ -35,6 +35,7 @@
 #include "agent/run_lock.hpp"
 #include "agent/sa_group_source.hpp"
 #include "agent/service_probe.hpp"
+#include "agent/supervised_child.hpp"
 #include "agent/tree_kernel.hpp"
 #include "agent/verify.hpp"
 #include "agent/watch.hpp"
@@ -143,13 +144,16 @@ int verify_wait(const Options& o, std::ostream& out, std::ostream& err) {
   return r.status;
 }
 
-int watch(const Options& o, const Fs& fs, std::ostream& err) {
+int watch(const Options& o, const Fs& fs, bool ibping_responder, std::ostream& err) {
   SignalEvents events;
   const char* sock = std::getenv("NOTIFY_SOCKET");
   SocketNotifier notifier(sock ? sock : "");
   WatchConfig config;
   config.interval = std::chrono::seconds(o.interval_s);
   config.poll = std::chrono::milliseconds(o.poll_ms);
+  // agent.ibping_responder: answer ibping beside the passes, started again if it exits.
+  SupervisedChild responder({o.self_exe, "ping-responder"}, std::chrono::seconds(10), err);
+  if (ibping_responder) config.on_wake = [&] { responder.keep_running(); };
   return run_watch(
       config, events, notifier,
       [&] {
@@ -387,11 +391,12 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
   if (o.verb == "verify" && o.wait_s) return verify_wait(o, out, err);
   if (o.verb == "watch") {
     // Fail at start on what no pass could fix, so that systemd shows it.
-    if (auto c = load_node_file(o.config); !c) {
+    auto c = load_node_file(o.config);
+    if (!c) {
       err << to_string(c.error()) << "\n";
       return kExitError;
     }
-    return watch(o, fs, err);
+    return watch(o, fs, c->ibping_responder, err);
   }
   auto observed = observe(o, fs);
   if (!observed) {

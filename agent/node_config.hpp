@@ -134,6 +134,7 @@ struct NfsRdma {
 struct NodeConfig {
   Backend backend = Backend::kAuto;
   std::vector<std::string> protected_interfaces;  // never disrupted without --force
+  bool ibping_responder = false;                  // watch keeps `ibsm-agent ping-responder` running
   std::vector<IpoibInterface> ipoib;
   std::vector<RoceSetting> roce;
   std::vector<SoftRdma> soft_rdma;

@@ -324,7 +324,9 @@ class Walker {
     NodeConfig c;
     if (auto* a = t.get("agent")) {
       const auto& at = table(*a, "agent");
-      only(at, "agent", {"backend", "protected_interfaces"});
+      only(at, "agent", {"backend", "protected_interfaces", "ibping_responder"});
+      if (auto* v = at.get("ibping_responder"))
+        c.ibping_responder = boolean(*v, "agent.ibping_responder");
       if (auto* v = at.get("backend"))
         c.backend = choice<Backend>(*v, "agent.backend",
                                     {{"auto", Backend::kAuto},
