@@ -21,8 +21,9 @@ void SupervisedChild::keep_running() {
   if (pid_ > 0) {
     int status = 0;
     if (::waitpid(pid_, &status, WNOHANG) != pid_) return;  // still running
-    log_ << argv_.front() << " " << (argv_.size() > 1 ? argv_[1] : "") << " (pid " << pid_ << ") "
-         << how(status) << "; started again in at most "
+    // The verb names it better than argv[0] (/proc/self/exe under watch).
+    log_ << (argv_.size() > 1 ? argv_[1] : argv_[0]) << " (pid " << pid_ << ") " << how(status)
+         << "; started again in at most "
          << std::chrono::duration_cast<std::chrono::seconds>(backoff_).count() << " s\n";
     log_.flush();
     pid_ = -1;
