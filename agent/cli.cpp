@@ -267,7 +267,8 @@ const char* verb_help(const std::string& verb) {
     return "Usage: ibsm-agent watch [-c FILE] [--root DIR] [--backend B] [--interval SECONDS] "
            "[--poll-ms MS]\n"
            "The node service (Type=notify): an unattended apply at start, when a port's "
-           "state, P_Key table or SM LID changes, on SIGHUP and every --interval (60 s).\n"
+           "state, P_Key table or SM LID changes, on SIGHUP and every --interval (60 s). With "
+           "agent.ibping_responder = true it also keeps `ping-responder` running.\n"
            "Exit status: 0 stopped by SIGTERM or SIGINT; 1 the node file is unreadable or "
            "invalid at start.\n";
   return nullptr;
