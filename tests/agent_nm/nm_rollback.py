@@ -32,7 +32,10 @@ BUS_CONF = """<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configur
   </policy>
 </busconfig>
 """
-NM_CONF = "[main]\nplugins=keyfile\nno-auto-default=*\n[logging]\nlevel=WARN\n"
+# dns=none, rc-manager=unmanaged and hostname-mode=none: /etc/resolv.conf and the host
+# name are shared with the host (only /etc/NetworkManager is private).
+NM_CONF = ("[main]\nplugins=keyfile\nno-auto-default=*\ndns=none\nrc-manager=unmanaged\n"
+           "hostname-mode=none\n[logging]\nlevel=WARN\n")
 
 
 def skip(why: str) -> None:
@@ -46,11 +49,12 @@ def outside(test: str) -> int:
     for tool in ("unshare", "NetworkManager", "nmcli", "dbus-daemon", "busctl", "ip"):
         if not shutil.which(tool, path=os.environ.get("PATH", "") + ":/usr/sbin:/sbin"):
             skip(f"{tool} is not installed (scripts/install-deps.sh installs network-manager)")
-    probe = subprocess.run(["unshare", "--mount", "--net", "true"], capture_output=True, text=True)
+    probe = subprocess.run(["unshare", "--mount", "--net", "--uts", "true"], capture_output=True,
+                           text=True)
     if probe.returncode != 0:
-        skip(f"unshare --mount --net refused: {probe.stderr.strip()} (no CAP_SYS_ADMIN?)")
+        skip(f"unshare --mount --net --uts refused: {probe.stderr.strip()} (no CAP_SYS_ADMIN?)")
     env = dict(os.environ, IBSM_NM_INSIDE="1")
-    return subprocess.run(["unshare", "--mount", "--net", "--propagation", "private",
+    return subprocess.run(["unshare", "--mount", "--net", "--uts", "--propagation", "private",
                            sys.executable, __file__, test], env=env).returncode
 
 
