@@ -111,3 +111,45 @@ TEST(NmRollback, AFailedApplyLeavesTheConnectionsAsTheyWere) {
 
 }  // namespace
 }  // namespace ibsm::agent
+
+namespace ibsm::agent {
+namespace {
+
+// A new child's profile: written and loaded (NetworkManager now has a connection it did
+// not have), then activating it fails. The checkpoint (DELETE_NEW_CONNECTIONS) deletes
+// the connection and apply removes the keyfile.
+TEST(NmRollback, ANewProfileIsGoneAgainAfterAFailedApply) {
+  if (!std::getenv("IBSM_NM_TEST"))
+    GTEST_SKIP() << "needs the namespace nm_rollback.py sets up (a private NetworkManager)";
+  const std::string node = "[[ipoib]]\nport = { device = \"mlx5_0\" }\nmtu = 1500\n";
+  const std::string parent = "/etc/NetworkManager/system-connections/ibsm-ib0.nmconnection";
+  const std::string child = "/etc/NetworkManager/system-connections/ibsm-ib0.8002.nmconnection";
+  testing::PlanRun old(node);
+  old.replan(Backend::kNetworkManager);
+  const Action* profile = write_of(old.plan, parent);
+  ASSERT_NE(profile, nullptr);
+  RootFs host("/");
+  ASSERT_TRUE(host.write_atomic(parent, profile->content, 0600).ok());
+  nmcli({"connection", "load", parent});
+  const std::string before = connections();
+
+  testing::PlanRun now(node + "pkeys = [2]\n");
+  ASSERT_TRUE(now.tree.fs().write_atomic(parent, profile->content, 0600).ok());
+  now.replan(Backend::kNetworkManager);
+  ASSERT_NE(write_of(now.plan, child), nullptr);
+  ProcessRunner runner;
+  LiveKernel kernel(host, runner);
+  BusctlCheckpointer checkpoint(runner);
+  ApplyOptions options;
+  options.checkpoint = &checkpoint;
+  ApplyReport report = apply_plan(now.plan, host, kernel, {}, options);
+  ASSERT_TRUE(report.error.has_value());
+  EXPECT_EQ(report.error->id, kRolledBack) << report.error->message;
+  EXPECT_THAT(report.done, ::testing::Contains("run nmcli connection load " + child));
+  EXPECT_EQ(connections(), before);
+  EXPECT_THAT(connections(), ::testing::Not(HasSubstr("ibsm-ib0.8002")));
+  EXPECT_FALSE(host.exists(child));
+}
+
+}  // namespace
+}  // namespace ibsm::agent
