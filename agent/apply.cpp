@@ -68,12 +68,13 @@ struct Undo {
   std::string target;  // path, or interface
   std::optional<std::string> previous;
   unsigned mode = 0644;
+  std::vector<std::vector<std::string>> commands;  // a kRun's undo commands
 };
 
 // Keeps the current version of the file `a` is about to write or remove, in memory for
 // a rollback and under kPreviousDir for the operator.
 Status remember(const Action& a, Fs& fs, std::vector<Undo>& undo) {
-  Undo u{false, a.path, fs.read(a.path), fs.mode(a.path).value_or(a.file_mode)};
+  Undo u{false, a.path, fs.read(a.path), fs.mode(a.path).value_or(a.file_mode), {}};
   if (u.previous)
     if (auto s = fs.write_atomic(std::string(kPreviousDir) + a.path, *u.previous, 0600); !s)
       return s;
@@ -87,6 +88,15 @@ std::vector<std::string> roll_back(const std::vector<Undo>& undo, Fs& fs, Kernel
     return s ? std::string() : " FAILED: " + to_string(s.error());
   };
   for (auto it = undo.rbegin(); it != undo.rend(); ++it) {
+    if (!it->commands.empty()) {
+      for (const auto& argv : it->commands) {
+        std::string cmd;
+        for (const auto& a : argv)
+          cmd += (cmd.empty() ? "" : " ") + a;
+        out.push_back("ran " + cmd + said(kernel.run(argv)));
+      }
+      continue;
+    }
     if (it->child)
       out.push_back("deleted " + it->target + said(kernel.delete_link(it->target)));
     else if (it->previous)
@@ -188,7 +198,8 @@ ApplyReport apply_plan(const Plan& plan, Fs& fs, Kernel& kernel,
       // version in memory until it reads the restored file again.
       if (checkpoint)
         for (const auto& u : undo)
-          if (!u.child && u.previous && u.target.rfind(kNmKeyfileDir, 0) == 0) {
+          if (!u.child && u.commands.empty() && u.previous &&
+              u.target.rfind(kNmKeyfileDir, 0) == 0) {
             auto l = kernel.run({"nmcli", "connection", "load", u.target});
             report.rolled_back.push_back("reloaded " + u.target + " into NetworkManager" +
                                          (l ? "" : " FAILED: " + to_string(l.error())));
@@ -202,7 +213,9 @@ ApplyReport apply_plan(const Plan& plan, Fs& fs, Kernel& kernel,
       }
       return report;
     }
-    if (a.kind == ActionKind::kCreateChild) undo.push_back(Undo{true, a.iface, {}, 0});
+    if (a.kind == ActionKind::kCreateChild) undo.push_back(Undo{true, a.iface, {}, 0, {}});
+    if (a.kind == ActionKind::kRun && !a.undo.empty())
+      undo.push_back(Undo{false, "", {}, 0, a.undo});
     report.done.push_back(a.describe());
   }
   if (checkpoint)

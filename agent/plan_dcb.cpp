@@ -41,12 +41,15 @@ struct Part {
     return false;
   }
 
-  void run(const char* part, std::vector<std::string> argv, std::string reason) {
+  // `undo`: the commands that put back what dcb showed, for a rollback.
+  void run(const char* part, std::vector<std::string> argv, std::string reason,
+           std::vector<std::vector<std::string>> undo) {
     Action a;
     a.kind = ActionKind::kRun;
     a.resource = resource(part);
     a.argv = std::move(argv);
     a.reason = std::move(reason);
+    a.undo = std::move(undo);
     plan.actions.push_back(std::move(a));
   }
 };
@@ -63,9 +66,16 @@ void plan_pfc(Part& p, const std::vector<int>& want) {
   std::vector<std::string> argv{"dcb", "pfc", "set", "dev", p.netdev, "prio-pfc"};
   for (std::size_t i = 0; i < 8; ++i)
     argv.push_back(std::to_string(i) + (on[i] ? ":on" : ":off"));
+  std::vector<std::vector<std::string>> undo;
+  if (p.state->pfc.size() == 8) {
+    undo.push_back({"dcb", "pfc", "set", "dev", p.netdev, "prio-pfc"});
+    for (std::size_t i = 0; i < 8; ++i)
+      undo.back().push_back(std::to_string(i) + (p.state->pfc[i] ? ":on" : ":off"));
+  }
   p.run("pfc", std::move(argv),
         "PFC on priorities " + (p.state->pfc.empty() ? std::string("unknown") : list(have)) +
-            ", the node file wants " + list(want));
+            ", the node file wants " + list(want),
+        std::move(undo));
 }
 
 void plan_ets(Part& p, const DcbSettings& want) {
@@ -89,7 +99,30 @@ void plan_ets(Part& p, const DcbSettings& want) {
       argv.push_back(m);
     why += (why.empty() ? "" : ", ") + std::string("priority->TC ") + list(p.state->prio_tc);
   }
-  if (!why.empty()) p.run("ets", std::move(argv), why + " differ from the node file");
+  if (why.empty()) return;
+  // Back to what dcb showed, where it showed every TC.
+  std::vector<std::vector<std::string>> undo;
+  auto known = [](const std::vector<int>& v) {
+    return v.size() == 8 && std::none_of(v.begin(), v.end(), [](int x) { return x < 0; });
+  };
+  std::vector<std::string> back{"dcb", "ets", "set", "dev", p.netdev};
+  if (want.tc_bw && known(p.state->tc_bw) && p.state->tc_tsa.size() == 8 &&
+      std::none_of(p.state->tc_tsa.begin(), p.state->tc_tsa.end(),
+                   [](const std::string& t) { return t.empty(); })) {
+    back.push_back("tc-tsa");
+    for (std::size_t i = 0; i < 8; ++i)
+      back.push_back(std::to_string(i) + ":" + p.state->tc_tsa[i]);
+    back.push_back("tc-bw");
+    for (auto& m : indexed(p.state->tc_bw))
+      back.push_back(m);
+  }
+  if (want.prio_tc && known(p.state->prio_tc)) {
+    back.push_back("prio-tc");
+    for (auto& m : indexed(p.state->prio_tc))
+      back.push_back(m);
+  }
+  if (back.size() > 5) undo.push_back(std::move(back));
+  p.run("ets", std::move(argv), why + " differ from the node file", std::move(undo));
 }
 
 void plan_dscp(Part& p, const std::vector<std::pair<int, int>>& want) {
@@ -103,7 +136,21 @@ void plan_dscp(Part& p, const std::vector<std::pair<int, int>>& want) {
     why += (why.empty() ? "DSCP " : ", ") + std::to_string(dscp) + " -> " +
            (it == p.state->dscp_prio.end() ? std::string("unmapped") : std::to_string(it->second));
   }
-  if (!why.empty()) p.run("dscp", std::move(argv), why);
+  if (why.empty()) return;
+  // Back: a DSCP that was mapped gets its priority again, one that was not is deleted.
+  std::vector<std::string> restore{"dcb", "app", "replace", "dev", p.netdev, "dscp-prio"};
+  std::vector<std::string> remove{"dcb", "app", "del", "dev", p.netdev, "dscp-prio"};
+  for (const auto& [dscp, prio] : want) {
+    auto it = p.state->dscp_prio.find(dscp);
+    if (it == p.state->dscp_prio.end())
+      remove.push_back(std::to_string(dscp) + ":" + std::to_string(prio));
+    else if (it->second != prio)
+      restore.push_back(std::to_string(dscp) + ":" + std::to_string(it->second));
+  }
+  std::vector<std::vector<std::string>> undo;
+  if (restore.size() > 6) undo.push_back(std::move(restore));
+  if (remove.size() > 6) undo.push_back(std::move(remove));
+  p.run("dscp", std::move(argv), why, std::move(undo));
 }
 
 void plan_trust(Part& p, DcbTrust want) {
@@ -113,8 +160,14 @@ void plan_trust(Part& p, DcbTrust want) {
   std::string have;
   for (const auto& t : p.state->trust)
     have += (have.empty() ? "" : " ") + t;
+  std::vector<std::vector<std::string>> undo;
+  if (!p.state->trust.empty()) {
+    undo.push_back({"dcb", "apptrust", "set", "dev", p.netdev, "order"});
+    undo.back().insert(undo.back().end(), p.state->trust.begin(), p.state->trust.end());
+  }
   p.run("trust", {"dcb", "apptrust", "set", "dev", p.netdev, "order", field},
-        "trust order is " + (have.empty() ? std::string("empty") : have) + ", not " + field);
+        "trust order is " + (have.empty() ? std::string("empty") : have) + ", not " + field,
+        std::move(undo));
 }
 
 }  // namespace

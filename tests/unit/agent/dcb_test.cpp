@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <map>
 
+#include "agent/apply.hpp"
 #include "agent/dcb.hpp"
 #include "agent/errors.hpp"
 #include "agent/node_file.hpp"
@@ -210,6 +211,82 @@ TEST(DcbPlan, ATreeHasNoNicToAsk) {
   Plan p = plan_with(r, std::nullopt);
   ASSERT_EQ(p.skipped.size(), 1u);
   EXPECT_EQ(p.skipped[0].reason, "DCB not read: a --root tree has no NIC to ask");
+}
+
+}  // namespace
+}  // namespace ibsm::agent
+
+namespace ibsm::agent {
+namespace {
+
+// Records every command; the DSCP map's `dcb app replace` fails.
+class DcbKernel final : public Kernel {
+ public:
+  explicit DcbKernel(TreeKernel& tree) : tree_(tree) {}
+  std::vector<std::string> ran;
+  Status create_ipoib_child(const std::string&, const std::string&, std::uint16_t,
+                            const std::string&) override {
+    return {};
+  }
+  Status set_ipoib_mode(const std::string&, const std::string&) override { return {}; }
+  Status set_mtu(const std::string&, int) override { return {}; }
+  Status set_alias(const std::string&, const std::string&) override { return {}; }
+  Status set_up(const std::string&) override { return {}; }
+  Status delete_link(const std::string&) override { return {}; }
+  std::vector<std::string> addresses(const std::string&) const override { return {}; }
+  Status add_address(const std::string&, const std::string&) override { return {}; }
+  Status add_rdma_link(const std::string&, const std::string&, const std::string&) override {
+    return {};
+  }
+  Status load_module(const std::string&) override { return {}; }
+  Status configfs_mkdir(const std::string& path) override { return tree_.configfs_mkdir(path); }
+  Status run(const std::vector<std::string>& argv) override {
+    std::string s;
+    for (const auto& a : argv)
+      s += (s.empty() ? "" : " ") + a;
+    ran.push_back(s);
+    if (s.rfind("dcb app replace", 0) == 0 && s.find("26:3") != std::string::npos)
+      return fail(kCommandFailed, "dcb exited 1: Error: Invalid argument");
+    return {};
+  }
+
+ private:
+  TreeKernel& tree_;
+};
+
+TEST(DcbPlan, AFailedApplyPutsBackWhatDcbShowedBefore) {
+  PlanRun r(kNode);
+  DcbState s = defaults();
+  s.dscp_prio = {{48, 2}};
+  Plan p = plan_with(r, s);
+  DcbKernel kernel(r.kernel);
+  ApplyReport report = apply_plan(p, r.tree.fs(), kernel, {}, false);
+  ASSERT_TRUE(report.error.has_value());
+  EXPECT_EQ(report.error->id, kRolledBack) << report.error->message;
+  std::vector<std::string> dcb;
+  for (const auto& c : kernel.ran)
+    if (c.rfind("dcb ", 0) == 0) dcb.push_back(c);
+  EXPECT_THAT(dcb,
+              ElementsAre("dcb pfc set dev eth2 prio-pfc 0:off 1:off 2:off 3:on 4:off 5:off 6:off "
+                          "7:off",
+                          "dcb ets set dev eth2 tc-tsa all:ets tc-bw 0:10 1:10 2:10 3:40 4:10 5:10 "
+                          "6:5 7:5 prio-tc 0:0 1:1 2:2 3:3 4:4 5:5 6:6 7:7",
+                          "dcb app replace dev eth2 dscp-prio 26:3 48:6",
+                          // the rollback, newest first, with the values dcb showed
+                          "dcb ets set dev eth2 tc-tsa 0:ets 1:ets 2:ets 3:ets 4:ets 5:ets 6:ets "
+                          "7:ets tc-bw 0:12 1:12 2:12 3:12 4:13 5:13 6:13 7:13 prio-tc 0:1 1:0 "
+                          "2:2 3:3 4:4 5:5 6:6 7:7",
+                          "dcb pfc set dev eth2 prio-pfc 0:off 1:off 2:off 3:off 4:off 5:off "
+                          "6:off 7:off"));
+  // The DSCP map's own undo (48 back to 2, 26 deleted) is not run: it never applied.
+  EXPECT_EQ(p.actions.back().undo.size(), 1u);  // apptrust: back to "pcp"
+  const Action* dscp = nullptr;
+  for (const auto& a : p.actions)
+    if (a.resource == "dcb eth2 dscp") dscp = &a;
+  ASSERT_NE(dscp, nullptr);
+  ASSERT_EQ(dscp->undo.size(), 2u);
+  EXPECT_EQ(dscp->undo[0].back(), "48:2");
+  EXPECT_EQ(dscp->undo[1][2], "del");
 }
 
 }  // namespace
