@@ -53,7 +53,9 @@ def outside(test: str) -> int:
                            text=True)
     if probe.returncode != 0:
         skip(f"unshare --mount --net --uts refused: {probe.stderr.strip()} (no CAP_SYS_ADMIN?)")
-    env = dict(os.environ, IBSM_NM_INSIDE="1")
+    # NetworkManager and ip live in sbin, which a non-login PATH may lack.
+    env = dict(os.environ, IBSM_NM_INSIDE="1",
+               PATH=os.environ.get("PATH", "/usr/bin:/bin") + ":/usr/sbin:/sbin")
     return subprocess.run(["unshare", "--mount", "--net", "--uts", "--propagation", "private",
                            sys.executable, __file__, test], env=env).returncode
 
