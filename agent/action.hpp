@@ -50,6 +50,9 @@ struct Action {
   std::optional<std::string> previous;
   std::string value;
   std::vector<std::string> argv;
+  // kRun: commands that put back what `argv` changes (e.g. a dcb set with the values
+  // dcb showed before), run by a rollback after a later action failed; empty: none.
+  std::vector<std::vector<std::string>> undo;
 
   // One line: "create ib0.8002 on ib0 (P_Key 0x8002, datagram)".
   std::string describe() const;

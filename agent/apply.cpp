@@ -68,12 +68,13 @@ struct Undo {
   std::string target;  // path, or interface
   std::optional<std::string> previous;
   unsigned mode = 0644;
+  std::vector<std::vector<std::string>> commands;  // a kRun's undo commands
 };
 
 // Keeps the current version of the file `a` is about to write or remove, in memory for
 // a rollback and under kPreviousDir for the operator.
 Status remember(const Action& a, Fs& fs, std::vector<Undo>& undo) {
-  Undo u{false, a.path, fs.read(a.path), fs.mode(a.path).value_or(a.file_mode)};
+  Undo u{false, a.path, fs.read(a.path), fs.mode(a.path).value_or(a.file_mode), {}};
   if (u.previous)
     if (auto s = fs.write_atomic(std::string(kPreviousDir) + a.path, *u.previous, 0600); !s)
       return s;
@@ -87,6 +88,15 @@ std::vector<std::string> roll_back(const std::vector<Undo>& undo, Fs& fs, Kernel
     return s ? std::string() : " FAILED: " + to_string(s.error());
   };
   for (auto it = undo.rbegin(); it != undo.rend(); ++it) {
+    if (!it->commands.empty()) {
+      for (const auto& argv : it->commands) {
+        std::string cmd;
+        for (const auto& a : argv)
+          cmd += (cmd.empty() ? "" : " ") + a;
+        out.push_back("ran " + cmd + said(kernel.run(argv)));
+      }
+      continue;
+    }
     if (it->child)
       out.push_back("deleted " + it->target + said(kernel.delete_link(it->target)));
     else if (it->previous)
@@ -97,6 +107,8 @@ std::vector<std::string> roll_back(const std::vector<Undo>& undo, Fs& fs, Kernel
   }
   return out;
 }
+
+constexpr const char* kNmKeyfileDir = "/etc/NetworkManager/system-connections/";
 
 bool networkmanager_action(const Action& a) {
   return a.kind == ActionKind::kRun && !a.argv.empty() && a.argv[0] == "nmcli";
@@ -116,6 +128,8 @@ ApplyReport apply_plan(const Plan& plan, Fs& fs, Kernel& kernel,
   ApplyReport report;
   for (const auto& p : plan.pending)
     report.pending.push_back(p.resource + ": " + p.reason);
+  for (const auto& p : plan.skipped)
+    report.skipped.push_back(p.resource + ": " + p.reason);
   auto all_not_done = [&] {
     for (const auto& a : plan.actions)
       report.not_done.push_back(a.describe());
@@ -179,6 +193,17 @@ ApplyReport apply_plan(const Plan& plan, Fs& fs, Kernel& kernel,
       }
       auto files = roll_back(undo, fs, kernel);
       report.rolled_back.insert(report.rolled_back.end(), files.begin(), files.end());
+      // A checkpoint restores the profiles of the devices it holds, not an inactive
+      // profile loaded from a keyfile this apply rewrote: NetworkManager keeps the new
+      // version in memory until it reads the restored file again.
+      if (checkpoint)
+        for (const auto& u : undo)
+          if (!u.child && u.commands.empty() && u.previous &&
+              u.target.rfind(kNmKeyfileDir, 0) == 0) {
+            auto l = kernel.run({"nmcli", "connection", "load", u.target});
+            report.rolled_back.push_back("reloaded " + u.target + " into NetworkManager" +
+                                         (l ? "" : " FAILED: " + to_string(l.error())));
+          }
       if (report.rolled_back.empty()) {
         report.error = Error{kStepFailed, failure};
       } else {
@@ -188,7 +213,9 @@ ApplyReport apply_plan(const Plan& plan, Fs& fs, Kernel& kernel,
       }
       return report;
     }
-    if (a.kind == ActionKind::kCreateChild) undo.push_back(Undo{true, a.iface, {}, 0});
+    if (a.kind == ActionKind::kCreateChild) undo.push_back(Undo{true, a.iface, {}, 0, {}});
+    if (a.kind == ActionKind::kRun && !a.undo.empty())
+      undo.push_back(Undo{false, "", {}, 0, a.undo});
     report.done.push_back(a.describe());
   }
   if (checkpoint)

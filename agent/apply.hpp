@@ -30,6 +30,7 @@ struct ApplyReport {
   std::vector<std::string> not_done;
   std::vector<std::string> refused;      // disruptive actions blocked without --force
   std::vector<std::string> pending;      // "resource: reason"; their actions wait, the rest ran
+  std::vector<std::string> skipped;      // "resource: reason"; what the host cannot do
   std::vector<std::string> waiting;      // unattended runs: actions that wait for `apply`
   std::vector<std::string> rolled_back;  // after a failure: what was restored
   std::optional<Error> error;

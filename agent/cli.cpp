@@ -3,9 +3,15 @@
 // GCC 12 reports a "potential null pointer dereference" inside Boost.Program_options'
 // typed_value<std::string>::notify after inlining; it is in Boost, not here.
 #pragma GCC diagnostic ignored "-Wnull-dereference"
+#include <pthread.h>
+#include <unistd.h>
+
+#include <atomic>
 #include <boost/program_options.hpp>
 #include <chrono>
+#include <csignal>
 #include <cstdlib>
+#include <cstring>
 #include <memory>
 #include <optional>
 #include <sstream>
@@ -13,11 +19,15 @@
 
 #include "agent/apply.hpp"
 #include "agent/broadcast_mtu.hpp"
+#include "agent/dcb.hpp"
 #include "agent/errors.hpp"
+#include "agent/ibping_mad.hpp"
 #include "agent/netdev_reader.hpp"
 #include "agent/nm_checkpoint.hpp"
 #include "agent/node_file.hpp"
+#include "agent/partition_fit.hpp"
 #include "agent/peer_test.hpp"
+#include "agent/ping_responder.hpp"
 #include "agent/planner.hpp"
 #include "agent/port_source.hpp"
 #include "agent/render_nmstate.hpp"
@@ -25,6 +35,7 @@
 #include "agent/run_lock.hpp"
 #include "agent/sa_group_source.hpp"
 #include "agent/service_probe.hpp"
+#include "agent/supervised_child.hpp"
 #include "agent/tree_kernel.hpp"
 #include "agent/verify.hpp"
 #include "agent/watch.hpp"
@@ -50,6 +61,8 @@ struct Options {
   int poll_ms = 1000;                       // watch: fingerprint polls
   std::string self_exe = "/proc/self/exe";  // what watch and verify --wait run each pass
   std::vector<std::string> peers;           // test PEER...
+  std::string ca;                           // ping-responder: device (empty: the first)
+  int ca_port = 0;                          // ping-responder: port (0: the first ACTIVE)
 };
 
 // What the kernel keeps only in memory, which the boot/hotplug unit re-creates.
@@ -61,6 +74,8 @@ bool runtime_action(const Action& a) {
       return true;
     case ActionKind::kWriteAttribute:
       return a.path.rfind("/sys/kernel/config/", 0) == 0;
+    case ActionKind::kRun:  // DCB settings live in the NIC driver until it reloads
+      return !a.argv.empty() && a.argv[0] == "dcb";
     default:
       return false;
   }
@@ -129,19 +144,64 @@ int verify_wait(const Options& o, std::ostream& out, std::ostream& err) {
   return r.status;
 }
 
-int watch(const Options& o, const Fs& fs, std::ostream& err) {
+int watch(const Options& o, const Fs& fs, bool ibping_responder, std::ostream& err) {
   SignalEvents events;
   const char* sock = std::getenv("NOTIFY_SOCKET");
   SocketNotifier notifier(sock ? sock : "");
   WatchConfig config;
   config.interval = std::chrono::seconds(o.interval_s);
   config.poll = std::chrono::milliseconds(o.poll_ms);
+  // agent.ibping_responder: answer ibping beside the passes, started again if it exits.
+  SupervisedChild responder({o.self_exe, "ping-responder"}, std::chrono::seconds(10), err);
+  if (ibping_responder) config.on_wake = [&] { responder.keep_running(); };
   return run_watch(
       config, events, notifier,
       [&] {
         return run_self(o, {"apply", "--unattended"});
       },
       [&] { return fabric_fingerprint(fs); }, err);
+}
+
+// ping-responder: answer ibping until SIGTERM/SIGINT. The signals are blocked and taken
+// by a waiter thread (sigwait), which sets the flag the serving loop checks each tick.
+int ping_responder(const Options& o, std::ostream& out, std::ostream& err) {
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, SIGTERM);
+  sigaddset(&set, SIGINT);
+  pthread_sigmask(SIG_BLOCK, &set, nullptr);
+  std::atomic<bool> stop{false};
+  std::thread waiter([&] {
+    int sig = 0;
+    sigwait(&set, &sig);
+    stop = true;
+  });
+  auto finish = [&](int code) {
+    if (!stop.exchange(true)) pthread_kill(waiter.native_handle(), SIGTERM);
+    waiter.join();
+    return code;
+  };
+  UmadPingResponder responder;
+  if (auto s = responder.open(o.ca, o.ca_port); !s) {
+    err << to_string(s.error()) << "\n";
+    return finish(kExitError);
+  }
+  char host[256] = {}, domain[256] = {};
+  if (gethostname(host, sizeof host - 1) < 0) std::strcpy(host, "?hostname?");
+  if (getdomainname(domain, sizeof domain - 1) < 0) domain[0] = 0;
+  const std::string name = ibping_host_name(host, domain);
+  out << "answering ibping (class 0x32, OUI 0x001405) on "
+      << (o.ca.empty() ? std::string("the first port")
+                       : o.ca + " port " + std::to_string(o.ca_port))
+      << " as " << name << std::endl;
+  unsigned long answered = 0;
+  auto s = responder.serve(name, stop, 200, [&](unsigned) { ++answered; });
+  out << "answered " << answered << " ibping request(s)" << std::endl;
+  if (!s) {
+    err << to_string(s.error()) << "\n";
+    return finish(kExitError);
+  }
+  return finish(kExitOk);
 }
 
 // `ibsm-agent VERB --help`: what the verb does and its exit codes (ibsm-agent(8)).
@@ -174,7 +234,11 @@ const char* verb_help(const std::string& verb) {
     return "Usage: ibsm-agent verify [-c FILE] [--root DIR] [--wait[=SECONDS]] "
            "[--format text|json]\n"
            "Compares each resource of the node file with the live host: ok, pending-sm "
-           "(port not ACTIVE, P_Key not programmed, no carrier), pending, drift, failed.\n"
+           "(port not ACTIVE, P_Key not programmed, no carrier), pending, drift, failed, "
+           "skipped (the host cannot do it, e.g. a NIC without DCB; counts as ok). Deep checks: "
+           "each partition's broadcast group rate and MTU against the port (from the SA, "
+           "IBSM-6120), memlock in force (PAM, the group's processes, each service's MainPID), "
+           "RoCE v2 GIDs, mounts.\n"
            "--wait polls until all is ok (default 300 s), printing what it waits for.\n"
            "Exit status: 0 all ok; 2 pending; 3 drift or failed; 1 errors. With --wait, the "
            "last verify's status when the deadline passed (IBSM-6503).\n";
@@ -186,22 +250,32 @@ const char* verb_help(const std::string& verb) {
   if (verb == "test")
     return "Usage: ibsm-agent test PEER... [-c FILE] [--format text|json]\n"
            "The guide's connection tests against each PEER (an IPoIB address): ping over each "
-           "planned IPoIB interface, ibping to the peer's port (the peer runs `ibping -S`), an "
-           "rping round trip (the peer runs `rping -s`). Each prints a verdict and the command "
-           "that reproduces it; a missing tool is skipped.\n"
+           "planned IPoIB interface, ibping to the peer's port (the peer runs `ibsm-agent "
+           "ping-responder` or `ibping -S`), an ibv_rc_pingpong round trip over the port that "
+           "reached the peer (the peer runs `ibv_rc_pingpong -d DEVICE -i PORT`), an rping "
+           "round trip (the peer runs `rping -s`). Each prints a verdict and the command that "
+           "reproduces it; a missing tool is skipped.\n"
            "Exit status: 0 every check passed or was skipped; 3 a check failed; 1 errors.\n";
+  if (verb == "ping-responder")
+    return "Usage: ibsm-agent ping-responder [--ca DEVICE] [--ca-port N]\n"
+           "Answers ibping on one port, as `ibping -S` does (vendor class 0x32, OUI "
+           "0x001405), with this host's name, until SIGTERM or SIGINT; for `ibsm-agent test` "
+           "and ibping on other hosts. Without --ca, libibumad's first port.\n"
+           "Exit status: 0 stopped by a signal; 1 the port could not be opened or the class "
+           "registered (IBSM-6121).\n";
   if (verb == "watch")
     return "Usage: ibsm-agent watch [-c FILE] [--root DIR] [--backend B] [--interval SECONDS] "
            "[--poll-ms MS]\n"
            "The node service (Type=notify): an unattended apply at start, when a port's "
-           "state, P_Key table or SM LID changes, on SIGHUP and every --interval (60 s).\n"
+           "state, P_Key table or SM LID changes, on SIGHUP and every --interval (60 s). With "
+           "agent.ibping_responder = true it also keeps `ping-responder` running.\n"
            "Exit status: 0 stopped by SIGTERM or SIGINT; 1 the node file is unreadable or "
            "invalid at start.\n";
   return nullptr;
 }
 
 constexpr const char* usage_text =
-    "Usage: ibsm-agent [show|plan|apply|verify|watch] [options]\n"
+    "Usage: ibsm-agent [show|plan|apply|verify|watch|render|test|ping-responder] [options]\n"
     "Sets up IPoIB, RoCE and the rdma service on this host to match the node file.\n"
     "plan (the default) is read-only; apply changes the host; watch keeps it converged.\n";
 
@@ -246,7 +320,9 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
       "wait", po::value<int>()->implicit_value(300),
       "verify: wait up to SECONDS (default 300) until all is ok")(
       "interval", po::value<int>(&o.interval_s), "watch: a pass at least every SECONDS (60)")(
-      "poll-ms", po::value<int>(&o.poll_ms), "watch: port state polls (1000)");
+      "poll-ms", po::value<int>(&o.poll_ms), "watch: port state polls (1000)")(
+      "ca", po::value<std::string>(&o.ca), "ping-responder: RDMA device (default: the first)")(
+      "ca-port", po::value<int>(&o.ca_port), "ping-responder: port number (default: the first)");
   po::options_description hidden;
   hidden.add_options()("verb", po::value<std::string>())("self-exe", po::value<std::string>())(
       "peer", po::value<std::vector<std::string>>());
@@ -284,9 +360,12 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
     return kExitError;
   };
   if (o.verb != "show" && o.verb != "plan" && o.verb != "apply" && o.verb != "verify" &&
-      o.verb != "watch" && o.verb != "render" && o.verb != "test")
+      o.verb != "watch" && o.verb != "render" && o.verb != "test" && o.verb != "ping-responder")
     return usage_error("unknown verb \"" + o.verb +
-                       "\" (show, plan, apply, verify, watch, render, test)");
+                       "\" (show, plan, apply, verify, watch, render, test, ping-responder)");
+  if ((!o.ca.empty() || o.ca_port != 0) && o.verb != "ping-responder")
+    return usage_error("--ca and --ca-port are for ping-responder");
+  if (o.ca_port < 0 || o.ca_port > 254) return usage_error("--ca-port must be 0..254");
   if (!o.peers.empty() && o.verb != "test")
     return usage_error("unexpected argument \"" + o.peers.front() + "\"");
   if (o.verb == "test" && o.peers.empty()) return usage_error("test needs at least one PEER");
@@ -309,14 +388,16 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
   Format fmt = o.format == "json" ? Format::kJson : Format::kText;
 
   RootFs fs(o.root);
+  if (o.verb == "ping-responder") return ping_responder(o, out, err);
   if (o.verb == "verify" && o.wait_s) return verify_wait(o, out, err);
   if (o.verb == "watch") {
     // Fail at start on what no pass could fix, so that systemd shows it.
-    if (auto c = load_node_file(o.config); !c) {
+    auto c = load_node_file(o.config);
+    if (!c) {
       err << to_string(c.error()) << "\n";
       return kExitError;
     }
-    return watch(o, fs, err);
+    return watch(o, fs, c->ibping_responder, err);
   }
   auto observed = observe(o, fs);
   if (!observed) {
@@ -365,8 +446,9 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
 
   // broadcast_mtu = "auto": ask the SA now, so that the planner stays a pure function.
   // A tree read through sysfs has no port to send from: "auto" plans with 2048 there.
-  if (o.root == "/" || o.port_source == "umad") {
-    UmadGroupMtuSource sa;
+  const bool ask_sa = o.root == "/" || o.port_source == "umad";
+  UmadGroupMtuSource sa;
+  if (ask_sa) {
     for (const Error& w : resolve_broadcast_mtus(*config, *observed, sa))
       err << "warning " << to_string(w) << "\n";
   }
@@ -398,6 +480,18 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
     observed->management_interfaces = interfaces_with_address(*observed, *kernel, server);
   }
 
+  // [roce.dcb]: what the NIC's DCB settings are now (on the host only; a tree has no NIC).
+  if (o.root == "/") {
+    DcbTool dcb(runner);
+    for (const RoceSetting& r : config->roce) {
+      const RdmaDevice* d = r.dcb ? observed->device(r.device) : nullptr;
+      const PortState* p = d ? d->port(r.port) : nullptr;
+      if (!p || p->infiniband()) continue;
+      for (const auto& n : observed->netdevs_on(*d, *p))
+        if (!observed->dcb.count(n)) observed->dcb[n] = dcb.read(n);
+    }
+  }
+
   PlanContext ctx{*config, *observed, fs, *kernel, backend, o.prune};
   Plan plan = make_plan(ctx);
   if (!backend_note.empty()) plan.notes.insert(plan.notes.begin(), backend_note);
@@ -423,6 +517,12 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
     return plan.actions.empty() && plan.pending.empty() ? kExitOk : kExitChanges;
   }
   if (o.verb == "verify") {
+    // The guide's partition check: each group's rate and MTU against the port's.
+    if (ask_sa) read_group_facts(plan, *observed, sa);
+    // memlock in force: what systemd has loaded for each service of the node file.
+    if (config->memlock)
+      for (const auto& unit : config->memlock->services)
+        if (auto m = services.memlock(unit)) observed->unit_memlock[unit] = *m;
     auto verdicts = verify(plan, *observed, fs);
     out << render_verify(verdicts, fmt);
     return verify_exit_code(verdicts);

@@ -50,6 +50,11 @@ inline constexpr ErrorId kWaitTimedOut{6503};
 inline constexpr ErrorId kCheckpointFailed{6504};
 inline constexpr ErrorId kRolledBack{6505};
 
+// 612x-614x: the guide's remaining checks (partition fit, DCB, memlock in force, ibping
+// answering, the RDMA round trip).
+inline constexpr ErrorId kPartitionMisfit{6120};
+inline constexpr ErrorId kPingResponderFailed{6121};
+
 inline constexpr ErrorInfo kAgentErrors[] = {
     {kNodeFileUnreadable, "Node file unreadable",
      "The node file named with -c could not be opened or read.",
@@ -104,6 +109,21 @@ inline constexpr ErrorInfo kAgentErrors[] = {
      "Remove or rename the existing object yourself, or drop the entry from the node file."},
     {kBadAddress, "Bad IP address", "An address is not in address/prefix form.",
      "Write addresses as 10.0.0.5/16 or fd00::5/64."},
+    {kPartitionMisfit, "Partition's broadcast group does not suit the port",
+     "verify read the partition's IPoIB broadcast group (MCMemberRecord) and the port's "
+     "PortInfo from the SA: the group's rate is above the port's active rate, or its MTU above "
+     "the port's active (neighbor) MTU. The SA refuses such a join (OpenSM's check, which ibsm "
+     "shares), so the IPoIB interface never gets carrier. The Red Hat guide warns about this "
+     "when partitions.conf sets rate= or mtu= higher than some members support.",
+     "Lower rate= and mtu= of the partition in the SM's partitions.conf to what the slowest "
+     "member supports (or fix the port's link), then reload the SM."},
+    {kPingResponderFailed, "ibping responder cannot serve the port",
+     "`ibsm-agent ping-responder` opens the port through libibumad and registers the vendor "
+     "class 0x32 with the OpenIB OUI 0x001405, as `ibping -S` does. Opening the port, the "
+     "registration or a send failed; only one process per port can serve the class, so a "
+     "running `ibping -S` (or another responder) makes the registration fail.",
+     "Check that ib_umad is loaded and the agent runs as root, stop any `ibping -S` on the "
+     "port, and name the port with --ca/--ca-port."},
     {kDisruptiveRefused, "Disruptive change refused",
      "The change (mode switch, MTU change, link down) would interrupt the interface carrying "
      "the default route or the management connection.",

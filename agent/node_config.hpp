@@ -76,11 +76,24 @@ struct IpoibInterface {
   bool persistent_name = false;  // write a udev rule naming the parent from its port GUID
 };
 
+// RoCE lossless settings through iproute2's dcb (dcb-pfc(8), dcb-ets(8), dcb-app(8),
+// dcb-apptrust(8)): what the Red Hat guide and NVIDIA's RoCE guides set for a lossless
+// traffic class. Each part is optional; what is absent is left as it is.
+enum class DcbTrust { kPcp, kDscp };
+struct DcbSettings {
+  std::optional<std::vector<int>> pfc;         // priorities (0..7) with PFC on; the rest off
+  std::optional<DcbTrust> trust;               // which field classifies packets
+  std::vector<std::pair<int, int>> dscp_prio;  // DSCP (0..63) -> priority (0..7)
+  std::optional<std::vector<int>> prio_tc;     // 8 entries: the TC of each priority
+  std::optional<std::vector<int>> tc_bw;       // 8 entries: ETS share of each TC, sum 100
+};
+
 struct RoceSetting {
   std::string device;
   int port = 1;
   RoceMode mode = RoceMode::kV2;
   std::optional<int> tos;
+  std::optional<DcbSettings> dcb;
 };
 
 struct SoftRdma {
@@ -121,6 +134,7 @@ struct NfsRdma {
 struct NodeConfig {
   Backend backend = Backend::kAuto;
   std::vector<std::string> protected_interfaces;  // never disrupted without --force
+  bool ibping_responder = false;                  // watch keeps `ibsm-agent ping-responder` running
   std::vector<IpoibInterface> ipoib;
   std::vector<RoceSetting> roce;
   std::vector<SoftRdma> soft_rdma;

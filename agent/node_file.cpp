@@ -1,6 +1,7 @@
 #include "agent/node_file.hpp"
 
 #include <toml++/toml.h>
+#include <algorithm>
 #include <fstream>
 #include <initializer_list>
 #include <set>
@@ -221,6 +222,69 @@ class Walker {
     return i;
   }
 
+  // A list of integers in lo..hi; `size` entries when non-zero; no repeats when `unique`.
+  std::vector<int> int_list(const toml::node& n, const std::string& key, int lo, int hi,
+                            std::size_t size, bool unique) const {
+    auto* a = n.as_array();
+    if (!a) fail_at(kNodeFileBadValue, n.source(), key, "expected an array of integers");
+    if (size && a->size() != size)
+      fail_at(kNodeFileBadValue, n.source(), key,
+              "expected " + std::to_string(size) + " entries (one per priority or TC 0..7), got " +
+                  std::to_string(a->size()));
+    std::vector<int> out;
+    for (std::size_t i = 0; i < a->size(); ++i) {
+      int v = static_cast<int>(integer((*a)[i], key + "[" + std::to_string(i) + "]", lo, hi));
+      if (unique && std::find(out.begin(), out.end(), v) != out.end())
+        fail_at(kNodeFileBadValue, (*a)[i].source(), key, std::to_string(v) + " listed twice");
+      out.push_back(v);
+    }
+    return out;
+  }
+
+  // [roce.dcb]: pfc, trust, dscp_prio, prio_tc, tc_bw.
+  DcbSettings dcb(const toml::node& n, const std::string& key) const {
+    const auto& t = table(n, key);
+    only(t, key, {"pfc", "trust", "dscp_prio", "prio_tc", "tc_bw"});
+    DcbSettings d;
+    if (auto* v = t.get("pfc")) d.pfc = int_list(*v, key + ".pfc", 0, 7, 0, true);
+    if (auto* v = t.get("trust"))
+      d.trust = choice<DcbTrust>(*v, key + ".trust",
+                                 {{"pcp", DcbTrust::kPcp}, {"dscp", DcbTrust::kDscp}});
+    if (auto* v = t.get("dscp_prio")) {
+      // "DSCP:PRIO" strings, as dcb-app(8) writes them: "26:3".
+      for (const auto& m : strings(*v, key + ".dscp_prio")) {
+        auto colon = m.find(':');
+        auto num = [](const std::string& s, int hi) {
+          if (s.empty() || s.size() > 2 || s.find_first_not_of("0123456789") != std::string::npos)
+            return -1;
+          int x = std::stoi(s);
+          return x <= hi ? x : -1;
+        };
+        int dscp = colon == std::string::npos ? -1 : num(m.substr(0, colon), 63);
+        int prio = colon == std::string::npos ? -1 : num(m.substr(colon + 1), 7);
+        if (dscp < 0 || prio < 0)
+          fail_at(kNodeFileBadValue, v->source(), key + ".dscp_prio",
+                  "\"" + m + "\" is not DSCP:PRIORITY (DSCP 0..63, priority 0..7)");
+        for (const auto& [have, _] : d.dscp_prio)
+          if (have == dscp)
+            fail_at(kNodeFileBadValue, v->source(), key + ".dscp_prio",
+                    "DSCP " + std::to_string(dscp) + " mapped twice");
+        d.dscp_prio.emplace_back(dscp, prio);
+      }
+    }
+    if (auto* v = t.get("prio_tc")) d.prio_tc = int_list(*v, key + ".prio_tc", 0, 7, 8, false);
+    if (auto* v = t.get("tc_bw")) {
+      d.tc_bw = int_list(*v, key + ".tc_bw", 0, 100, 8, false);
+      int sum = 0;
+      for (int b : *d.tc_bw)
+        sum += b;
+      if (sum != 100)
+        fail_at(kNodeFileBadValue, v->source(), key + ".tc_bw",
+                "the ETS shares add up to " + std::to_string(sum) + ", not 100");
+    }
+    return d;
+  }
+
   // [[nfs_rdma.mount]]: what = "server:/export", where = "/mnt/x", options = [...].
   NfsMount nfs_mount(const toml::table& mt, const std::string& k) const {
     only(mt, k, {"what", "where", "options"});
@@ -260,7 +324,9 @@ class Walker {
     NodeConfig c;
     if (auto* a = t.get("agent")) {
       const auto& at = table(*a, "agent");
-      only(at, "agent", {"backend", "protected_interfaces"});
+      only(at, "agent", {"backend", "protected_interfaces", "ibping_responder"});
+      if (auto* v = at.get("ibping_responder"))
+        c.ibping_responder = boolean(*v, "agent.ibping_responder");
       if (auto* v = at.get("backend"))
         c.backend = choice<Backend>(*v, "agent.backend",
                                     {{"auto", Backend::kAuto},
@@ -277,7 +343,7 @@ class Walker {
       });
     if (auto* v = t.get("roce"))
       each_table(*v, "roce", [&](const toml::table& rt, const std::string& k) {
-        only(rt, k, {"device", "port", "default_mode", "tos"});
+        only(rt, k, {"device", "port", "default_mode", "tos", "dcb"});
         RoceSetting r;
         auto* d = rt.get("device");
         if (!d) fail_at(kNodeFileBadValue, rt.source(), k + ".device", "missing");
@@ -287,6 +353,7 @@ class Walker {
           r.mode = choice<RoceMode>(*m, k + ".default_mode",
                                     {{"v1", RoceMode::kV1}, {"v2", RoceMode::kV2}});
         if (auto* s = rt.get("tos")) r.tos = static_cast<int>(integer(*s, k + ".tos", 0, 255));
+        if (auto* dc = rt.get("dcb")) r.dcb = dcb(*dc, k + ".dcb");
         c.roce.push_back(r);
       });
     if (auto* v = t.get("soft_rdma"))

@@ -4,10 +4,14 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <set>
 #include <string>
+#include <tuple>
 #include <vector>
+
+#include "agent/sa_mcmember.hpp"
 
 namespace ibsm::agent {
 
@@ -34,6 +38,7 @@ struct PortState {
   std::uint64_t guid = 0;
   std::vector<PKeyEntry> pkeys;  // non-empty slots only
   std::vector<GidEntry> gids;    // non-zero GIDs only
+  double rate_gbps = 0;          // active rate (sysfs `rate`); 0 = unknown
 
   bool active() const { return state_code == 4; }
   bool infiniband() const { return link_layer == "InfiniBand" || link_layer == "IB"; }
@@ -68,11 +73,42 @@ struct NetDevice {
   bool ipoib() const { return type == 32; }
 };
 
+// What the SA said about the partitions verify checks (agent/partition_fit.hpp): each
+// broadcast group's record and the port's NeighborMTU. Empty where it was not asked or
+// did not answer; verify then skips the check.
+struct SaFacts {
+  std::map<std::tuple<std::string, int, std::uint16_t>, BroadcastGroup> groups;  // P_Key|0x8000
+  std::map<std::pair<std::string, int>, int> port_mtu;                           // bytes
+};
+
+// A netdev's DCB state as iproute2's dcb reads it (agent/dcb.hpp). Each part is empty
+// when it was not read; its `*_unsupported` says why (the NIC driver has no such DCB
+// operation, dcb is not installed or too old), which verify reports as skipped.
+struct DcbState {
+  std::vector<bool> pfc;            // 8 entries: PFC on for priority i
+  std::vector<int> prio_tc;         // 8 entries
+  std::vector<int> tc_bw;           // 8 entries
+  std::vector<std::string> tc_tsa;  // 8 entries: "ets", "strict", ...
+  std::map<int, int> dscp_prio;     // DSCP -> priority
+  std::vector<std::string> trust;   // apptrust order, most preferred first
+  std::string pfc_unsupported, ets_unsupported, app_unsupported, trust_unsupported;
+};
+
+// What systemd has loaded for a service, for verify's memlock check.
+struct UnitMemlock {
+  unsigned main_pid = 0;      // 0: no main process (stopped, or a oneshot like nfs-server)
+  std::string limit_memlock;  // LimitMEMLOCK as systemd has it: bytes or "infinity"
+};
+
 struct Observed {
   std::vector<RdmaDevice> devices;
   std::vector<NetDevice> netdevs;
   std::set<std::string> default_route_interfaces;
   std::set<std::string> management_interfaces;  // carry the connection the operator is on
+  SaFacts sa;
+  std::map<std::string, DcbState> dcb;  // netdev -> what dcb read (only where asked)
+  // memlock.services: what systemd has loaded for each (ServiceProbe::memlock).
+  std::map<std::string, UnitMemlock> unit_memlock;
   const RdmaDevice* device(const std::string& name) const;
   const NetDevice* netdev(const std::string& name) const;
   // The port with this GUID, and its device.

@@ -2,6 +2,7 @@
 
 #include <toml++/toml.h>
 #include <iomanip>
+#include <optional>
 #include <sstream>
 
 namespace ibsm::agent {
@@ -30,9 +31,10 @@ bool installed(const Fs& fs, const std::string& tool) {
 
 PeerCheck run_check(const std::string& peer, const std::string& check,
                     std::vector<std::string> argv, const CommandRunner& runner,
-                    const std::string& hint) {
+                    const std::string& hint, std::string* output = nullptr) {
   PeerCheck c{peer, check, PeerVerdict::kPassed, joined(argv), ""};
   CommandResult r = runner.run(argv);
+  if (output) *output = r.output;
   c.detail = last_line(r.output);
   if (r.status != 0) {
     c.verdict = PeerVerdict::kFailed;
@@ -42,6 +44,42 @@ PeerCheck run_check(const std::string& peer, const std::string& check,
 }
 
 }  // namespace
+
+std::optional<int> ping_loss(const std::string& output) {
+  // "3 packets transmitted, 2 received, 33% packet loss, time 2001 ms" (ping and ibping).
+  std::istringstream lines(output);
+  for (std::string line; std::getline(lines, line);) {
+    std::istringstream f(line);
+    long sent = 0, got = 0;
+    std::string packets, transmitted, received;
+    if (f >> sent >> packets >> transmitted >> got >> received && packets == "packets" &&
+        transmitted == "transmitted," && received.rfind("received", 0) == 0)
+      return static_cast<int>(sent - got);
+  }
+  return std::nullopt;
+}
+
+std::optional<std::string> parse_rc_pingpong(const std::string& output) {
+  // "8192000 bytes in 0.01 seconds = 6553.60 Mbit/sec" then
+  // "1000 iters in 0.01 seconds = 10.00 usec/iter" (libibverbs/examples/rc_pingpong.c).
+  std::string rate, latency;
+  std::istringstream lines(output);
+  for (std::string line; std::getline(lines, line);) {
+    std::istringstream f(line);
+    std::string n, unit, in, secs, seconds, eq, value, per;
+    if (!(f >> n >> unit >> in >> secs >> seconds >> eq >> value >> per)) continue;
+    if (in != "in" || seconds != "seconds" || eq != "=") continue;
+    if (unit == "bytes" && per == "Mbit/sec") rate = value + " Mbit/s";
+    if (unit == "iters" && per == "usec/iter") latency = value + " usec/iter";
+  }
+  if (rate.empty() || latency.empty()) return std::nullopt;
+  return rate + ", " + latency;
+}
+
+std::vector<std::string> rc_pingpong_argv(const std::string& peer, const std::string& device,
+                                          int port) {
+  return {"ibv_rc_pingpong", "-d", device, "-i", std::to_string(port), "-n", "100", peer};
+}
 
 std::string_view verdict_name(PeerVerdict v) {
   switch (v) {
@@ -76,6 +114,7 @@ std::vector<PeerCheck> test_peers(const std::vector<std::string>& peers, const P
   std::vector<PeerCheck> out;
   for (const auto& peer : peers) {
     std::string guid, via;
+    const ResolvedIface* via_iface = nullptr;
     for (const ResolvedIface& r : plan.interfaces) {
       if (!r.exists && !fs.exists("/sys/class/net/" + r.name)) continue;
       PeerCheck p =
@@ -88,7 +127,7 @@ std::vector<PeerCheck> test_peers(const std::vector<std::string>& peers, const P
       std::istringstream words(n.output);
       for (std::string w, prev; words >> w; prev = w)
         if (prev == "lladdr") guid = guid_from_ipoib_lladdr(w);
-      if (!guid.empty()) via = r.name;
+      if (!guid.empty()) via = r.name, via_iface = &r;
     }
     if (!installed(fs, "ibping"))
       out.push_back({peer, "ibping", PeerVerdict::kSkipped, "",
@@ -97,10 +136,45 @@ std::vector<PeerCheck> test_peers(const std::vector<std::string>& peers, const P
     else if (guid.empty())
       out.push_back({peer, "ibping", PeerVerdict::kSkipped, "",
                      "the peer's port GUID is unknown: no IPoIB ping answered"});
-    else
-      out.push_back(
-          run_check(peer, "ibping", {"ibping", "-c", "3", "-G", guid}, runner,
-                    "; run `ibping -S` on the peer (port GUID " + guid + ", seen on " + via + ")"));
+    else {
+      // ibping exits 0 whatever it lost: its statistics line decides.
+      std::string output;
+      PeerCheck c =
+          run_check(peer, "ibping", {"ibping", "-c", "3", "-G", guid}, runner, "", &output);
+      auto lost = ping_loss(output);
+      if (c.verdict == PeerVerdict::kPassed && (!lost || *lost != 0)) {
+        c.verdict = PeerVerdict::kFailed;
+        c.detail = (lost ? c.detail : "no statistics line: " + c.detail);
+      }
+      if (c.verdict == PeerVerdict::kFailed)
+        c.detail += "; run `ibsm-agent ping-responder` (or `ibping -S`) on the peer (port GUID " +
+                    guid + ", seen on " + via + ")";
+      out.push_back(c);
+    }
+    // RDMA round trips: a reliable-connection ping-pong over the port that reached the
+    // peer, then rdma_cm's rping.
+    if (!installed(fs, "ibv_rc_pingpong")) {
+      out.push_back({peer, "rc_pingpong", PeerVerdict::kSkipped, "",
+                     "ibv_rc_pingpong not installed (apt install ibverbs-utils)"});
+    } else if (!via_iface) {
+      out.push_back({peer, "rc_pingpong", PeerVerdict::kSkipped, "",
+                     "no IPoIB ping answered, so no port is known to reach the peer"});
+    } else {
+      auto argv = rc_pingpong_argv(peer, via_iface->device, via_iface->port);
+      std::string output;
+      PeerCheck c = run_check(peer, "rc_pingpong", argv, runner,
+                              "; run `ibv_rc_pingpong -d DEVICE -i PORT` on the peer", &output);
+      if (c.verdict == PeerVerdict::kPassed) {
+        // Exit 0 is not enough: both summary lines show that the round trips happened.
+        if (auto summary = parse_rc_pingpong(output)) {
+          c.detail = *summary;
+        } else {
+          c.verdict = PeerVerdict::kFailed;
+          c.detail = "exit 0 without the throughput and latency lines: " + c.detail;
+        }
+      }
+      out.push_back(c);
+    }
     if (!installed(fs, "rping"))
       out.push_back({peer, "rping", PeerVerdict::kSkipped, "",
                      "rping not installed (apt install rdmacm-utils)"});

@@ -51,7 +51,11 @@ struct Plan {
   std::vector<std::string> resources;  // every desired resource, for verify
   std::vector<ResolvedIface> interfaces;
   std::vector<Pending> pending;
-  std::vector<Action> held;  // actions of pending resources, shown but never run
+  std::vector<Action> held;        // actions of pending resources, shown but never run
+  std::optional<Memlock> memlock;  // the node file's, for verify's limits-in-force check
+  // What the host cannot do (a NIC without DCB operations, a dcb without apptrust): no
+  // actions, verify says "skipped" with the reason, and nothing waits for it.
+  std::vector<Pending> skipped;
 
   bool is_pending(const std::string& resource) const;
 

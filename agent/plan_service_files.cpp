@@ -88,6 +88,7 @@ void plan_modules(const PlanContext& ctx, Plan& plan) {
 void plan_memlock(const PlanContext& ctx, Plan& plan) {
   const auto& m = ctx.config.memlock;
   if (!m) return;
+  plan.memlock = m;
   std::string content = file_header() + "# Lets members of " + m->group +
                         " pin memory for RDMA (limits.conf(5); effective at the next login).\n" +
                         "@" + m->group + " soft memlock " + m->soft + "\n" + "@" + m->group +

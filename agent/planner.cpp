@@ -88,6 +88,7 @@ Plan make_plan(const PlanContext& ctx) {
   plan_network_backend(ctx, plan.interfaces, plan);
   plan_udev_names(ctx, plan.interfaces, plan);
   plan_roce(ctx, plan);
+  plan_dcb(ctx, plan);
   plan_soft_rdma(ctx, plan);
   plan_modules(ctx, plan);
   plan_memlock(ctx, plan);

@@ -52,6 +52,7 @@ void plan_network_backend(const PlanContext& ctx, const std::vector<ResolvedIfac
                           Plan& plan);
 // Always direct, whatever the network manager:
 void plan_roce(const PlanContext& ctx, Plan& plan);
+void plan_dcb(const PlanContext& ctx, Plan& plan);
 void plan_soft_rdma(const PlanContext& ctx, Plan& plan);
 void plan_modules(const PlanContext& ctx, Plan& plan);
 void plan_memlock(const PlanContext& ctx, Plan& plan);

@@ -142,11 +142,15 @@ std::string render_plan(const Plan& plan,
       pending.push_back(
           toml::table{{"resource", p.resource}, {"reason", p.reason}, {"held", held}});
     }
+    toml::array skipped;
+    for (const auto& p : plan.skipped)
+      skipped.push_back(toml::table{{"resource", p.resource}, {"reason", p.reason}});
     return json(toml::table{{"backend", plan.backend},
                             {"changes", static_cast<std::int64_t>(plan.actions.size())},
                             {"actions", actions},
                             {"errors", errors},
                             {"pending", pending},
+                            {"skipped", skipped},
                             {"notes", strings(plan.notes)}});
   }
   std::ostringstream os;
@@ -167,6 +171,8 @@ std::string render_plan(const Plan& plan,
     for (const auto& a : plan.held)
       if (a.resource == p.resource) os << "  ~ " << a.describe() << "  [waits]\n";
   }
+  for (const auto& p : plan.skipped)
+    os << "skipped " << p.resource << ": " << p.reason << "\n";
   for (const auto& n : plan.notes)
     os << "note: " << n << "\n";
   os << plan.actions.size() << " change(s)" << (plan.has_errors() ? ", plan has errors" : "")
@@ -182,6 +188,7 @@ std::string render_apply(const ApplyReport& r, Format f) {
                   {"not_done", strings(r.not_done)},
                   {"refused", strings(r.refused)},
                   {"pending", strings(r.pending)},
+                  {"skipped", strings(r.skipped)},
                   {"waiting", strings(r.waiting)},
                   {"rolled_back", strings(r.rolled_back)}};
     if (r.error)
@@ -198,6 +205,8 @@ std::string render_apply(const ApplyReport& r, Format f) {
     os << "not done: " << d << "\n";
   for (const auto& d : r.pending)
     os << "pending: " << d << "\n";
+  for (const auto& d : r.skipped)
+    os << "skipped: " << d << "\n";
   for (const auto& d : r.waiting)
     os << "waits for apply: " << d << "\n";
   for (const auto& d : r.rolled_back)

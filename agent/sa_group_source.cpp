@@ -50,10 +50,11 @@ Result<UmadGroupMtuSource::OpenPort> UmadGroupMtuSource::open(const std::string&
   return p;
 }
 
-Result<int> UmadGroupMtuSource::broadcast_mtu(const std::string& device, int port,
-                                              std::uint16_t pkey) {
-  const Mgid mgid = ipoib_broadcast_mgid(pkey);
-  const std::string what = where(device, port) + ": broadcast group " + format_mgid(mgid);
+Result<std::vector<std::uint8_t>> UmadGroupMtuSource::ask(
+    const std::string& device, int port, const std::string& what,
+    const std::function<SaMad(std::uint32_t)>& encode) {
+  if (auto s = silent_.find({device, port}); s != silent_.end())
+    return fail(kGroupMtuNoAnswer, what + ": not asked again: " + s->second);
   // The SM's LID and SL as the port caches them (PortInfo.MasterSMLID/MasterSMSL).
   umad_port_t up{};
   if (umad_get_port(device.c_str(), port, &up) < 0)
@@ -70,7 +71,7 @@ Result<int> UmadGroupMtuSource::broadcast_mtu(const std::string& device, int por
   const int attempts = 1 + timing_.retries;
   for (int attempt = 0; attempt < attempts; ++attempt) {
     const std::uint32_t tid = next_tid_++;
-    const SaMad mad = encode_broadcast_group_get(mgid, tid);
+    const SaMad mad = encode(tid);
     std::fill(send.begin(), send.end(), 0);
     std::copy(mad.begin(), mad.end(), send.begin() + static_cast<std::ptrdiff_t>(hdr));
     umad_set_addr(send.data(), static_cast<int>(sm_lid), 1, static_cast<int>(sm_sl),
@@ -96,15 +97,36 @@ Result<int> UmadGroupMtuSource::broadcast_mtu(const std::string& device, int por
       // only, no TID: it may be an earlier attempt's), so our own deadline decides.
       if (umad_status(recv.data()) != 0) continue;
       if (!answers_request(got, tid)) continue;  // e.g. a late answer to an earlier attempt
-      auto bytes = decode_broadcast_group_mtu(got, mgid);
-      if (!bytes)
-        return fail(kGroupMtuRejected, where(device, port) + ": " + bytes.error().message);
-      return *bytes;
+      return std::vector<std::uint8_t>(got.begin(), got.end());
     }
   }
-  return fail(kGroupMtuNoAnswer, what + ": no answer from the SA at LID " + std::to_string(sm_lid) +
-                                     " within " + std::to_string(timing_.deadline.count()) +
-                                     " ms, " + std::to_string(attempts) + " attempts");
+  const std::string silence = "no answer from the SA at LID " + std::to_string(sm_lid) +
+                              " within " + std::to_string(timing_.deadline.count()) + " ms, " +
+                              std::to_string(attempts) + " attempts";
+  silent_[{device, port}] = silence;
+  return fail(kGroupMtuNoAnswer, what + ": " + silence);
+}
+
+Result<BroadcastGroup> UmadGroupMtuSource::broadcast_group(const std::string& device, int port,
+                                                           std::uint16_t pkey) {
+  const Mgid mgid = ipoib_broadcast_mgid(pkey);
+  auto answer = ask(device, port, where(device, port) + ": broadcast group " + format_mgid(mgid),
+                    [&](std::uint32_t tid) { return encode_broadcast_group_get(mgid, tid); });
+  if (!answer) return fail(answer.error());
+  auto group = decode_broadcast_group(*answer, mgid);
+  if (!group) return fail(kGroupMtuRejected, where(device, port) + ": " + group.error().message);
+  return *group;
+}
+
+Result<int> UmadGroupMtuSource::port_mtu(const std::string& device, int port, unsigned lid) {
+  const auto l = static_cast<std::uint16_t>(lid);
+  auto answer =
+      ask(device, port, where(device, port) + ": PortInfoRecord of LID " + std::to_string(lid),
+          [&](std::uint32_t tid) { return encode_port_info_get(l, tid); });
+  if (!answer) return fail(answer.error());
+  auto mtu = decode_port_neighbor_mtu(*answer, l);
+  if (!mtu) return fail(kGroupMtuRejected, where(device, port) + ": " + mtu.error().message);
+  return *mtu;
 }
 
 }  // namespace ibsm::agent

@@ -5,10 +5,13 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <string>
 #include <utility>
+#include <vector>
 
+#include "agent/sa_mcmember.hpp"
 #include "common/result.hpp"
 
 namespace ibsm::agent {
@@ -16,10 +19,21 @@ namespace ibsm::agent {
 class GroupMtuSource {
  public:
   virtual ~GroupMtuSource() = default;
-  // The IB MTU in bytes (256..4096) of the broadcast group of `pkey`'s partition, as the
-  // SA of `device`/`port`'s subnet reports it. Errors: kGroupMtuNoAnswer (nothing came
+  // The MTU and rate of the broadcast group of `pkey`'s partition, as the SA of
+  // `device`/`port`'s subnet reports it. Errors: kGroupMtuNoAnswer (nothing came
   // back), kGroupMtuRejected (the SA answered, but without a usable record).
-  virtual Result<int> broadcast_mtu(const std::string& device, int port, std::uint16_t pkey) = 0;
+  virtual Result<BroadcastGroup> broadcast_group(const std::string& device, int port,
+                                                 std::uint16_t pkey) = 0;
+  // PortInfo.NeighborMTU in bytes of the port at `lid` (the local port), as the SA has
+  // it: what the SA compares with a group's MTU when the port joins. Same errors.
+  virtual Result<int> port_mtu(const std::string& device, int port, unsigned lid) = 0;
+
+  // The IB MTU in bytes (256..4096) of the broadcast group of `pkey`'s partition.
+  Result<int> broadcast_mtu(const std::string& device, int port, std::uint16_t pkey) {
+    auto g = broadcast_group(device, port, pkey);
+    if (!g) return fail(g.error());
+    return g->mtu_bytes;
+  }
 };
 
 class UmadGroupMtuSource final : public GroupMtuSource {
@@ -34,7 +48,9 @@ class UmadGroupMtuSource final : public GroupMtuSource {
   UmadGroupMtuSource(const UmadGroupMtuSource&) = delete;
   UmadGroupMtuSource& operator=(const UmadGroupMtuSource&) = delete;
 
-  Result<int> broadcast_mtu(const std::string& device, int port, std::uint16_t pkey) override;
+  Result<BroadcastGroup> broadcast_group(const std::string& device, int port,
+                                         std::uint16_t pkey) override;
+  Result<int> port_mtu(const std::string& device, int port, unsigned lid) override;
 
  private:
   struct OpenPort {
@@ -44,9 +60,17 @@ class UmadGroupMtuSource final : public GroupMtuSource {
   // Opens the port and registers a SubnAdm agent once per port and run: under umad2sim
   // a MAD of a class the process has not registered would crash it.
   Result<OpenPort> open(const std::string& device, int port);
+  // One SubnAdmGet to the port's SM with retries: the answer to the request `encode`
+  // builds for a TID (any status), or kGroupMtuNoAnswer naming `what`.
+  Result<std::vector<std::uint8_t>> ask(const std::string& device, int port,
+                                        const std::string& what,
+                                        const std::function<SaMad(std::uint32_t)>& encode);
 
   Timing timing_;
   std::map<std::pair<std::string, int>, OpenPort> ports_;
+  // Ports whose SA did not answer in this run: not asked again (each try costs the
+  // whole deadline, and verify asks after planning did).
+  std::map<std::pair<std::string, int>, std::string> silent_;
   std::uint32_t next_tid_ = 0;
 };
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <iterator>
 
 #include "agent/errors.hpp"
 
@@ -25,7 +26,17 @@ constexpr std::size_t kOffRecord = 56;
 // MTUSelector:2|MTU:6 at 38; the record is 52 bytes.
 constexpr std::size_t kRecMgid = 0;
 constexpr std::size_t kRecMtu = 38;
+constexpr std::size_t kRecRate = 42;  // RateSelector:2|Rate:6
 constexpr std::size_t kRecordSize = 52;
+
+// PortInfoRecord (IBA 15.2.5.3): EndportLID 0..1, PortNum 2, Options 3, PortInfo
+// (14.2.5.6) from byte 4; NeighborMTU is the high nibble of PortInfo byte 36. The
+// record is 68 bytes.
+constexpr std::size_t kPirLid = 0;
+constexpr std::size_t kPirNeighborMtu = 4 + 36;
+constexpr std::size_t kPirSize = 68;
+constexpr std::uint16_t kAttrPortInfoRecord = 0x0012;
+constexpr std::uint64_t kMaskEndportLid = 1;
 
 constexpr std::uint8_t kMethodGet = 0x01;
 constexpr std::uint8_t kMethodGetResp = 0x81;
@@ -106,6 +117,13 @@ int ib_mtu_bytes(int code) {
   return code >= 1 && code <= 5 ? 128 << code : 0;
 }
 
+double ib_rate_gbps(int code) {
+  // IBA 15.2.5.16 (PathRecord Rate); OpenSM's IB_PATH_RECORD_RATE_*.
+  static constexpr double kGbps[] = {0,   0,   2.5, 10,  30,  5,   20, 40, 60,  80,  120, 14,  56,
+                                     112, 168, 25,  100, 200, 300, 28, 50, 400, 600, 800, 1200};
+  return code >= 0 && code < static_cast<int>(std::size(kGbps)) ? kGbps[code] : 0;
+}
+
 SaMad encode_broadcast_group_get(const Mgid& mgid, std::uint32_t tid) {
   SaMad b{};
   b[kOffBaseVersion] = 1;
@@ -155,20 +173,32 @@ std::string describe_sa_status(std::uint16_t status) {
   return hex16(status) + (what.empty() ? "" : " (" + what + ")");
 }
 
-Result<int> decode_broadcast_group_mtu(std::span<const std::uint8_t> mad, const Mgid& mgid) {
-  const std::string group = "broadcast group " + format_mgid(mgid);
-  if (mad.size() < kOffRecord + kRecordSize)
-    return fail(kGroupMtuRejected, group + ": SA answer of " + std::to_string(mad.size()) +
-                                       " bytes, too short for an MCMemberRecord");
+namespace {
+
+// The checks every GetResp passes: size, header, status. `what` names the question.
+Status check_get_resp(std::span<const std::uint8_t> mad, std::uint16_t attr,
+                      std::size_t record_size, const std::string& what, const char* attr_name) {
+  if (mad.size() < kOffRecord + record_size)
+    return fail(kGroupMtuRejected, what + ": SA answer of " + std::to_string(mad.size()) +
+                                       " bytes, too short for a " + attr_name);
   if (mad[kOffBaseVersion] != 1 || mad[kOffClass] != kClassSubnAdm ||
       mad[kOffClassVersion] != kSaClassVersion || mad[kOffMethod] != kMethodGetResp ||
-      get16(mad, kOffAttrId) != kAttrMcMemberRecord)
-    return fail(kGroupMtuRejected,
-                group + ": the answer is not an SA GetResp of MCMemberRecord (class " +
-                    hex16(mad[kOffClass]) + ", method " + hex16(mad[kOffMethod]) + ", attribute " +
-                    hex16(get16(mad, kOffAttrId)) + ")");
+      get16(mad, kOffAttrId) != attr)
+    return fail(kGroupMtuRejected, what + ": the answer is not an SA GetResp of " + attr_name +
+                                       " (class " + hex16(mad[kOffClass]) + ", method " +
+                                       hex16(mad[kOffMethod]) + ", attribute " +
+                                       hex16(get16(mad, kOffAttrId)) + ")");
   if (const std::uint16_t status = get16(mad, kOffStatus); status != 0)
-    return fail(kGroupMtuRejected, group + ": SA status " + describe_sa_status(status));
+    return fail(kGroupMtuRejected, what + ": SA status " + describe_sa_status(status));
+  return {};
+}
+
+}  // namespace
+
+Result<BroadcastGroup> decode_broadcast_group(std::span<const std::uint8_t> mad, const Mgid& mgid) {
+  const std::string group = "broadcast group " + format_mgid(mgid);
+  if (auto s = check_get_resp(mad, kAttrMcMemberRecord, kRecordSize, group, "MCMemberRecord"); !s)
+    return fail(s.error());
   const auto rec = mad.subspan(kOffRecord, kRecordSize);
   if (!std::equal(mgid.begin(), mgid.end(), rec.begin() + kRecMgid))
     return fail(kGroupMtuRejected, group + ": the SA answered with another group's record");
@@ -177,6 +207,45 @@ Result<int> decode_broadcast_group_mtu(std::span<const std::uint8_t> mad, const 
   if (bytes == 0)
     return fail(kGroupMtuRejected,
                 group + ": the record carries MTU code " + std::to_string(code) + " (valid: 1..5)");
+  const int rate = rec[kRecRate] & 0x3f;
+  if (ib_rate_gbps(rate) == 0)
+    return fail(kGroupMtuRejected, group + ": the record carries rate code " +
+                                       std::to_string(rate) + " (valid: 2..24)");
+  return BroadcastGroup{bytes, rate};
+}
+
+Result<int> decode_broadcast_group_mtu(std::span<const std::uint8_t> mad, const Mgid& mgid) {
+  auto g = decode_broadcast_group(mad, mgid);
+  if (!g) return fail(g.error());
+  return g->mtu_bytes;
+}
+
+SaMad encode_port_info_get(std::uint16_t lid, std::uint32_t tid) {
+  SaMad b{};
+  b[kOffBaseVersion] = 1;
+  b[kOffClass] = kClassSubnAdm;
+  b[kOffClassVersion] = kSaClassVersion;
+  b[kOffMethod] = kMethodGet;
+  put(b, kOffTid, tid, 8);
+  put(b, kOffAttrId, kAttrPortInfoRecord, 2);
+  put(b, kOffComponentMask, kMaskEndportLid, 8);
+  put(b, kOffRecord + kPirLid, lid, 2);
+  return b;
+}
+
+Result<int> decode_port_neighbor_mtu(std::span<const std::uint8_t> mad, std::uint16_t lid) {
+  const std::string what = "PortInfoRecord of LID " + std::to_string(lid);
+  if (auto s = check_get_resp(mad, kAttrPortInfoRecord, kPirSize, what, "PortInfoRecord"); !s)
+    return fail(s.error());
+  const auto rec = mad.subspan(kOffRecord, kPirSize);
+  if (get16(rec, kPirLid) != lid)
+    return fail(kGroupMtuRejected,
+                what + ": the SA answered for LID " + std::to_string(get16(rec, kPirLid)));
+  const int code = rec[kPirNeighborMtu] >> 4;
+  const int bytes = ib_mtu_bytes(code);
+  if (bytes == 0)
+    return fail(kGroupMtuRejected,
+                what + ": NeighborMTU code " + std::to_string(code) + " (valid: 1..5)");
   return bytes;
 }
 

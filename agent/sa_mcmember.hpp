@@ -34,6 +34,9 @@ std::string format_mgid(const Mgid& mgid);
 // IB MTU code 1..5 -> 256..4096 bytes; 0 for anything else.
 int ib_mtu_bytes(int code);
 
+// IBA rate code (2..24) -> Gb/s; 0 for anything else.
+double ib_rate_gbps(int code);
+
 // SubnAdmGet(MCMemberRecord) with ComponentMask = MGID. Only the low 32 bits of `tid`
 // come back: the kernel (and umad2sim) put their agent number in the high half.
 SaMad encode_broadcast_group_get(const Mgid& mgid, std::uint32_t tid);
@@ -41,6 +44,24 @@ SaMad encode_broadcast_group_get(const Mgid& mgid, std::uint32_t tid);
 // True when `mad` is a SubnAdm response (any status) to the request with `tid`; other
 // MADs that reach the agent are skipped, not errors.
 bool answers_request(std::span<const std::uint8_t> mad, std::uint32_t tid);
+
+// What verify compares with the port (the rate and MTU an SA join must meet).
+struct BroadcastGroup {
+  int mtu_bytes = 0;  // 256..4096
+  int rate_code = 0;  // IBA rate code (15.2.5.16), 2 = 2.5 Gb/s ... 24 = 1200 Gb/s
+};
+
+// The group's MTU and rate from a GetResp to encode_broadcast_group_get(mgid); same
+// rejections as decode_broadcast_group_mtu, plus an unknown rate code.
+Result<BroadcastGroup> decode_broadcast_group(std::span<const std::uint8_t> mad, const Mgid& mgid);
+
+// SubnAdmGet(PortInfoRecord) with ComponentMask = EndportLID: the SA's view of the
+// port at `lid` (a CA port has one record per LID).
+SaMad encode_port_info_get(std::uint16_t lid, std::uint32_t tid);
+
+// PortInfo.NeighborMTU in bytes (the port's active MTU, what OpenSM compares with a
+// group's MTU at a join) from a GetResp to encode_port_info_get(lid). Never throws.
+Result<int> decode_port_neighbor_mtu(std::span<const std::uint8_t> mad, std::uint16_t lid);
 
 // The group's IB MTU in bytes from a GetResp to encode_broadcast_group_get(mgid).
 // Never throws: a short buffer, another attribute, a non-zero status, another MGID or

@@ -3,10 +3,13 @@
 // (/run/systemd/netif exists on a stock Debian 12 even with networkd disabled).
 #pragma once
 
+#include <map>
+#include <optional>
 #include <string>
 
 #include "agent/fs.hpp"
 #include "agent/kernel.hpp"
+#include "agent/observed.hpp"
 
 namespace ibsm::agent {
 
@@ -15,7 +18,14 @@ class ServiceProbe {
   virtual ~ServiceProbe() = default;
   // Whether the systemd unit (e.g. "NetworkManager.service") is active now.
   virtual bool active(const std::string& unit) const = 0;
+  // MainPID and LimitMEMLOCK of a service; nothing where systemd cannot be asked.
+  virtual std::optional<UnitMemlock> memlock(const std::string& /*unit*/) const {
+    return std::nullopt;
+  }
 };
+
+// `systemctl show` output ("Key=value" lines) as a map.
+std::map<std::string, std::string> parse_systemctl_show(const std::string& output);
 
 // `systemctl is-active --quiet UNIT`. Where systemctl cannot run (no systemd as
 // PID 1), asks `fallback` instead.
@@ -24,6 +34,8 @@ class SystemctlProbe final : public ServiceProbe {
   SystemctlProbe(const CommandRunner& runner, const ServiceProbe& fallback)
       : runner_(runner), fallback_(fallback) {}
   bool active(const std::string& unit) const override;
+  // `systemctl show -p MainPID -p LimitMEMLOCK UNIT`.
+  std::optional<UnitMemlock> memlock(const std::string& unit) const override;
 
  private:
   const CommandRunner& runner_;

@@ -73,6 +73,8 @@ Result<std::vector<RdmaDevice>> SysfsPortSource::devices() const {
       p.sm_lid = static_cast<unsigned>(
           std::strtoul(fs_.read(pb + "/sm_lid").value_or("0").c_str(), nullptr, 0));
       p.link_layer = trim(fs_.read(pb + "/link_layer").value_or("InfiniBand"));
+      // "100 Gb/sec (4X EDR)", "2.5 Gb/sec (1X SDR)"
+      p.rate_gbps = std::strtod(fs_.read(pb + "/rate").value_or("0").c_str(), nullptr);
       p.guid = gid_guid(fs_.read(pb + "/gids/0").value_or(""));
       for (const auto& idx : fs_.list(pb + "/pkeys")) {
         auto v = std::strtoul(fs_.read(pb + "/pkeys/" + idx).value_or("0").c_str(), nullptr, 16);

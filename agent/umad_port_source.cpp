@@ -67,6 +67,8 @@ Result<std::vector<RdmaDevice>> UmadPortSource::devices() const {
       p.link_layer = up->link_layer;
       if (p.link_layer == "IB") p.link_layer = "InfiniBand";
       p.guid = be64toh(up->port_guid);
+      // libibumad reads sysfs `rate` as an integer: "2.5 Gb/sec" (1X SDR) comes back as 2.
+      p.rate_gbps = up->rate == 2 ? 2.5 : up->rate;
       for (unsigned k = 0; k < up->pkeys_size; ++k)
         if ((up->pkeys[k] & 0x7fff) != 0) p.pkeys.push_back({static_cast<int>(k), up->pkeys[k]});
       read_gids(extras_, d.name, p);

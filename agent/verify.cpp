@@ -9,8 +9,11 @@
 #include <algorithm>
 #include <set>
 
+#include "agent/errors.hpp"
 #include "agent/ipoib_rules.hpp"
+#include "agent/memlock_check.hpp"
 #include "agent/network_backend.hpp"
+#include "agent/partition_fit.hpp"
 #include "agent/planner.hpp"
 
 namespace ibsm::agent {
@@ -27,6 +30,8 @@ std::string_view state_name(VerifyState s) {
       return "drift";
     case VerifyState::kFailed:
       return "failed";
+    case VerifyState::kSkipped:
+      return "skipped";
   }
   return "?";
 }
@@ -123,6 +128,27 @@ static Verdict verify_ipoib(const ResolvedIface& r, const Observed& o) {
     return {v.resource, VerifyState::kFailed,
             "only a limited member of " + format_pkey(pkey) + " (entry " + format_pkey(*entry) +
                 "); full membership required: fix the partition in the SM"};
+  // The guide's warning: a group faster or with a larger MTU than the port refuses its
+  // join, so the interface would wait for carrier forever. Checked first, to say why.
+  std::string group_text;
+  const auto key = std::make_tuple(r.device, r.port, normalize_pkey(pkey));
+  if (auto g = o.sa.groups.find(key); g != o.sa.groups.end()) {
+    auto pm = o.sa.port_mtu.find({r.device, r.port});
+    const int port_mtu = pm == o.sa.port_mtu.end() ? 0 : pm->second;
+    const std::string group = format_mgid(ipoib_broadcast_mgid(pkey));
+    if (auto why = group_misfit(g->second, p->rate_gbps, port_mtu))
+      return {v.resource, VerifyState::kFailed,
+              format_error_id(kPartitionMisfit) + ": P_Key " + format_pkey(pkey) +
+                  " broadcast group " + group + " has rate " +
+                  format_gbps(ib_rate_gbps(g->second.rate_code)) + " and MTU " +
+                  std::to_string(g->second.mtu_bytes) + "; port " + where + " runs at " +
+                  (p->rate_gbps > 0 ? format_gbps(p->rate_gbps) : "an unknown rate") +
+                  " with MTU " + (port_mtu ? std::to_string(port_mtu) : "unknown") + ": " + *why +
+                  ", so the SA refuses the join (lower the partition's rate=/mtu= in the SM's "
+                  "partitions.conf)"};
+    group_text = ", group " + format_gbps(ib_rate_gbps(g->second.rate_code)) + "/" +
+                 std::to_string(g->second.mtu_bytes) + " suits the port";
+  }
   // Carrier is IPoIB's "joined the broadcast group": without it nothing passes.
   if (n->carrier && !*n->carrier)
     return {v.resource, VerifyState::kPendingSm,
@@ -148,7 +174,7 @@ static Verdict verify_ipoib(const ResolvedIface& r, const Observed& o) {
     return {v.resource, VerifyState::kDrift, r.name + " is administratively down"};
   v.reason = format_pkey(pkey) + (is_full_member(*entry) ? " full" : " limited") + " member, " +
              n->mode + ", mtu " + std::to_string(n->mtu) + ", " +
-             (n->operstate.empty() ? "unknown" : n->operstate);
+             (n->operstate.empty() ? "unknown" : n->operstate) + group_text;
   return v;
 }
 
@@ -163,6 +189,12 @@ std::vector<Verdict> verify(const Plan& plan, const Observed& observed, const Fs
                               [&](const Pending& x) { return x.resource == resource; });
         p != plan.pending.end()) {
       out.push_back({resource, VerifyState::kPending, p->reason});
+      continue;
+    }
+    if (auto p = std::find_if(plan.skipped.begin(), plan.skipped.end(),
+                              [&](const Pending& x) { return x.resource == resource; });
+        p != plan.skipped.end()) {
+      out.push_back({resource, VerifyState::kSkipped, p->reason});
       continue;
     }
     auto action = std::find_if(plan.actions.begin(), plan.actions.end(),
@@ -205,8 +237,12 @@ std::vector<Verdict> verify(const Plan& plan, const Observed& observed, const Fs
       } else {
         v.reason = name + " on " + d->parent + ", port 1 ACTIVE";
       }
-    } else if (resource.rfind("memlock ", 0) == 0) {
-      v.reason = "limits file in place; effective at the next login";
+    } else if (resource.rfind("memlock ", 0) == 0 && plan.memlock) {
+      // memlock GROUP, or memlock UNIT.service: what runs now, not just the files.
+      const std::string what = resource.substr(8);
+      v = what == plan.memlock->group
+              ? verify_memlock_group(resource, *plan.memlock, fs)
+              : verify_memlock_service(resource, what, *plan.memlock, observed, fs);
     }
     out.push_back(v);
   }

@@ -2,7 +2,8 @@
 // apply would still change it); pending-sm (waiting for the SM: port not ACTIVE,
 // P_Key not programmed yet); pending (the plan holds it: a fact such as the
 // broadcast group's MTU is not known yet); failed (in place but not working, e.g. only limited
-// membership where full is required, or a plan error).
+// membership where full is required, or a plan error); skipped (the host cannot do it:
+// a NIC without DCB operations; counts as ok).
 #pragma once
 
 #include <string>
@@ -14,7 +15,7 @@
 
 namespace ibsm::agent {
 
-enum class VerifyState { kOk, kPendingSm, kPending, kDrift, kFailed };
+enum class VerifyState { kOk, kPendingSm, kPending, kDrift, kFailed, kSkipped };
 std::string_view state_name(VerifyState s);
 
 struct Verdict {

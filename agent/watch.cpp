@@ -97,6 +97,7 @@ int run_watch(const WatchConfig& config, WatchEvents& events, Notifier& notifier
   auto since_pass = std::chrono::milliseconds::zero();
   WakeReason why = WakeReason::kTimeout;
   std::string trigger = "start";
+  if (config.on_wake) config.on_wake();
   for (;;) {
     if (!trigger.empty()) {
       PassResult r = pass();
@@ -114,6 +115,7 @@ int run_watch(const WatchConfig& config, WatchEvents& events, Notifier& notifier
     }
     why = events.wait(config.poll);
     if (why == WakeReason::kStop) break;
+    if (config.on_wake) config.on_wake();
     since_pass += config.poll;
     if (why == WakeReason::kHangup) {
       trigger = "SIGHUP";

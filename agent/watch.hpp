@@ -61,6 +61,8 @@ std::string fabric_fingerprint(const Fs& fs);
 struct WatchConfig {
   std::chrono::milliseconds poll{1000};       // fingerprint polls
   std::chrono::milliseconds interval{60000};  // a pass at least this often
+  // Called before the first pass and at every wake (e.g. SupervisedChild::keep_running).
+  std::function<void()> on_wake;
 };
 
 struct PassResult {

@@ -1,6 +1,8 @@
 // Fuzz target: the untrusted input of ibsm-agent. The first byte picks the decoder:
 //  - even: the rest as a node file (agent/node_file.hpp, TOML); errors name the file;
-//  - odd: the rest as the SA's answer to the agent's MCMemberRecord Get of the IPoIB
+//  - 0xdd: the rest as iproute2 dcb's show output (agent/dcb.hpp), every object's
+//    reader; what it keeps is in range (priority/TC 0..7, DSCP 0..63);
+//  - other odd: the rest as the SA's answer to the agent's MCMemberRecord Get of the IPoIB
 //    broadcast group (agent/sa_mcmember.hpp). An accepted answer carries one of the
 //    five IB MTUs and is a response to the request's TID.
 #include <cstddef>
@@ -8,6 +10,7 @@
 #include <span>
 #include <string>
 
+#include "agent/dcb.hpp"
 #include "agent/node_file.hpp"
 #include "agent/sa_mcmember.hpp"
 #include "tests/fuzz/fuzz_check.hpp"
@@ -22,6 +25,21 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     if (!node.ok())
       fuzz::expect(node.error().message.find("fuzz-node.toml") != std::string::npos, kTarget,
                    "a node file error does not name the file: " + node.error().message);
+    return 0;
+  }
+  if (data[0] == 0xdd) {
+    const std::string text(fuzz::as_text(rest.data(), rest.size()));
+    agent::DcbState s;
+    agent::read_pfc(text, s);
+    agent::read_ets(text, s);
+    agent::read_app(text, s);
+    agent::read_apptrust(text, s);
+    fuzz::expect(s.pfc.empty() || s.pfc.size() == 8, kTarget, "a PFC table of other than 8");
+    for (const auto& [dscp, prio] : s.dscp_prio)
+      fuzz::expect(dscp >= 0 && dscp <= 63 && prio >= 0 && prio <= 7, kTarget,
+                   "a DSCP mapping out of range was kept");
+    for (int tc : s.prio_tc)
+      fuzz::expect(tc >= -1 && tc <= 7, kTarget, "a priority mapped to a TC out of range");
     return 0;
   }
   const agent::Mgid mgid = agent::ipoib_broadcast_mgid(0xffff);

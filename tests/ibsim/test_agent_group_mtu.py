@@ -8,6 +8,14 @@ plan must allow `mtu = 4092` on the parent (datagram: 4096 - 4), report each lea
 MTU as a note, and warn IBSM-6304 for 0x8005 (2048 fallback). An explicit
 `broadcast_mtu = 2048` is not replaced: 4092 is then a plan error and the SA is not asked.
 Both SMs (opensm and ibsm) are held to the same expectations. Waits poll with deadlines.
+
+The guide's partition check: Fast (0x0003) has `ipoib, rate=7` (40 Gb/s), above the
+simulated hosts' 4x SDR links (10 Gb/s). After the agent applied a child for 0x0003 (in
+a tree), `verify` reads the group's MCMemberRecord and the port's PortInfoRecord from the
+SA and fails ib0.8003 with IBSM-6120 naming P_Key, group and port rate. The default
+partition's group fails too, for its MTU: ibsim's host ports run with a NeighborMTU of 2048,
+below the group's 4096 (both SMs refuse such a join: OpenSM's validate_port_caps, ibsm's
+port_can_carry).
 """
 
 from __future__ import annotations
@@ -29,7 +37,8 @@ HOST = "Hca3"
 pytestmark = pytest.mark.parametrize("fabric", ["ex-2sw2path4hca"], indirect=True, scope="module")
 
 PARTITIONS = ("Default=0x7fff, ipoib, mtu=5, defmember=full: ALL, ALL_SWITCHES=full;\n"
-              "Compute=0x0002, ipoib, mtu=3, defmember=full: ALL;\n")
+              "Compute=0x0002, ipoib, mtu=3, defmember=full: ALL;\n"
+              "Fast=0x0003, ipoib, rate=7, defmember=full: ALL;\n")
 
 
 @pytest.fixture(scope="module")
@@ -55,7 +64,7 @@ def active_port(sim: Simulator, agent: str) -> dict | None:
     return ports[0] if ports and ports[0]["state"] == "ACTIVE" and ports[0]["sm_lid"] else None
 
 
-def host_tree(root: Path, guid: str, node_file: str) -> list[str]:
+def host_tree(root: Path, guid: str, node_file: str, verb: str = "plan") -> list[str]:
     """A --root tree with the host's IPoIB parent ib0; returns the agent's plan arguments."""
     g = guid[2:]
     addr = "80:00:00:48:fe:80:00:00:00:00:00:00:" + ":".join(g[i:i + 2] for i in range(0, 16, 2))
@@ -69,7 +78,7 @@ def host_tree(root: Path, guid: str, node_file: str) -> list[str]:
     for path, content in files.items():
         (root / path).parent.mkdir(parents=True, exist_ok=True)
         (root / path).write_text(content)
-    return ["plan", "--root", str(root), "--port-source", "umad", "--backend", "direct",
+    return [verb, "--root", str(root), "--port-source", "umad", "--backend", "direct",
             "--format", "json", "-c", str(root / "node.toml")]
 
 
@@ -121,3 +130,26 @@ def test_auto_broadcast_mtu_is_read_from_the_sa(fabric, sm, sims, sm_procs, work
     assert [e["id"] for e in plan["errors"]] == ["IBSM-6104"], f"{where} {plan['errors']}"
     assert "broadcast group MTU 2048 - 4" in plan["errors"][0]["message"]
     assert not any("from the SA" in n for n in plan["notes"]) and "warning" not in r.stderr
+
+    # The guide's warning: a partition faster than the port. Apply the 0x0003 child into a
+    # tree, then verify reads the groups and the port from the SA.
+    node = (f'[[ipoib]]\nport = {{ guid = "{port["port_guid"]}" }}\nbroadcast_mtu = 2048\n'
+            "pkeys = [0x0003]\n")
+    apply_args = host_tree(workdir / "fit", port["port_guid"], node, "apply")
+    r = run_agent(sim, agent, apply_args)
+    assert r.returncode == 0, f"{where} apply exit {r.returncode}\n{r.stdout}\n{r.stderr}"
+    verify_args = ["verify" if a == "apply" else a for a in apply_args]
+    r = run_agent(sim, agent, verify_args)
+    verdicts = {v["resource"]: v for v in json.loads(r.stdout)["resources"]}
+    assert r.returncode == 3, f"{where} verify exit {r.returncode}\n{r.stdout}\n{r.stderr}"
+    child = verdicts["ipoib ib0.8003"]
+    assert child["state"] == "failed", f"{where} {child}"
+    assert child["reason"].startswith("IBSM-6120: P_Key 0x8003 broadcast group "
+                                      "ff12:401b:8003::ffff:ffff has rate 40 Gb/s"), f"{where} {child}"
+    assert "rate 40 Gb/s above the port's 10 Gb/s" in child["reason"], f"{where} {child}"
+    assert "MTU" not in child["reason"].split(": ", 2)[2].split(", so")[0], f"{where} {child}"
+    parent = verdicts["ipoib ib0"]
+    assert parent["state"] == "failed", f"{where} {parent}"
+    assert "P_Key 0xffff broadcast group ff12:401b:ffff::ffff:ffff has rate 10 Gb/s and MTU " \
+        "4096" in parent["reason"], f"{where} {parent}"
+    assert "MTU 4096 above the port's 2048" in parent["reason"], f"{where} {parent}"

@@ -71,12 +71,16 @@ TEST(PeerTest, PingThenIbpingToTheGuidFromTheNeighbourEntryThenRping) {
   EXPECT_THAT(run.ran,
               ElementsAre("ping -c 3 -W 2 -I ib0 10.0.0.9", "ip neigh show 10.0.0.9 dev ib0",
                           "ibping -c 3 -G 0x0002c90300009901", "rping -c -a 10.0.0.9 -C 3 -v"));
-  ASSERT_EQ(checks.size(), 3u);
+  ASSERT_EQ(checks.size(), 4u);
   EXPECT_EQ(checks[0].verdict, PeerVerdict::kPassed);
   EXPECT_EQ(checks[1].verdict, PeerVerdict::kFailed);
-  EXPECT_THAT(checks[1].detail, HasSubstr("run `ibping -S` on the peer (port GUID "
-                                          "0x0002c90300009901, seen on ib0)"));
-  EXPECT_EQ(checks[2].verdict, PeerVerdict::kPassed);
+  EXPECT_THAT(checks[1].detail,
+              HasSubstr("run `ibsm-agent ping-responder` (or `ibping -S`) on the peer (port GUID "
+                        "0x0002c90300009901, seen on ib0)"));
+  EXPECT_EQ(checks[2].check, "rc_pingpong");
+  EXPECT_EQ(checks[2].verdict, PeerVerdict::kSkipped);
+  EXPECT_THAT(checks[2].detail, HasSubstr("apt install ibverbs-utils"));
+  EXPECT_EQ(checks[3].verdict, PeerVerdict::kPassed);
   EXPECT_EQ(peer_exit_code(checks), 3);
   std::string text = render_peer_checks(checks, false);
   EXPECT_THAT(text, HasSubstr("        reproduce: ibping -c 3 -G 0x0002c90300009901\n"));
@@ -88,12 +92,39 @@ TEST(PeerTest, MissingToolsAreSkippedWithThePackageAndAFailedPingSaysWhy) {
   ScriptedRunner run;
   run.answers["ping"] = {1, "3 packets transmitted, 0 received, 100% packet loss\n"};
   auto checks = test_peers({"10.0.0.9"}, r.plan, r.tree.fs(), run);
-  ASSERT_EQ(checks.size(), 3u);
+  ASSERT_EQ(checks.size(), 4u);
   EXPECT_EQ(checks[0].verdict, PeerVerdict::kFailed);
   EXPECT_THAT(checks[0].detail, HasSubstr("100% packet loss; is ib0 up with carrier"));
   EXPECT_EQ(checks[1].verdict, PeerVerdict::kSkipped);
   EXPECT_THAT(checks[1].detail, HasSubstr("apt install infiniband-diags"));
-  EXPECT_THAT(checks[2].detail, HasSubstr("apt install rdmacm-utils"));
+  EXPECT_THAT(checks[2].detail, HasSubstr("apt install ibverbs-utils"));
+  EXPECT_THAT(checks[3].detail, HasSubstr("apt install rdmacm-utils"));
+}
+
+TEST(PeerTest, IbpingExitsZeroWhateverItLostSoItsStatisticsDecide) {
+  PlanRun r("[[ipoib]]\nport = { device = \"mlx5_0\" }\n");
+  r.tree.file("/usr/sbin/ibping", "");
+  ScriptedRunner run;
+  run.answers["ping"] = {0, "3 packets transmitted, 3 received, 0% packet loss\n"};
+  run.answers["ip"] = {0,
+                       "10.0.0.9 lladdr 80:00:00:4a:fe:80:00:00:00:00:00:00:00:02:c9:03:00:00:"
+                       "99:01 REACHABLE\n"};
+  run.answers["ibping"] = {0,
+                           "\n--- vm (Lid 3) ibping statistics ---\n3 packets transmitted, 0 "
+                           "received, 100% packet loss, time 3001 ms\n"};
+  auto checks = test_peers({"10.0.0.9"}, r.plan, r.tree.fs(), run);
+  EXPECT_EQ(checks[1].verdict, PeerVerdict::kFailed);
+  EXPECT_THAT(checks[1].detail, HasSubstr("100% packet loss"));
+  EXPECT_THAT(checks[1].detail, HasSubstr("run `ibsm-agent ping-responder`"));
+  run.answers["ibping"] = {0,
+                           "Pong from vm (Lid 3): time 0.048 ms\n--- vm (Lid 3) ibping "
+                           "statistics ---\n3 packets transmitted, 3 received, 0% packet "
+                           "loss, time 2001 ms\nrtt min/avg/max = 0.048/0.482/0.916 ms\n"};
+  checks = test_peers({"10.0.0.9"}, r.plan, r.tree.fs(), run);
+  EXPECT_EQ(checks[1].verdict, PeerVerdict::kPassed);
+  EXPECT_EQ(checks[1].detail, "rtt min/avg/max = 0.048/0.482/0.916 ms");
+  EXPECT_EQ(ping_loss("2 packets transmitted, 1 received, 50% packet loss"), 1);
+  EXPECT_EQ(ping_loss("garbage"), std::nullopt);
 }
 
 TEST(PeerTest, GuidFromIpoibLinkLayerAddress) {
@@ -215,6 +246,62 @@ TEST(NfsRdma, BadMountEntriesNameFileAndLineAndNothingIsPlanned) {
     EXPECT_THAT(c.error().message, ::testing::StartsWith("node.toml:")) << bad;
     EXPECT_THAT(c.error().message, HasSubstr("nfs_rdma.mount[0]")) << bad;
   }
+}
+
+}  // namespace
+}  // namespace ibsm::agent
+
+namespace ibsm::agent {
+namespace {
+
+// What rdma-core's rc_pingpong prints after its round trips (both lines are needed).
+constexpr const char* kRcPingpongOutput =
+    "  local address:  LID 0x0011, QPN 0x00004a, PSN 0x0c1d2e, GID ::\n"
+    "  remote address: LID 0x0012, QPN 0x00004b, PSN 0x3a2b1c, GID ::\n"
+    "819200 bytes in 0.01 seconds = 655.36 Mbit/sec\n"
+    "100 iters in 0.01 seconds = 100.00 usec/iter\n";
+
+TEST(PeerTest, RcPingpongRunsOverThePortThatReachedThePeerAndNeedsBothSummaryLines) {
+  PlanRun r("[[ipoib]]\nport = { device = \"mlx5_0\" }\n");
+  r.tree.file("/usr/bin/ibv_rc_pingpong", "");
+  ScriptedRunner run;
+  run.answers["ping"] = {0, "3 received\n"};
+  run.answers["ip"] = {0,
+                       "10.0.0.9 lladdr 80:00:00:4a:fe:80:00:00:00:00:00:00:00:02:c9:03:00:00:"
+                       "99:01 REACHABLE\n"};
+  run.answers["ibv_rc_pingpong"] = {0, kRcPingpongOutput};
+  auto checks = test_peers({"10.0.0.9"}, r.plan, r.tree.fs(), run);
+  ASSERT_EQ(checks.size(), 4u);
+  EXPECT_EQ(checks[2].check, "rc_pingpong");
+  EXPECT_EQ(checks[2].verdict, PeerVerdict::kPassed);
+  EXPECT_EQ(checks[2].command, "ibv_rc_pingpong -d mlx5_0 -i 1 -n 100 10.0.0.9");
+  EXPECT_EQ(checks[2].detail, "655.36 Mbit/s, 100.00 usec/iter");
+  // Exit 0 without the summary is no proof of a round trip.
+  run.answers["ibv_rc_pingpong"] = {0, "819200 bytes in 0.01 seconds = 655.36 Mbit/sec\n"};
+  checks = test_peers({"10.0.0.9"}, r.plan, r.tree.fs(), run);
+  EXPECT_EQ(checks[2].verdict, PeerVerdict::kFailed);
+  EXPECT_THAT(checks[2].detail, HasSubstr("without the throughput and latency lines"));
+  // No server on the peer: the tool's own words and what to run there.
+  run.answers["ibv_rc_pingpong"] = {1, "Couldn't connect to 10.0.0.9:18515\n"};
+  checks = test_peers({"10.0.0.9"}, r.plan, r.tree.fs(), run);
+  EXPECT_EQ(checks[2].verdict, PeerVerdict::kFailed);
+  EXPECT_EQ(checks[2].detail,
+            "Couldn't connect to 10.0.0.9:18515; run `ibv_rc_pingpong -d DEVICE -i PORT` on the "
+            "peer");
+  // No IPoIB ping answered: no port is known to reach the peer.
+  run.answers["ping"] = {1, "100% packet loss\n"};
+  checks = test_peers({"10.0.0.9"}, r.plan, r.tree.fs(), run);
+  EXPECT_EQ(checks[2].verdict, PeerVerdict::kSkipped);
+  EXPECT_THAT(checks[2].detail, HasSubstr("no IPoIB ping answered"));
+}
+
+TEST(PeerTest, RcPingpongSummaryParsing) {
+  EXPECT_EQ(parse_rc_pingpong(kRcPingpongOutput), "655.36 Mbit/s, 100.00 usec/iter");
+  EXPECT_EQ(parse_rc_pingpong(""), std::nullopt);
+  EXPECT_EQ(parse_rc_pingpong("100 iters in 0.01 seconds = 100.00 usec/iter\n"), std::nullopt);
+  EXPECT_EQ(parse_rc_pingpong("819200 bytes in x = 1 Mbit/sec\n100 iters in 0.01 seconds = 1 "
+                              "usec/iter\n"),
+            std::nullopt);
 }
 
 }  // namespace

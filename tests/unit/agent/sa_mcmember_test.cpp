@@ -120,3 +120,49 @@ TEST(SaMcMember, MalformedAnswersAreErrorsNotCrashes) {
 
 }  // namespace
 }  // namespace ibsm::agent
+
+namespace ibsm::agent {
+namespace {
+
+TEST(SaMcMember, DecodesTheGroupRate) {
+  auto g = decode_broadcast_group(get_resp(1, 4), kDefaultBroadcast);
+  ASSERT_TRUE(g.ok()) << g.error().message;
+  EXPECT_EQ(g->mtu_bytes, 2048);
+  EXPECT_EQ(g->rate_code, 3);
+  EXPECT_EQ(ib_rate_gbps(3), 10);
+  EXPECT_EQ(ib_rate_gbps(2), 2.5);
+  EXPECT_EQ(ib_rate_gbps(24), 1200);
+  EXPECT_EQ(ib_rate_gbps(25), 0);
+  SaMad bad_rate = get_resp(1, 4);
+  bad_rate[56 + 42] = 2 << 6 | 1;  // rate code 1 does not exist
+  EXPECT_THAT(decode_broadcast_group(bad_rate, kDefaultBroadcast).error().message,
+              HasSubstr("rate code 1"));
+}
+
+// PortInfoRecord (IBA 15.2.5.3): EndportLID, PortNum, Options, then PortInfo at byte 4,
+// whose byte 36 holds NeighborMTU in its high nibble.
+TEST(SaPortInfo, RequestAndNeighborMtu) {
+  SaMad q = encode_port_info_get(0x0011, 0x01020304);
+  EXPECT_EQ(q[1], 0x03);
+  EXPECT_EQ(q[3], 0x01);
+  EXPECT_EQ(q[16], 0x00);
+  EXPECT_EQ(q[17], 0x12);
+  EXPECT_EQ(q[55], 0x01);  // ComponentMask = EndportLID
+  EXPECT_EQ(q[56], 0x00);
+  EXPECT_EQ(q[57], 0x11);
+  SaMad a = q;
+  a[3] = 0x81;
+  a[56 + 40] = 4 << 4 | 0;  // NeighborMTU 2048, MasterSMSL 0
+  auto mtu = decode_port_neighbor_mtu(a, 0x11);
+  ASSERT_TRUE(mtu.ok()) << mtu.error().message;
+  EXPECT_EQ(*mtu, 2048);
+  EXPECT_THAT(decode_port_neighbor_mtu(a, 0x12).error().message, HasSubstr("for LID 17"));
+  EXPECT_FALSE(decode_port_neighbor_mtu(std::span(a.data(), 100), 0x11).ok());
+  a[56 + 40] = 0;
+  EXPECT_THAT(decode_port_neighbor_mtu(a, 0x11).error().message, HasSubstr("NeighborMTU code 0"));
+  a[4] = 0x03;
+  EXPECT_THAT(decode_port_neighbor_mtu(a, 0x11).error().message, HasSubstr("0x0300"));
+}
+
+}  // namespace
+}  // namespace ibsm::agent

@@ -9,11 +9,13 @@
 #include <map>
 #include <set>
 #include <sstream>
+#include <thread>
 
 #include "agent/apply.hpp"
 #include "agent/cli.hpp"
 #include "agent/errors.hpp"
 #include "agent/renderers.hpp"
+#include "agent/supervised_child.hpp"
 #include "agent/verify.hpp"
 #include "agent/watch.hpp"
 #include "plan_fixture.hpp"
@@ -434,6 +436,73 @@ TEST(ProcessRunner, CommandsStartWithNoSignalBlockedEvenUnderWatch) {
   sigprocmask(SIG_SETMASK, &none, nullptr);
   ASSERT_EQ(r.status, 0) << r.output;
   EXPECT_EQ(r.output, "SigBlk:\t0000000000000000\n");
+}
+
+}  // namespace
+}  // namespace ibsm::agent
+
+namespace ibsm::agent {
+namespace {
+
+TEST(Watch, OnWakeRunsBeforeTheFirstPassAndAtEveryWake) {
+  ScriptedEvents events;
+  events.script = {WakeReason::kTimeout, WakeReason::kHangup, WakeReason::kStop};
+  RecordingNotifier notifier;
+  std::vector<std::string> seen;
+  WatchConfig config;
+  config.on_wake = [&] { seen.push_back("wake"); };
+  std::ostringstream log;
+  run_watch(
+      config, events, notifier,
+      [&] {
+        seen.push_back("pass");
+        return PassResult{kExitOk, ""};
+      },
+      [] { return std::string("same"); }, log);
+  // start: wake, pass; timeout: wake; SIGHUP: wake, pass; the stop wakes nothing.
+  EXPECT_THAT(seen, ::testing::ElementsAre("wake", "pass", "wake", "wake", "pass"));
+}
+
+TEST(SupervisedChild, StartsAgainAfterItExitsAndStopsWithSigterm) {
+  testing::Tree t;
+  const std::string count = t.root() + "/starts";
+  std::ostringstream log;
+  {
+    SupervisedChild quitter({"/bin/sh", "-c", "echo x >> " + count + "; exit 3"},
+                            std::chrono::milliseconds(0), log);
+    const auto end = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    while (quitter.starts() < 3 && std::chrono::steady_clock::now() < end) {
+      quitter.keep_running();
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+    EXPECT_GE(quitter.starts(), 3);
+  }
+  EXPECT_THAT(log.str(), HasSubstr("exited 3; started again"));
+  // A long-running child is ended by stop(), quickly (SIGTERM, no blocked signals).
+  SupervisedChild sleeper({"/bin/sleep", "30"}, std::chrono::seconds(10), log);
+  sleeper.keep_running();
+  ASSERT_TRUE(sleeper.running());
+  const auto before = std::chrono::steady_clock::now();
+  sleeper.stop();
+  EXPECT_FALSE(sleeper.running());
+  EXPECT_LT(std::chrono::steady_clock::now() - before, std::chrono::seconds(4));
+  // Within the backoff a child that exited is not started again.
+  SupervisedChild slow({"/bin/true"}, std::chrono::seconds(60), log);
+  slow.keep_running();
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  slow.keep_running();
+  EXPECT_EQ(slow.starts(), 1);
+  EXPECT_FALSE(slow.running());
+}
+
+TEST(NodeFile, IbpingResponderIsABoolean) {
+  auto c = parse_node_file("[agent]\nibping_responder = true\n", "node.toml");
+  ASSERT_TRUE(c.ok());
+  EXPECT_TRUE(c->ibping_responder);
+  auto bad = parse_node_file("[agent]\nibping_responder = \"yes\"\n", "node.toml");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_THAT(bad.error().message, HasSubstr("node.toml:2:"));
+  EXPECT_THAT(bad.error().message, HasSubstr("agent.ibping_responder: expected true or false"));
 }
 
 }  // namespace

@@ -57,7 +57,8 @@ TEST(SystemdUnits, VerifyCleanly) {
   if (!have_systemd_analyze())
     GTEST_SKIP() << "systemd-analyze not available (apt install systemd)";
   testing::Tree t;
-  std::vector<std::string> units{"ibsm-agent.service", "ibsm-agent-reapply.service"};
+  std::vector<std::string> units{"ibsm-agent.service", "ibsm-agent-reapply.service",
+                                 "ibsm-agent-ping-responder.service"};
   for (const auto& u : units) {
     std::string text = installed_unit(u);
     ASSERT_FALSE(text.empty()) << u;
