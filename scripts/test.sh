@@ -1,7 +1,7 @@
 #!/bin/sh
 # Runs every test: unit tests (fake transport, injected clock) on the plain build, and
 # integration tests on ibsim against ibsm and Debian's opensm plus the fuzz replays on
-# a sanitizer build (ASan + UBSan). Installs what it needs first.
+# a sanitizer build (AddressSanitizer). Installs what it needs first.
 # Ends with "N passed, N failed" and exits non-zero if anything failed.
 # Arguments go to `meson test` (e.g. --suite unit); then it builds first and runs
 # only what they select.
@@ -18,8 +18,8 @@ if [ "$#" -gt 0 ]; then
   results="$logs/testlog.json"
 else
   # Two builds: the plain one (./build, -O2, what users run) for the unit tests, and a
-  # sanitizer build (./build-asan: AddressSanitizer + UndefinedBehaviorSanitizer, -O1;
-  # docs/testing.md "Sanitizers") of what meets untrusted input: the daemon, the agent
+  # sanitizer build (./build-asan: AddressSanitizer, -O1; docs/testing.md "Sanitizers":
+  # UBSan doubled its compile time) of what meets untrusted input: the daemon, the agent
   # and ibsm-ctl, which the whole ibsim suite runs, and the fuzz replays of every
   # decoder with the unit tests of the MAD layer. The ibsim suite runs once, on the
   # sanitized programs: the plain ones are the same code, and a second pass took 8 of
@@ -48,7 +48,7 @@ else
   fi
   if [ ! -f "$asan/build.ninja" ]; then
     meson setup "$asan" --werror -Ddebug=false -Doptimization=1 \
-      -Db_sanitize=address,undefined -Db_lundef=false >/dev/null
+      -Db_sanitize=address -Db_lundef=false >/dev/null
   fi
   mkdir -p "$logs" "$asan/meson-logs"
   rm -f "$logs/testlog.json" "$asan/meson-logs/testlog.json" \
