@@ -124,15 +124,26 @@ double ib_rate_gbps(int code) {
   return code >= 0 && code < static_cast<int>(std::size(kGbps)) ? kGbps[code] : 0;
 }
 
-SaMad encode_broadcast_group_get(const Mgid& mgid, std::uint32_t tid) {
+namespace {
+
+// A SubnAdmGet of `attr` with one component mask (IBA 15.2.1: MAD and SA headers); the
+// caller fills the record.
+SaMad sa_get(std::uint16_t attr, std::uint64_t mask, std::uint32_t tid) {
   SaMad b{};
   b[kOffBaseVersion] = 1;
   b[kOffClass] = kClassSubnAdm;
   b[kOffClassVersion] = kSaClassVersion;
   b[kOffMethod] = kMethodGet;
   put(b, kOffTid, tid, 8);
-  put(b, kOffAttrId, kAttrMcMemberRecord, 2);
-  put(b, kOffComponentMask, kMaskMgid, 8);
+  put(b, kOffAttrId, attr, 2);
+  put(b, kOffComponentMask, mask, 8);
+  return b;
+}
+
+}  // namespace
+
+SaMad encode_broadcast_group_get(const Mgid& mgid, std::uint32_t tid) {
+  SaMad b = sa_get(kAttrMcMemberRecord, kMaskMgid, tid);
   std::copy(mgid.begin(), mgid.end(), b.begin() + kOffRecord + kRecMgid);
   return b;
 }
@@ -221,14 +232,7 @@ Result<int> decode_broadcast_group_mtu(std::span<const std::uint8_t> mad, const 
 }
 
 SaMad encode_port_info_get(std::uint16_t lid, std::uint32_t tid) {
-  SaMad b{};
-  b[kOffBaseVersion] = 1;
-  b[kOffClass] = kClassSubnAdm;
-  b[kOffClassVersion] = kSaClassVersion;
-  b[kOffMethod] = kMethodGet;
-  put(b, kOffTid, tid, 8);
-  put(b, kOffAttrId, kAttrPortInfoRecord, 2);
-  put(b, kOffComponentMask, kMaskEndportLid, 8);
+  SaMad b = sa_get(kAttrPortInfoRecord, kMaskEndportLid, tid);
   put(b, kOffRecord + kPirLid, lid, 2);
   return b;
 }
