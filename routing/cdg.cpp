@@ -22,7 +22,7 @@ class CdgChannels {
     port_first_.assign(n + 1, 0);
     for (std::size_t s = 0; s < n; ++s)
       port_first_[s + 1] = port_first_[s] + topo.switches[s].num_ports + 1U;
-    by_port_.assign(port_first_[n], kNone);
+    by_port_.assign(port_first_[n], kNoIndex);
     for (std::uint32_t s = 0; s < n; ++s) {
       const Switch& sw = topo.switches[s];
       for (PortNum p = 1; p <= sw.num_ports; ++p)
@@ -49,12 +49,12 @@ class CdgChannels {
   }
   std::size_t dep_first(std::uint32_t c1) const { return dep_first_[c1]; }
 
-  // Channel switch s forwards `dlid` on, or kNone (delivered, dropped, or to an end port).
+  // Channel switch s forwards `dlid` on, or kNoIndex (delivered, dropped, or to an end port).
   std::uint32_t next(const Routes& routes, std::uint32_t s, Lid dlid) const {
     const Lft& lft = routes.lfts[s];
-    if (dlid >= lft.size()) return kNone;
+    if (dlid >= lft.size()) return kNoIndex;
     const PortNum p = lft[dlid];
-    if (p == 0 || std::size_t{port_first_[s]} + p >= port_first_[s + 1]) return kNone;
+    if (p == 0 || std::size_t{port_first_[s]} + p >= port_first_[s + 1]) return kNoIndex;
     return by_port_[port_first_[s] + p];
   }
 
@@ -197,15 +197,15 @@ CdgReport check_channel_dependencies(const Topology& topo, const Routes& routes,
           path_stamp[cur] = mark;
           on_path.push_back(cur);
           const std::uint32_t c = ch.next(routes, cur, dlid);
-          if (c == kNone) break;
+          if (c == kNoIndex) break;
           cur = ch[c].peer;
         }
       }
       for (std::uint32_t s : on_path) {
         const std::uint32_t c1 = ch.next(routes, s, dlid);
-        if (c1 == kNone) continue;
+        if (c1 == kNoIndex) continue;
         const std::uint32_t c2 = ch.next(routes, ch[c1].peer, dlid);
-        if (c2 != kNone) deps[vl][ch.dep_bit(c1, c2)] = 1;
+        if (c2 != kNoIndex) deps[vl][ch.dep_bit(c1, c2)] = 1;
       }
     }
   }

@@ -90,13 +90,13 @@ class Rebalancer {
 
  private:
   struct Move {
-    std::uint32_t target = kNone;
-    std::uint32_t sw = kNone;
-    std::uint32_t alt = kNone;
+    std::uint32_t target = kNoIndex;
+    std::uint32_t sw = kNoIndex;
+    std::uint32_t alt = kNoIndex;
     std::uint64_t peak = std::numeric_limits<std::uint64_t>::max();
     std::int64_t delta = 0;  // change of the sum of squared loads
     bool better_than(const Move& o) const {
-      return o.target == kNone || peak < o.peak || (peak == o.peak && delta < o.delta);
+      return o.target == kNoIndex || peak < o.peak || (peak == o.peak && delta < o.delta);
     }
   };
 
@@ -128,7 +128,7 @@ class Rebalancer {
     const std::uint8_t* dist = hops_.row(targets_[t].sw);
     for (std::uint32_t s : order_) {
       const std::uint32_t c = next(t, s);
-      if (c == kNone || dist[ch_.to(c)] + 1U != dist[s]) return false;
+      if (c == kNoIndex || dist[ch_.to(c)] + 1U != dist[s]) return false;
     }
     return true;
   }
@@ -137,7 +137,7 @@ class Rebalancer {
   void compute_loads(bool keep) {
     std::fill(load_.begin(), load_.end(), 0);
     if (keep) {
-      slot_.assign(targets_.size(), kNone);
+      slot_.assign(targets_.size(), kNoIndex);
       slots_ = 0;  // movable targets; those with a non-minimal entry leave theirs unused
       for (const RebalanceTarget& t : targets_)
         slots_ += t.movable ? 1 : 0;
@@ -146,7 +146,7 @@ class Rebalancer {
       slot_of_.clear();
     }
     std::vector<std::uint64_t> scratch(n_, 0);
-    std::uint32_t order_for = kNone;
+    std::uint32_t order_for = kNoIndex;
     for (std::uint32_t t : by_switch_) {
       const std::uint32_t dst = targets_[t].sw;
       if (dst >= n_) continue;
@@ -186,7 +186,7 @@ class Rebalancer {
       std::uint32_t x = s;
       for (std::uint32_t steps = 0; x != targets_[t].sw && steps < n_; ++steps) {
         const std::uint32_t c = next(t, x);
-        if (c == kNone) break;
+        if (c == kNoIndex) break;
         load_[c] += sources_[s];
         x = ch_.to(c);
       }
@@ -208,7 +208,7 @@ class Rebalancer {
       const Lid lid = static_cast<Lid>(tg.port_base + k);
       if (lid == tg.lid) continue;
       const std::uint32_t c = ch_.at(s, by_lid_[std::size_t{lid} * n_ + s]);
-      if (c != kNone && ch_.to(c) == peer) ++n;
+      if (c != kNoIndex && ch_.to(c) == peer) ++n;
     }
     return n;
   }
@@ -235,12 +235,12 @@ class Rebalancer {
   }
 
   // Scores moving x's entry for t onto `alt` into `move`: false unless no channel reaches
-  // `limit`, `hot` (if not kNone) loses load, and (without `hot`) the sum of squares falls.
+  // `limit`, `hot` (if not kNoIndex) loses load, and (without `hot`) the sum of squares falls.
   bool consider(std::uint32_t t, std::uint32_t x, std::uint32_t alt, std::uint32_t hot,
                 std::uint64_t limit, Move& move) {
     const std::uint64_t f = flow(t, x);
     if (f == 0 || !diverging_paths(t, x, alt, f, limit)) return false;
-    if (hot != kNone && std::find(old_path_.begin(), old_path_.end(), hot) == old_path_.end())
+    if (hot != kNoIndex && std::find(old_path_.begin(), old_path_.end(), hot) == old_path_.end())
       return false;
     std::uint64_t peak = 0;
     std::int64_t delta = 0;
@@ -256,7 +256,7 @@ class Rebalancer {
                    sf +
                2 * sf * sf;
     }
-    if (hot == kNone && delta >= 0) return false;
+    if (hot == kNoIndex && delta >= 0) return false;
     move = {t, x, alt, peak, delta};
     return true;
   }
@@ -311,10 +311,10 @@ class Rebalancer {
       if (row[i] == hot && flow(slot_of_[i], u) > 0) level_.push_back({slot_of_[i], u});
     budget_ -= std::min<std::uint64_t>(budget_, slot_of_.size() / 16);
     Move found;
-    while (!level_.empty() && budget_ > 0 && found.target == kNone) {
+    while (!level_.empty() && budget_ > 0 && found.target == kNoIndex) {
       for (const Entry& e : level_)
         if (consider_all(e.target, e.sw, hot, limit, true, found)) break;
-      if (found.target != kNone) break;
+      if (found.target != kNoIndex) break;
       upper_.clear();  // the next level: switches that forward into this one's
       for (const Entry& e : level_) {
         budget_ -= std::min<std::uint64_t>(budget_, in_.of(e.sw).size());
@@ -325,7 +325,7 @@ class Rebalancer {
       }
       level_.swap(upper_);
     }
-    if (found.target == kNone) return false;
+    if (found.target == kNoIndex) return false;
     apply(found);
     return true;
   }
@@ -355,8 +355,8 @@ class Rebalancer {
       for (std::uint32_t t : slot_of_) {
         if (x == targets_[t].sw || flow(t, x) == 0) continue;
         Move best;
-        consider_all(t, x, kNone, limit, false, best);
-        if (best.target == kNone) continue;
+        consider_all(t, x, kNoIndex, limit, false, best);
+        if (best.target == kNoIndex) continue;
         apply(best);
         any = true;
       }
@@ -373,7 +373,7 @@ class Rebalancer {
   InChannels in_;                         // channels entering each switch
   std::vector<std::uint32_t> by_switch_;  // target indexes grouped by destination switch
   std::vector<std::uint64_t> load_;       // per channel
-  std::vector<std::uint32_t> slot_;       // per target: row of flows_, kNone = frozen
+  std::vector<std::uint32_t> slot_;       // per target: row of flows_, kNoIndex = frozen
   std::vector<std::uint32_t> slot_of_;    // per slot: the target
   std::uint32_t slots_ = 0;               // movable targets
   std::vector<std::uint16_t> flows_;      // [switch * slots_ + slot]

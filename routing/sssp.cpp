@@ -94,7 +94,7 @@ class SsspRouter {
     load_.assign(channels_.size(), 0);
     flow_.assign(n_, 0);
     dist_.assign(n_, kInf);
-    next_.assign(n_, kNone);
+    next_.assign(n_, kNoIndex);
     settled_.assign(n_, 0);
     lft_size_ = std::size_t{max_lid(topo)} + 1;
     by_lid_.assign(lft_size_ * n_, kNoPath);
@@ -172,7 +172,7 @@ class SsspRouter {
   void dijkstra(std::uint32_t dst) {
     ++gen_;
     std::fill(dist_.begin(), dist_.end(), kInf);
-    std::fill(next_.begin(), next_.end(), kNone);
+    std::fill(next_.begin(), next_.end(), kNoIndex);
     order_.clear();
     heap_.clear();
     dist_[dst] = 0;

@@ -43,7 +43,7 @@ class LayerChannels {
     port_first_.assign(n + 1, 0);
     for (std::size_t s = 0; s < n; ++s)
       port_first_[s + 1] = port_first_[s] + topo.switches[s].num_ports + 1U;
-    by_port_.assign(port_first_[n], kNone);
+    by_port_.assign(port_first_[n], kNoIndex);
     for (std::uint32_t s = 0; s < n; ++s) {
       const Switch& sw = topo.switches[s];
       for (PortNum p = 1; p <= sw.num_ports; ++p)
@@ -77,11 +77,11 @@ class LayerChannels {
     const Lft& lft = routes_.lfts[s];
     return dlid < lft.size() ? lft[dlid] : kNoPath;
   }
-  // The channel switch s forwards dlid on; kNone when it delivers, drops or hands the
+  // The channel switch s forwards dlid on; kNoIndex when it delivers, drops or hands the
   // packet to an end port.
   std::uint32_t next(std::uint32_t s, Lid dlid) const {
     const PortNum p = port(s, dlid);
-    if (p == 0 || std::size_t{port_first_[s]} + p >= port_first_[s + 1]) return kNone;
+    if (p == 0 || std::size_t{port_first_[s]} + p >= port_first_[s + 1]) return kNoIndex;
     return by_port_[port_first_[s] + p];
   }
 
@@ -90,9 +90,9 @@ class LayerChannels {
   template <typename F>
   void for_each_dep(std::uint32_t s, Lid dlid, F&& f) const {
     std::uint32_t c1 = next(s, dlid);
-    for (std::uint32_t steps = 0; c1 != kNone && steps < all_.size(); ++steps) {
+    for (std::uint32_t steps = 0; c1 != kNoIndex && steps < all_.size(); ++steps) {
       const std::uint32_t c2 = next(all_[c1].peer, dlid);
-      if (c2 == kNone) return;
+      if (c2 == kNoIndex) return;
       f(dep(c1, c2));
       c1 = c2;
     }

@@ -24,7 +24,7 @@ class MatrixRouter {
     peers_.resize(n_);
     for (std::uint32_t s = 0; s < n_; ++s) {
       const Switch& sw = topo.switches[s];
-      peers_[s].assign(std::size_t{sw.num_ports} + 1, kNone);
+      peers_[s].assign(std::size_t{sw.num_ports} + 1, kNoIndex);
       for (const Link& l : sw.links)
         if (l.kind == Link::Kind::kSwitch && l.port <= sw.num_ports) peers_[s][l.port] = l.peer;
     }
@@ -97,7 +97,7 @@ class MatrixRouter {
       Lft& lft = routes.lfts[s];
       for (std::size_t lid = 1; lid < owners.size() && lid < lft.size(); ++lid) {
         const LidOwner& o = owners[lid];
-        std::uint32_t d = kNone;
+        std::uint32_t d = kNoIndex;
         PortNum local = 0;  // the port when the destination hangs off s itself
         if (o.kind == LidOwner::Kind::kSwitch) {
           d = o.index;
@@ -105,7 +105,7 @@ class MatrixRouter {
           d = topo_.end_ports[o.index].sw;
           local = topo_.end_ports[o.index].sw_port;
         }
-        if (d == kNone) continue;
+        if (d == kNoIndex) continue;
         if (d == s) {
           lft[lid] = local;
           continue;
@@ -134,10 +134,10 @@ class MatrixRouter {
     return fail(kErrLidMatrixMismatch, std::string(path_) + ": " + what);
   }
 
-  // The switch behind port p of s, kNone if the port leads to no switch.
+  // The switch behind port p of s, kNoIndex if the port leads to no switch.
   std::uint32_t peer_switch(std::uint32_t s, std::size_t p) const {
     const std::vector<std::uint32_t>& peers = peers_[s];
-    return p < peers.size() ? peers[p] : kNone;
+    return p < peers.size() ? peers[p] : kNoIndex;
   }
 
   // Column 0 is not a path: OpenSM keeps each LID's least hop count there (osm_switch.h
@@ -160,7 +160,7 @@ class MatrixRouter {
                std::to_string(h) + " hops through port " + std::to_string(p);
       };
       if (p > sw.num_ports) return mismatch(where() + ", a port the switch does not have");
-      if (h == 0 || peer_switch(s, p) == kNone)
+      if (h == 0 || peer_switch(s, p) == kNoIndex)
         return mismatch(where() + ", which leads to no switch (down, or an end port)");
       if (h < least) least = h;
     }
@@ -214,7 +214,7 @@ class MatrixRouter {
   std::uint32_t n_ = 0;
   std::vector<const LidMatrixRow*> rows_;          // [s * n + d]: s's row for d's LID
   std::vector<std::uint8_t> least_;                // [s * n + d]: least hops in that row
-  std::vector<std::vector<std::uint32_t>> peers_;  // [s][port]: switch behind it or kNone
+  std::vector<std::vector<std::uint32_t>> peers_;  // [s][port]: switch behind it or kNoIndex
   std::string missing_;
   std::size_t skipped_switches_ = 0;
   std::size_t skipped_rows_ = 0;

@@ -20,10 +20,10 @@ Router::Router(const Topology& topo, const TreeShape& shape, bool connect_roots)
       up_load_(shape.up.size(), 0),
       group_end_(shape.up.size(), 0),
       group_begin_(shape.up.size(), 0),
-      mate_(shape.down.size(), kNone),
+      mate_(shape.down.size(), kNoIndex),
       routed_(n_, 0),
       main_at_(n_, 0),
-      main_ch_(n_, kNone),
+      main_ch_(n_, kNoIndex),
       lmc_used_(n_, 0),
       has_end_ports_(n_, 0),
       is_leaf_(n_, 0) {
@@ -63,7 +63,7 @@ void Router::climb(std::uint32_t home, bool count, bool avoid_marked) {
   path_.clear();
   std::uint32_t x = home;
   while (t_.up_first[x] != t_.up_first[x + 1]) {
-    std::uint32_t best = kNone;
+    std::uint32_t best = kNoIndex;
     std::uint64_t best_key = UINT64_MAX;
     for (std::uint32_t g = t_.up_first[x]; g < t_.up_first[x + 1]; g = group_end_[g]) {
       std::uint32_t load = 0;
@@ -97,7 +97,7 @@ void Router::mark_ancestors(std::uint32_t home, PortNum* row) {
     x = t_.up[c].peer;
   }
   ancestors_.clear();
-  stack_.assign(1, {home, kNone});
+  stack_.assign(1, {home, kNoIndex});
   std::vector<std::pair<std::uint32_t, std::uint32_t>>& kids = groups_scratch_;
   while (!stack_.empty()) {
     const auto [y, via] = stack_.back();
@@ -105,11 +105,11 @@ void Router::mark_ancestors(std::uint32_t home, PortNum* row) {
     if (routed_[y] == epoch_) continue;
     routed_[y] = epoch_;
     ancestors_.push_back(y);
-    if (via != kNone) row[y] = t_.up[via].peer_port;
+    if (via != kNoIndex) row[y] = t_.up[via].peer_port;
     // Children: up groups of y as (load, least loaded channel), least loaded first; the
     // main path's group before all. Pushed in reverse so the first pops first.
     kids.clear();
-    const std::uint32_t main = main_at_[y] == epoch_ ? main_ch_[y] : kNone;
+    const std::uint32_t main = main_at_[y] == epoch_ ? main_ch_[y] : kNoIndex;
     for (std::uint32_t g = t_.up_first[y]; g < t_.up_first[y + 1]; g = group_end_[g]) {
       if (routed_[t_.up[g].peer] == epoch_) continue;
       std::uint32_t load = 0;
@@ -118,14 +118,14 @@ void Router::mark_ancestors(std::uint32_t home, PortNum* row) {
         load += down_load_[c];
         if (down_load_[c] < down_load_[port]) port = c;
       }
-      if (main != kNone && group_begin_[main] == g) continue;
+      if (main != kNoIndex && group_begin_[main] == g) continue;
       kids.push_back({load, port});
     }
     std::stable_sort(kids.begin(), kids.end(),
                      [](const auto& a, const auto& b) { return a.first < b.first; });
     for (auto it = kids.rbegin(); it != kids.rend(); ++it)
       stack_.push_back({t_.up[it->second].peer, it->second});
-    if (main != kNone) stack_.push_back({t_.up[main].peer, main});
+    if (main != kNoIndex) stack_.push_back({t_.up[main].peer, main});
   }
 }
 

@@ -66,20 +66,20 @@ class EscapeTree {
  public:
   // A forest: the tree of root's part of the fabric, then one per part it does not reach.
   EscapeTree(const SwitchGraph& g, std::uint32_t root)
-      : g_(g), up_(g.size(), kNone), tree_(g.size(), UINT32_MAX) {
+      : g_(g), up_(g.size(), kNoIndex), tree_(g.size(), UINT32_MAX) {
     const auto grow = [&](std::uint32_t r) {
       std::vector<std::uint32_t> order;
       const auto dist = g.bfs(r, &order);
       for (std::uint32_t v : order) {
         tree_[v] = r;
         for (std::uint32_t c : g.ch.out(v))  // lowest port towards a switch one hop nearer
-          if (dist[g.ch.to(c)] + 1 == dist[v] && up_[v] == kNone) up_[v] = c;
+          if (dist[g.ch.to(c)] + 1 == dist[v] && up_[v] == kNoIndex) up_[v] = c;
       }
     };
     grow(root);
     for (std::uint32_t r = 0; r < g.size(); ++r)
       if (tree_[r] == UINT32_MAX) grow(r);
-    toward_.assign(g.size(), kNone);
+    toward_.assign(g.size(), kNoIndex);
   }
 
   // Every turn an up*/down* path on the tree can take: acyclic (up channels ordered by
@@ -92,31 +92,31 @@ class EscapeTree {
       for (std::uint32_t c : ups_in)
         downs_out.push_back(g_.reverse(c));
       const std::uint32_t up_out = up_[x];
-      const std::uint32_t down_in = up_out == kNone ? kNone : g_.reverse(up_out);
+      const std::uint32_t down_in = up_out == kNoIndex ? kNoIndex : g_.reverse(up_out);
       for (std::uint32_t ci : ups_in) {
-        if (up_out != kNone) dag.add(ci, up_out);
+        if (up_out != kNoIndex) dag.add(ci, up_out);
         for (std::uint32_t co : downs_out)
           if (co != g_.reverse(ci)) dag.add(ci, co);
       }
-      if (down_in != kNone)
+      if (down_in != kNoIndex)
         for (std::uint32_t co : downs_out)
           dag.add(down_in, co);
     }
   }
 
-  // out[v] = the tree's next channel from v towards switch d (kNone at d and off-tree).
+  // out[v] = the tree's next channel from v towards switch d (kNoIndex at d and off-tree).
   void route_to(std::uint32_t d, std::vector<std::uint32_t>& out) {
-    std::fill(toward_.begin(), toward_.end(), kNone);
-    for (std::uint32_t v = d; up_[v] != kNone; v = g_.ch.to(up_[v]))
+    std::fill(toward_.begin(), toward_.end(), kNoIndex);
+    for (std::uint32_t v = d; up_[v] != kNoIndex; v = g_.ch.to(up_[v]))
       toward_[g_.ch.to(up_[v])] = g_.reverse(up_[v]);
-    out.assign(g_.size(), kNone);
+    out.assign(g_.size(), kNoIndex);
     for (std::uint32_t v = 0; v < g_.size(); ++v)
-      if (v != d && tree_[v] == tree_[d]) out[v] = toward_[v] != kNone ? toward_[v] : up_[v];
+      if (v != d && tree_[v] == tree_[d]) out[v] = toward_[v] != kNoIndex ? toward_[v] : up_[v];
   }
 
  private:
   const SwitchGraph& g_;
-  std::vector<std::uint32_t> up_;    // channel to the parent; kNone at a root
+  std::vector<std::uint32_t> up_;    // channel to the parent; kNoIndex at a root
   std::vector<std::uint32_t> tree_;  // the root of each switch's tree
   std::vector<std::uint32_t> toward_;
 };
@@ -165,15 +165,15 @@ class NueRouter {
     }
   }
 
-  // The next channel of every switch towards d (kNone at d and where unreachable), found
+  // The next channel of every switch towards d (kNoIndex at d and where unreachable), found
   // inside `dag`; false on an impasse (the dag is then as before).
   bool dijkstra(std::uint32_t d, IncrementalDag& dag, std::vector<std::uint32_t>& out) {
     const std::uint32_t n = g_.size();
     dist_.assign(n, kInf);
     settled_.assign(n, 0);
-    cand_.assign(n, kNone);
+    cand_.assign(n, kNoIndex);
     heap_pos_.assign(n, 0);
-    out.assign(n, kNone);
+    out.assign(n, kNoIndex);
     added_.clear();
     heap_.clear();
     dist_[d] = 0;
@@ -185,7 +185,7 @@ class NueRouter {
         // The turn chosen when u was reached closes a cycle now: the cheapest settled
         // neighbour whose turn still fits, or wait for another neighbour to settle.
         std::uint64_t best = kInf;
-        std::uint32_t best_c = kNone;
+        std::uint32_t best_c = kNoIndex;
         for (std::uint32_t c : g_.ch.out(u)) {
           const std::uint32_t w = g_.ch.to(c);
           if (!settled_[w] || dist_[w] + weight(c) >= best) continue;
@@ -194,7 +194,7 @@ class NueRouter {
             best_c = c;
           }
         }
-        if (best_c == kNone || !take_turn(best_c, out, dag)) {
+        if (best_c == kNoIndex || !take_turn(best_c, out, dag)) {
           dist_[u] = kInf;
           continue;
         }
@@ -244,23 +244,23 @@ class NueRouter {
     const std::uint32_t n = g_.size();
     // The tree as child lists (first_child_/next_child_), walked breadth first from d;
     // children before their parents in reverse.
-    first_child_.assign(n, kNone);
-    next_child_.assign(n, kNone);
+    first_child_.assign(n, kNoIndex);
+    next_child_.assign(n, kNoIndex);
     for (std::uint32_t v = 0; v < n; ++v)
-      if (out[v] != kNone) {
+      if (out[v] != kNoIndex) {
         const std::uint32_t p = g_.ch.to(out[v]);
         next_child_[v] = first_child_[p];
         first_child_[p] = v;
       }
     order_.assign(1, d);
     for (std::size_t i = 0; i < order_.size(); ++i)
-      for (std::uint32_t c = first_child_[order_[i]]; c != kNone; c = next_child_[c])
+      for (std::uint32_t c = first_child_[order_[i]]; c != kNoIndex; c = next_child_[c])
         order_.push_back(c);
     below_.assign(n, 0);
     for (auto it = order_.rbegin(); it != order_.rend(); ++it) {
       const std::uint32_t v = *it;
       below_[v] += hosts_[v];
-      if (out[v] == kNone) continue;
+      if (out[v] == kNoIndex) continue;
       const std::uint64_t change = sign > 0 ? below_[v] : 0 - below_[v];  // wraps: subtracts
       load_[out[v]] += change;
       if (end_port) efi_load_[out[v]] += change;
@@ -282,7 +282,7 @@ class NueRouter {
   }
   bool exceeds(const std::vector<std::uint32_t>& out, std::uint64_t limit) const {
     return std::any_of(out.begin(), out.end(),
-                       [&](std::uint32_t c) { return c != kNone && efi_load_[c] > limit; });
+                       [&](std::uint32_t c) { return c != kNoIndex && efi_load_[c] > limit; });
   }
 
  private:
@@ -337,7 +337,7 @@ class NueRouter {
   // A switch leaves by channel c: its turn into the next switch's channel joins the CDG.
   bool take_turn(std::uint32_t c, const std::vector<std::uint32_t>& out, IncrementalDag& dag) {
     const std::uint32_t next = out[g_.ch.to(c)];
-    if (next == kNone) return true;  // c ends at the destination's switch
+    if (next == kNoIndex) return true;  // c ends at the destination's switch
     if (!dag.add(c, next)) return false;
     added_.emplace_back(c, next);
     return true;
@@ -373,9 +373,9 @@ class NueRouter {
 bool change_turns(const SwitchGraph& g, const std::vector<std::uint32_t>& out, IncrementalDag& dag,
                   bool add) {
   for (std::uint32_t c : out) {
-    if (c == kNone) continue;
+    if (c == kNoIndex) continue;
     const std::uint32_t next = out[g.ch.to(c)];
-    if (next == kNone) continue;
+    if (next == kNoIndex) continue;
     if (!add)
       dag.remove(c, next);
     else if (!dag.add(c, next))
@@ -384,12 +384,12 @@ bool change_turns(const SwitchGraph& g, const std::vector<std::uint32_t>& out, I
   return true;
 }
 
-// Writes destination t's tree (next channel per switch, kNone where none) into the LFTs.
+// Writes destination t's tree (next channel per switch, kNoIndex where none) into the LFTs.
 void write_tree(const SwitchGraph& g, const Destination& t, const std::vector<std::uint32_t>& tree,
                 Routes& routes) {
   routes.lfts[t.sw][t.lid] = t.port;
   for (std::uint32_t v = 0; v < g.size(); ++v)
-    if (v != t.sw) routes.lfts[v][t.lid] = tree[v] == kNone ? kNoPath : g.ch.port(tree[v]);
+    if (v != t.sw) routes.lfts[v][t.lid] = tree[v] == kNoIndex ? kNoPath : g.ch.port(tree[v]);
 }
 
 // The relief after the Dijkstra pass (see nue.hpp): end-port destinations routed over a
@@ -416,7 +416,7 @@ class Relief {
     std::uint64_t budget = dests_.size() / 4;
     std::vector<std::uint32_t> hot;
     // (channel, load) at which each destination's reroute was last refused.
-    std::vector<std::pair<std::uint32_t, std::uint64_t>> refused(dests_.size(), {kNone, 0});
+    std::vector<std::pair<std::uint32_t, std::uint64_t>> refused(dests_.size(), {kNoIndex, 0});
     for (IncrementalDag& dag : dags_)  // can_add() only picks candidates; add() decides
       dag.keep_refusals(true);
     for (bool progress = true; progress && budget > 0;) {
@@ -455,7 +455,7 @@ class Relief {
   bool reroute(std::size_t i, std::uint64_t m, std::uint32_t h) {
     const Destination& t = dests_[i];
     IncrementalDag& dag = dags_[layer_of_lid_[t.lid]];
-    old_.assign(g_.size(), kNone);
+    old_.assign(g_.size(), kNoIndex);
     for (std::uint32_t v = 0; v < g_.size(); ++v)
       if (v != t.sw && routes_.lfts[v][t.lid] != kNoPath)
         old_[v] = g_.ch.at(v, routes_.lfts[v][t.lid]);

@@ -57,7 +57,7 @@ CdgReport check_hop_vl_dependencies(const Topology& topo, const Routes& routes,
   std::vector<std::size_t> port_first(n + 1, 0);
   for (std::size_t s = 0; s < n; ++s)
     port_first[s + 1] = port_first[s] + topo.switches[s].num_ports + 1u;
-  std::vector<std::uint32_t> channel(port_first[n], kNone);
+  std::vector<std::uint32_t> channel(port_first[n], kNoIndex);
   std::vector<CdgChannel> channels;
   std::vector<const Link*> link_at(port_first[n], nullptr);
   for (std::uint32_t s = 0; s < n; ++s)
@@ -75,21 +75,21 @@ CdgReport check_hop_vl_dependencies(const Topology& topo, const Routes& routes,
   std::array<bool, kVls> used{};
   std::array<std::size_t, kVls> deps{};
   const auto walk = [&](std::uint32_t sw, PortNum in, unsigned sl, Lid dlid) {
-    std::uint32_t prev = kNone;
+    std::uint32_t prev = kNoIndex;
     for (std::size_t hop = 0; hop <= n; ++hop) {
       const Lft& lft = routes.lfts[sw];
       if (dlid >= lft.size()) return;
       const PortNum o = lft[dlid];
       if (o == 0 || o > topo.switches[sw].num_ports) return;
       const std::uint32_t c = channel[port_first[sw] + o];
-      if (c == kNone) return;  // delivered to an end port, or dropped
+      if (c == kNoIndex) return;  // delivered to an end port, or dropped
       const unsigned ports = topo.switches[sw].num_ports + 1u;
       const auto& table = routes.sl2vl.switches[sw];
       const std::size_t at = std::size_t{in} * ports + o;
       const unsigned vl = at < table.size() ? table[at][sl & 15u] & 15u : 0;
       used[vl] = true;
       const std::uint32_t node = c * kVls + vl;
-      if (prev != kNone && seen_edge.insert((std::uint64_t{prev} << 32) | node).second) {
+      if (prev != kNoIndex && seen_edge.insert((std::uint64_t{prev} << 32) | node).second) {
         adj[prev].push_back(node);
         ++deps[prev % kVls];
       }
