@@ -11,6 +11,12 @@
 //   - with qos on and a QoS policy file of 200 match rules over 50 port groups (GUID
 //     lists of the hosts): the policy's compile time, and the resolver and
 //     SaServer::answer rates again (target: at least 1 M answers/s).
+// Each timed loop is also one callgrind dump of its own: under
+//   valgrind --tool=callgrind --instr-atstart=no build/bench/sa_path_bench NET 20000
+// callgrind.out.<pid>.1 .. .5 hold the instructions (and with --cache-sim=yes the cache
+// misses) of the resolver, answer, qos, qos + policy and answer + policy loops, which
+// divided by the queries stay the same on a loaded machine where the rates do not. The
+// sweep before them runs uninstrumented. Natively the markers do nothing.
 // Usage: sa_path_bench [net file] [queries]. The net file is looked up in
 // $IBSM_TOPOLOGIES, then ../shared/topologies next to the source tree; without it the
 // benchmark says so and exits 0.
@@ -35,6 +41,19 @@
 #include "sm/subnet_manager.hpp"
 #include "tests/fake/fake_fabric.hpp"
 #include "tests/support/net_file.hpp"
+
+#if __has_include(<valgrind/callgrind.h>)
+#include <valgrind/callgrind.h>
+#define SA_BENCH_PHASE_BEGIN()       \
+  do {                               \
+    CALLGRIND_START_INSTRUMENTATION; \
+    CALLGRIND_ZERO_STATS;            \
+  } while (false)
+#define SA_BENCH_PHASE_END(name) CALLGRIND_DUMP_STATS_AT(name)
+#else
+#define SA_BENCH_PHASE_BEGIN() static_cast<void>(0)
+#define SA_BENCH_PHASE_END(name) static_cast<void>(name)
+#endif
 
 namespace {
 
@@ -208,6 +227,7 @@ int main(int argc, char** argv) {
     const sa::PathQuery q;
     std::size_t found = 0;
     unsigned hop_sum = 0;
+    SA_BENCH_PHASE_BEGIN();
     const double c0 = cpu_seconds();
     t0 = WallClock::now();
     for (std::size_t i = 0; i < queries; ++i) {
@@ -220,6 +240,7 @@ int main(int argc, char** argv) {
     }
     const double s = seconds_since(t0);
     const double c = cpu_seconds() - c0;
+    SA_BENCH_PHASE_END("resolver");
     std::printf(
         "resolver: %zu paths in %.3f s = %.2f M paths/s wall, %.2f M/s per CPU second "
         "(%zu found, %.2f switches per path)\n",
@@ -247,6 +268,7 @@ int main(int argc, char** argv) {
       sa::put_be(m.data, 32, snap->port(p.s).guid, 8);
     }
     std::size_t ok = 0;
+    SA_BENCH_PHASE_BEGIN();
     const double c0 = cpu_seconds();
     t0 = WallClock::now();
     for (std::size_t i = 0; i < queries; ++i) {
@@ -255,6 +277,7 @@ int main(int argc, char** argv) {
     }
     const double s = seconds_since(t0);
     const double c = cpu_seconds() - c0;
+    SA_BENCH_PHASE_END("answer");
     std::printf(
         "SaServer::answer (Get SGID+DGID): %zu requests in %.3f s = %.2f M/s wall, "
         "%.2f M/s per CPU second (%zu records)\n",
@@ -297,6 +320,7 @@ int main(int argc, char** argv) {
       copy->qos_policy = with_policy ? shared : nullptr;
       const sa::PathResolver r(*copy, st);
       std::size_t found = 0, leveled = 0;
+      SA_BENCH_PHASE_BEGIN();
       const double c0 = cpu_seconds();
       t0 = WallClock::now();
       for (std::size_t i = 0; i < queries; ++i) {
@@ -310,6 +334,7 @@ int main(int argc, char** argv) {
       }
       const double s = seconds_since(t0);
       const double c = cpu_seconds() - c0;
+      SA_BENCH_PHASE_END(with_policy ? "resolver, qos + policy" : "resolver, qos");
       std::printf(
           "resolver, qos%s: %zu paths in %.3f s = %.2f M paths/s wall, %.2f M/s per CPU "
           "second (%zu found, %zu with a rule's SL)\n",
@@ -337,6 +362,7 @@ int main(int argc, char** argv) {
       sa::put_be(m.data, 32, snap->port(p.s).guid, 8);
     }
     std::size_t ok = 0;
+    SA_BENCH_PHASE_BEGIN();
     const double c1 = cpu_seconds();
     t0 = WallClock::now();
     for (std::size_t i = 0; i < queries; ++i) {
@@ -345,6 +371,7 @@ int main(int argc, char** argv) {
     }
     const double s2 = seconds_since(t0);
     const double c2 = cpu_seconds() - c1;
+    SA_BENCH_PHASE_END("answer, qos + policy");
     std::printf(
         "SaServer::answer, qos + policy (Get SGID+DGID): %zu requests in %.3f s = %.2f M/s "
         "wall, %.2f M/s per CPU second (%zu records)\n",
