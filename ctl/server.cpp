@@ -278,6 +278,14 @@ void ControlServer::add_conn(int fd, int kind, Peer peer) {
 // closed at once: an admin's script sees IBSM-8007 instead of a silent hang-up.
 bool ControlServer::refuse_over_cap(int fd, int kind) {
   if (conns_.size() < settings_.max_connections) return false;
+  ++refused_;
+  const auto now = clock_.now();
+  if (!refused_logged_ || now - *refused_logged_ >= std::chrono::minutes(1)) {
+    log_->warn("{}: refused {} control connection(s): {} are open (ctl_max_connections)",
+               format_error_id(kErrTooManyConnections), refused_, conns_.size());
+    refused_ = 0;
+    refused_logged_ = now;
+  }
   const std::string wire = encode_answer(
       kind == kUnix, false, "",
       error_answer(Error{kErrTooManyConnections,
@@ -296,21 +304,29 @@ bool ControlServer::refuse_over_cap(int fd, int kind) {
   }
   ::shutdown(fd, SHUT_WR);
   ::close(fd);
-  ++refused_;
-  const auto now = clock_.now();
-  if (!refused_logged_ || now - *refused_logged_ >= std::chrono::minutes(1)) {
-    log_->warn("{}: refused {} control connection(s): {} are open (ctl_max_connections)",
-               format_error_id(kErrTooManyConnections), refused_, conns_.size());
-    refused_ = 0;
-    refused_logged_ = now;
-  }
   return true;
+}
+
+// Out of file descriptors (RLIMIT_NOFILE below ctl_max_connections): the waiting
+// connection cannot even be refused. The listeners rest for a second, so the loop does
+// not spin on them; the client waits in the backlog.
+void ControlServer::accept_failed() {
+  if (errno != EMFILE && errno != ENFILE && errno != ENOBUFS && errno != ENOMEM) return;
+  const auto now = clock_.now();
+  accept_paused_until_ = now + std::chrono::seconds(1);
+  if (!accept_failed_logged_ || now - *accept_failed_logged_ >= std::chrono::minutes(1)) {
+    accept_failed_logged_ = now;
+    log_->warn(
+        "{}: cannot accept a control connection with {} open: {} (raise the open files "
+        "limit, or lower ctl_max_connections)",
+        format_error_id(kErrTooManyConnections), conns_.size(), std::strerror(errno));
+  }
 }
 
 void ControlServer::accept_unix() {
   for (;;) {
     const int fd = ::accept4(unix_fd_, nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC);
-    if (fd < 0) return;
+    if (fd < 0) return accept_failed();
     if (refuse_over_cap(fd, kUnix)) continue;
     ucred cred{};
     socklen_t len = sizeof(cred);
@@ -333,7 +349,7 @@ void ControlServer::accept_tcp() {
     socklen_t plen = sizeof(peer);
     const int fd =
         ::accept4(tcp_fd_, reinterpret_cast<sockaddr*>(&peer), &plen, SOCK_NONBLOCK | SOCK_CLOEXEC);
-    if (fd < 0) return;
+    if (fd < 0) return accept_failed();
     if (refuse_over_cap(fd, kTcp)) continue;
     sockaddr_in local{};
     socklen_t llen = sizeof(local);
@@ -744,12 +760,13 @@ void ControlServer::loop() {
     ids.clear();
     fds.push_back({wake_fd_, POLLIN, 0});
     ids.push_back(0);
+    const bool accepting = clock_.now() >= accept_paused_until_;
     if (unix_fd_ >= 0) {
-      fds.push_back({unix_fd_, POLLIN, 0});
+      fds.push_back({accepting ? unix_fd_ : -1, POLLIN, 0});
       ids.push_back(0);
     }
     if (tcp_fd_ >= 0) {
-      fds.push_back({tcp_fd_, POLLIN, 0});
+      fds.push_back({accepting ? tcp_fd_ : -1, POLLIN, 0});
       ids.push_back(0);
     }
     for (auto& [id, c] : conns_) {

@@ -78,6 +78,7 @@ class ControlServer {
   void start();
   void stop();
   std::size_t connections() const { return connection_count_.load(); }
+  std::size_t workers() const { return workers_.threads(); }
   // CPU time of the socket thread and the workers so far (benchmarks).
   double cpu_seconds() const;
 
@@ -87,6 +88,7 @@ class ControlServer {
   void accept_unix();
   void accept_tcp();
   bool refuse_over_cap(int fd, int kind);
+  void accept_failed();
   void add_conn(int fd, int kind, Peer peer);
   void read_input(Conn& c);
   void parse_input(Conn& c);
@@ -130,6 +132,8 @@ class ControlServer {
   std::size_t refused_ = 0;
   std::optional<Clock::TimePoint> refused_logged_;
   bool grow_failed_logged_ = false;
+  Clock::TimePoint accept_paused_until_{};
+  std::optional<Clock::TimePoint> accept_failed_logged_;
 
   struct Reply {
     std::uint64_t conn;
