@@ -714,13 +714,10 @@ void ControlServer::housekeep(Clock::TimePoint now) {
       });
       c.next_loop = now + settings_.status_loop;
     }
-    // The peer sent all it will and everything it asked is answered.
-    if (c.eof && !c.in_flight && c.in.find('\n', c.in_used) == std::string::npos) {
-      if (c.kind == kLocal)
-        c.closing = true;  // stdin ended: nothing more to answer
-      else if (!c.follow && !c.next_loop)
-        c.closing = true;
-    }
+    // The peer sent all it will and everything it asked is answered. A follower or a
+    // status loop ends with its input too (an ibsm-ctl that was killed), so that a
+    // dead reader of a quiet fabric does not hold a place until the next event.
+    if (c.eof && !c.in_flight && c.in.find('\n', c.in_used) == std::string::npos) c.closing = true;
     // Half-open and silent connections: no complete line for idle_timeout and nothing
     // in flight, followed or looping.
     const bool busy = c.in_flight || c.follow || c.next_loop || c.kind == kLocal;

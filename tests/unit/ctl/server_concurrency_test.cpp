@@ -236,6 +236,18 @@ TEST_F(ConcurrentServer, AClientThatEndsItsInputGetsItsAnswersFirst) {
   EXPECT_TRUE(eventually([&] { return server->connections() == 0; }));
 }
 
+// A killed `ibsm-ctl events --follow` on a quiet fabric: its place is freed at once,
+// not at the next event.
+TEST_F(ConcurrentServer, AFollowerThatEndsItsInputIsClosed) {
+  start({});
+  Client follower(path());
+  follower.send("events --follow\n");
+  ASSERT_TRUE(eventually([&] { return ops.events.stats().subscribers == 1; }));
+  follower.shutdown_write();
+  EXPECT_TRUE(eventually([&] { return server->connections() == 0; }));
+  EXPECT_EQ(follower.rest(), "");
+}
+
 TEST_F(ConcurrentServer, AClientThatLeavesWhileServedCostsNothingButItsAnswer) {
   start({});
   {
