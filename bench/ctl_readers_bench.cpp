@@ -2,9 +2,10 @@
 // `events --follow` followers and 25 clients asking `status` in a loop over the real
 // Unix socket, against the SM on the FakeFabric in this process. Prints, for each, the
 // median sweep's CPU time (the SM's thread and the workers it computes routes on: the
-// process's CPU clock less the reader threads' and the control server thread's, so the
+// process's CPU clock less the reader threads' and the control server threads', so the
 // work the SM does, which readers could only add to through locks, copies or
-// wake-ups), the SM thread's alone, and its wall time (which on a shared machine also
+// wake-ups; the server's threads are its socket thread and its answer workers), the SM
+// thread's alone, and its wall time (which on a shared machine also
 // counts the CPU the reader threads take from the sweep), their ratios
 // (docs/benchmarks.md; the issue asks for <= 1.10), and the CPU the readers and the
 // control server took meanwhile.
@@ -24,7 +25,6 @@
 #include <filesystem>
 #include <fstream>
 #include <mutex>
-#include <set>
 #include <sstream>
 #include <thread>
 #include <vector>
@@ -71,21 +71,6 @@ double cpu_seconds(clockid_t clock) {
   return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) / 1e9;
 }
 
-// Seconds on the CPU of one thread of this process, from the scheduler's own count.
-double task_cpu_seconds(long tid) {
-  std::ifstream in("/proc/self/task/" + std::to_string(tid) + "/schedstat");
-  std::uint64_t ns = 0;
-  in >> ns;
-  return static_cast<double>(ns) / 1e9;
-}
-
-std::set<long> task_ids() {
-  std::set<long> out;
-  for (const auto& e : std::filesystem::directory_iterator("/proc/self/task"))
-    out.insert(std::stol(e.path().filename().string()));
-  return out;
-}
-
 double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   return v.empty() ? 0 : v[v.size() / 2];
@@ -122,11 +107,7 @@ int main(int argc, char** argv) {
   ctl::ServerSettings st;
   st.socket_path = dir.path() + "/ctl.sock";
   ctl::ControlServer server(manager.ops(), log, st);
-  const std::set<long> before_server = task_ids();
   server.start();
-  long server_tid = 0;
-  for (long t : task_ids())
-    if (!before_server.contains(t)) server_tid = t;
   std::mutex clocks_mu;
   std::vector<clockid_t> reader_clocks;  // each reader thread's CPU clock
   auto register_reader = [&] {
@@ -140,7 +121,7 @@ int main(int argc, char** argv) {
     double sum = 0;
     for (clockid_t c : reader_clocks)
       sum += cpu_seconds(c);
-    return sum + (server_tid != 0 ? task_cpu_seconds(server_tid) : 0.0);
+    return sum + server.cpu_seconds();  // its socket thread and its workers
   };
 
   struct Measured {

@@ -25,6 +25,8 @@ inline constexpr ErrorId kErrEventsFile{8015};
 inline constexpr ErrorId kErrMalformed{8016};
 inline constexpr ErrorId kErrUsage{8017};
 inline constexpr ErrorId kErrConsoleSetup{8018};
+inline constexpr ErrorId kErrThreads{8019};
+inline constexpr ErrorId kErrInternal{8020};
 inline constexpr ErrorId kErrSweepFailed{8040};
 inline constexpr ErrorId kErrNotSweeping{8041};
 inline constexpr ErrorId kErrNoModel{8042};
@@ -56,12 +58,17 @@ inline constexpr ErrorInfo kCtlErrors[] = {
      "dump_portguid file). Read-only commands still work on this connection.",
      "Run the command as root."},
     {kErrIdleTimeout, "Control connection timed out",
-     "A connection sent no complete line for 30 seconds (or left a partial line unfinished), "
-     "and is closed. A reader following events is never timed out for being quiet.",
-     "Send the command as soon as the connection is open, ending it with a newline."},
+     "A connection sent no complete line for ctl_idle_timeout seconds (default 30), or left a "
+     "partial line unfinished that long, and is closed. A connection waiting for an answer, "
+     "following events or running `status loop` is never timed out for being quiet.",
+     "Send the command as soon as the connection is open, ending it with a newline; raise "
+     "ctl_idle_timeout for interactive consoles left open."},
     {kErrTooManyConnections, "Too many control connections",
-     "The control socket already serves 256 connections; the new one is closed at once.",
-     "Close idle ibsm-ctl sessions (event followers count too)."},
+     "The control socket and the loopback console together already serve ctl_max_connections "
+     "connections (default 256; event followers and consoles count too). The new one gets this "
+     "line (framed with .err on the Unix socket, plain on the console) and is closed at once; "
+     "the open ones are not affected.",
+     "Close idle ibsm-ctl sessions, or raise ctl_max_connections."},
     {kErrBusy, "SM busy: too many changing requests waiting",
      "64 changing requests already wait for the SM's thread; this one was not queued.",
      "Wait for the earlier requests to be answered, then retry."},
@@ -104,6 +111,18 @@ inline constexpr ErrorInfo kCtlErrors[] = {
      "`console local` needs ibsm in the foreground with a terminal on standard input; without "
      "one (daemon mode, systemd) the local console is not started. The SM runs normally.",
      "Use `console loopback`, or ibsm-ctl, which always works."},
+    {kErrThreads, "Control server thread not started",
+     "The control server could not start a thread (the process or the systemd unit's TasksMax "
+     "is out of threads): at start-up its socket thread (then there is no control socket) or "
+     "its workers (then answers are computed on fewer threads, one at a time if none started), "
+     "or later another worker while every one was busy (then a request waits for a free one). "
+     "The SM is not affected.",
+     "Raise the thread limit (`systemctl show -p TasksMax ibsm@...`, ulimit -u) and restart."},
+    {kErrInternal, "Control request failed inside ibsm",
+     "Computing the answer to a request raised an error (out of memory, or a bug); the log "
+     "names the command and the reason. The request's answer is this error, the connection "
+     "stays usable and the SM is not affected.",
+     "Report it with the log line; retry the command."},
     {kErrSweepFailed, "Requested sweep did not bring the subnet up",
      "The sweep a resweep, reroute or update_desc asked for ended with problems; the answer "
      "counts them and the log lists them.",

@@ -5,6 +5,7 @@
 #include <grp.h>
 #include <netinet/in.h>
 #include <poll.h>
+#include <pthread.h>
 #include <pwd.h>
 #include <sys/eventfd.h>
 #include <sys/socket.h>
@@ -17,18 +18,24 @@
 #include <cstring>
 #include <fstream>
 #include <sstream>
+#include <system_error>
 
 #include <spdlog/fmt/fmt.h>
 
+#include "ctl/answer_wire.hpp"
 #include "ctl/errors.hpp"
 #include "ctl/json.hpp"
+#include "ctl/sm_request.hpp"
 
 namespace ibsm::ctl {
 
 namespace {
 
 enum Kind : int { kUnix = 0, kTcp = 1, kLocal = 2 };
-using SteadyTime = std::chrono::steady_clock::time_point;
+
+// Lines wait in a connection's buffer while its request is in flight; beyond this much
+// the client is not read (the socket's buffers push back on it).
+constexpr std::size_t kMaxUnread = kMaxLine + 64 * 1024;
 
 // Supplementary groups of a process, from /proc/<pid>/status ("Groups: 0 4 27").
 std::vector<std::uint32_t> process_groups(pid_t pid) {
@@ -81,24 +88,43 @@ struct ControlServer::Conn {
   int fd = -1;
   int kind = kUnix;
   Peer peer;
-  std::string in;
+  std::string in;  // bytes read; in[0, in_used) are taken
+  std::size_t in_used = 0;
   bool discarding = false;  // inside a line longer than kMaxLine
+  bool eof = false;         // the peer sent all it will: answer that, then close
   std::string out;
-  SteadyTime last_line;
-  int pending = 0;  // changing requests waiting for the SM
+  Clock::TimePoint last_line;
+  bool in_flight = false;  // a request at a worker or at the SM: later lines wait
   std::shared_ptr<sm::ops::Subscription> follow;
   bool follow_json = false;
   bool loop_json = false;
-  std::optional<SteadyTime> next_loop;
+  std::optional<Clock::TimePoint> next_loop;
   bool closing = false;  // close once `out` is written
   bool framed() const { return kind == kUnix; }
+  std::size_t unread() const { return in.size() - in_used; }
 };
 
 ControlServer::ControlServer(sm::ops::Ops& ops, Logger log, ServerSettings settings)
-    : ops_(ops), log_(std::move(log)), settings_(std::move(settings)) {}
+    : ControlServer(ops, std::move(log), std::move(settings), steady_) {}
+
+ControlServer::ControlServer(sm::ops::Ops& ops, Logger log, ServerSettings settings,
+                             const Clock& clock)
+    : ops_(ops),
+      log_(std::move(log)),
+      settings_(std::move(settings)),
+      clock_(clock),
+      workers_(settings_.max_workers) {}
 
 ControlServer::~ControlServer() {
   stop();
+}
+
+double ControlServer::cpu_seconds() const {
+  double sum = workers_.cpu_seconds();
+  timespec ts{};
+  if (thread_clock_ok_ && !stop_.load() && ::clock_gettime(thread_clock_, &ts) == 0)
+    sum += static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) / 1e9;
+  return sum;
 }
 
 void ControlServer::start() {
@@ -178,13 +204,32 @@ void ControlServer::start() {
     }
   }
   if (unix_fd_ < 0 && tcp_fd_ < 0 && !local_console_) return;
-  thread_ = std::thread([this] { loop(); });
+  const std::size_t workers = workers_.prestart(settings_.workers);
+  if (workers < std::min(settings_.workers, settings_.max_workers)) {
+    log_->error("{}: the control server started {} of its {} worker threads: {}",
+                format_error_id(kErrThreads), workers, settings_.workers,
+                workers == 0 ? "answers are computed on the socket thread, one at a time"
+                             : "fewer requests are answered at once");
+  }
+  try {
+    thread_ = std::thread([this] { loop(); });
+  } catch (const std::system_error& e) {
+    log_->error("{}: cannot start the control server's thread: {}; no control socket",
+                format_error_id(kErrThreads), e.what());
+    workers_.stop();
+    if (unix_fd_ >= 0) ::close(unix_fd_), ::unlink(settings_.socket_path.c_str());
+    if (tcp_fd_ >= 0) ::close(tcp_fd_);
+    unix_fd_ = tcp_fd_ = -1;
+    return;
+  }
+  thread_clock_ok_ = ::pthread_getcpuclockid(thread_.native_handle(), &thread_clock_) == 0;
 }
 
 void ControlServer::stop() {
   if (stop_.exchange(true)) return;
   wake();
   if (thread_.joinable()) thread_.join();
+  workers_.stop();  // a job running ends first (its result is dropped)
   for (auto& [id, c] : conns_)
     if (c->kind != kLocal) ::close(c->fd);
   conns_.clear();
@@ -210,7 +255,7 @@ void ControlServer::add_conn(int fd, int kind, Peer peer) {
   c->fd = fd;
   c->kind = kind;
   c->peer = std::move(peer);
-  c->last_line = std::chrono::steady_clock::now();
+  c->last_line = clock_.now();
   Conn& ref = *c;
   conns_[c->id] = std::move(c);
   connection_count_ = conns_.size();
@@ -229,17 +274,60 @@ void ControlServer::add_conn(int fd, int kind, Peer peer) {
   if (kind != kUnix) send_raw(ref, "ibsm console: type 'help' for the commands\nibsm $ ");
 }
 
+// Over ctl_max_connections a new connection is told why, in its own protocol, and
+// closed at once: an admin's script sees IBSM-8007 instead of a silent hang-up.
+bool ControlServer::refuse_over_cap(int fd, int kind) {
+  if (conns_.size() < settings_.max_connections) return false;
+  ++refused_;
+  const auto now = clock_.now();
+  if (!refused_logged_ || now - *refused_logged_ >= std::chrono::minutes(1)) {
+    log_->warn("{}: refused {} control connection(s): {} are open (ctl_max_connections)",
+               format_error_id(kErrTooManyConnections), refused_, conns_.size());
+    refused_ = 0;
+    refused_logged_ = now;
+  }
+  const std::string wire = encode_answer(
+      kind == kUnix, false, "",
+      error_answer(Error{kErrTooManyConnections,
+                         fmt::format("too many control connections: ibsm serves {} at once "
+                                     "(ctl_max_connections); retry when one has closed",
+                                     settings_.max_connections)}));
+  // The console gets the message without a prompt: nothing more will be read.
+  const std::string_view text =
+      kind == kUnix ? std::string_view(wire)
+                    : std::string_view(wire).substr(0, wire.size() - kConsolePrompt.size());
+  [[maybe_unused]] auto n = ::send(fd, text.data(), text.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
+  // What the client sent already is read first: closing over unread bytes would reset
+  // the connection and could discard the refusal before the client reads it.
+  char sink[4096];
+  while (::recv(fd, sink, sizeof(sink), MSG_DONTWAIT) > 0) {
+  }
+  ::shutdown(fd, SHUT_WR);
+  ::close(fd);
+  return true;
+}
+
+// Out of file descriptors (RLIMIT_NOFILE below ctl_max_connections): the waiting
+// connection cannot even be refused. The listeners rest for a second, so the loop does
+// not spin on them; the client waits in the backlog.
+void ControlServer::accept_failed() {
+  if (errno != EMFILE && errno != ENFILE && errno != ENOBUFS && errno != ENOMEM) return;
+  const auto now = clock_.now();
+  accept_paused_until_ = now + std::chrono::seconds(1);
+  if (!accept_failed_logged_ || now - *accept_failed_logged_ >= std::chrono::minutes(1)) {
+    accept_failed_logged_ = now;
+    log_->warn(
+        "{}: cannot accept a control connection with {} open: {} (raise the open files "
+        "limit, or lower ctl_max_connections)",
+        format_error_id(kErrTooManyConnections), conns_.size(), std::strerror(errno));
+  }
+}
+
 void ControlServer::accept_unix() {
   for (;;) {
     const int fd = ::accept4(unix_fd_, nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC);
-    if (fd < 0) return;
-    if (conns_.size() >= settings_.max_connections) {
-      const std::string msg =
-          format_error_id(kErrTooManyConnections) + ": too many control connections\n.err\n";
-      [[maybe_unused]] auto n = ::send(fd, msg.data(), msg.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
-      ::close(fd);
-      continue;
-    }
+    if (fd < 0) return accept_failed();
+    if (refuse_over_cap(fd, kUnix)) continue;
     ucred cred{};
     socklen_t len = sizeof(cred);
     Peer p;
@@ -261,11 +349,8 @@ void ControlServer::accept_tcp() {
     socklen_t plen = sizeof(peer);
     const int fd =
         ::accept4(tcp_fd_, reinterpret_cast<sockaddr*>(&peer), &plen, SOCK_NONBLOCK | SOCK_CLOEXEC);
-    if (fd < 0) return;
-    if (conns_.size() >= settings_.max_connections) {
-      ::close(fd);
-      continue;
-    }
+    if (fd < 0) return accept_failed();
+    if (refuse_over_cap(fd, kTcp)) continue;
     sockaddr_in local{};
     socklen_t llen = sizeof(local);
     ::getsockname(fd, reinterpret_cast<sockaddr*>(&local), &llen);
@@ -297,51 +382,7 @@ void ControlServer::send_raw(Conn& c, std::string_view text) {
 
 void ControlServer::send_answer(Conn& c, const Command* cmd, std::string_view name,
                                 const Answer& a) {
-  const bool json = cmd != nullptr ? cmd->json : false;
-  std::string body;
-  if (json) {
-    JsonWriter j;
-    j.begin_object().field("command", name).field("ok", a.ok);
-    if (a.ok) {
-      j.key("result").raw(a.json.empty() ? "{}" : a.json);
-      if (!a.text.empty() && a.json.empty()) j.field("text", a.text);
-    } else {
-      std::string msg = a.text;
-      const std::string prefix = format_error_id(a.error) + ": ";
-      if (msg.starts_with(prefix)) msg.erase(0, prefix.size());
-      while (!msg.empty() && msg.back() == '\n')
-        msg.pop_back();
-      j.key("error")
-          .begin_object()
-          .field("id", format_error_id(a.error))
-          .field("message", msg)
-          .end_object();
-    }
-    j.end_object();
-    body = j.text() + "\n";
-  } else {
-    body = a.text;
-    if (!body.empty() && body.back() != '\n') body += '\n';
-  }
-  if (c.framed()) {
-    // Lines that begin with '.' get one more; a line of '.' and a word ends the answer.
-    std::string stuffed;
-    stuffed.reserve(body.size() + 16);
-    std::size_t pos = 0;
-    while (pos < body.size()) {
-      const std::size_t nl = body.find('\n', pos);
-      const std::size_t end = nl == std::string::npos ? body.size() : nl;
-      if (body[pos] == '.') stuffed += '.';
-      stuffed.append(body, pos, end - pos);
-      stuffed += '\n';
-      pos = end + 1;
-    }
-    stuffed += a.ok ? ".ok\n" : ".err\n";
-    c.out += stuffed;
-  } else {
-    c.out += body;
-    c.out += "ibsm $ ";
-  }
+  c.out += encode_answer(c.framed(), cmd != nullptr && cmd->json, name, a);
   flush(c);
 }
 
@@ -391,53 +432,9 @@ void ControlServer::submit(Conn& c, const Command& cmd, std::string_view line) {
                                                      spec_of(cmd.id).name, c.peer.describe)}));
     return;
   }
-  sm::ops::ControlRequest r;
-  switch (cmd.id) {
-    case CommandId::kLogLevel:
-      r.action = sm::ops::ControlAction::kLogLevel;
-      r.arg = std::to_string(*cmd.number);
-      break;
-    case CommandId::kPriority:
-      r.action = sm::ops::ControlAction::kPriority;
-      r.arg = std::to_string(*cmd.number);
-      break;
-    case CommandId::kResweep:
-      r.action = cmd.word == "heavy" ? sm::ops::ControlAction::kResweepHeavy
-                                     : sm::ops::ControlAction::kResweepLight;
-      break;
-    case CommandId::kReroute:
-      r.action = sm::ops::ControlAction::kReroute;
-      break;
-    case CommandId::kSweep:
-      r.action =
-          cmd.word == "on" ? sm::ops::ControlAction::kSweepOn : sm::ops::ControlAction::kSweepOff;
-      break;
-    case CommandId::kLogFlush:
-      r.action = sm::ops::ControlAction::kLogFlush;
-      r.arg = cmd.word;
-      break;
-    case CommandId::kUpdateDesc:
-      r.action = sm::ops::ControlAction::kUpdateDesc;
-      break;
-    case CommandId::kHandover:
-      r.action = sm::ops::ControlAction::kHandover;
-      break;
-    case CommandId::kNodeNames:
-      r.action = sm::ops::ControlAction::kReloadNodeNames;
-      break;
-    case CommandId::kPermodlog:  // the module loggers are the SM's: shown and set there
-      r.action = sm::ops::ControlAction::kPermodlog;
-      r.words = cmd.args;
-      if (cmd.number) r.arg = std::to_string(*cmd.number);  // the flags, as checked
-      break;
-    case CommandId::kPerfmgr:  // the PerfMgr lives on the SM's thread, even to read it
-      r.action = sm::ops::ControlAction::kPerfmgr;
-      r.words = cmd.args;
-      break;
-    default:
-      return;
-  }
-  r.changes = cmd.changes;
+  auto request = control_request_for(cmd);
+  if (!request) return;
+  sm::ops::ControlRequest& r = *request;
   r.uid = c.peer.uid;
   r.command = std::string(line.substr(0, 200));
   if (r.changes) log_->info("control: {} sent '{}'", c.peer.describe, r.command);
@@ -457,8 +454,26 @@ void ControlServer::submit(Conn& c, const Command& cmd, std::string_view line) {
         error_answer(Error{kErrBusy, "64 changing requests already wait for the SM; retry"}));
     return;
   }
-  ++c.pending;
+  c.in_flight = true;
 }
+
+namespace {
+
+Answer answer_of(const sm::ops::ControlReply& reply) {
+  Answer a;
+  a.ok = reply.ok;
+  if (reply.ok) {
+    a.text = reply.text + "\n";
+    JsonWriter j;
+    j.begin_object().field("message", reply.text).end_object();
+    a.json = j.text();
+  } else {
+    a = error_answer(Error{ErrorId{reply.error_id}, reply.text});
+  }
+  return a;
+}
+
+}  // namespace
 
 void ControlServer::take_replies() {
   std::vector<Reply> got;
@@ -467,31 +482,73 @@ void ControlServer::take_replies() {
     got.swap(replies_);
   }
   for (Reply& r : got) {
-    // What the SM left to do from its immutable snapshot (format counters, write
-    // dump_counters' file) is done here, even for a client that has left.
-    if (r.reply.finish) r.reply = r.reply.finish();
     auto it = conns_.find(r.conn);
+    const bool framed = it == conns_.end() || it->second->framed();
+    if (r.reply.finish) {
+      // What the SM left to do from its immutable snapshot (format counters, write
+      // dump_counters' file) is done on a worker, even for a client that has left.
+      run_on_worker(r.conn, framed, r.json, std::move(r.name),
+                    [finish = std::move(r.reply.finish)] { return answer_of(finish()); });
+      continue;
+    }
     if (it == conns_.end()) continue;  // the client left; the SM did the work anyway
     Conn& c = *it->second;
-    --c.pending;
-    Answer a;
-    a.ok = r.reply.ok;
-    if (r.reply.ok) {
-      a.text = r.reply.text + "\n";
-      JsonWriter j;
-      j.begin_object().field("message", r.reply.text).end_object();
-      a.json = j.text();
-    } else {
-      a = error_answer(Error{ErrorId{r.reply.error_id}, r.reply.text});
-    }
+    c.in_flight = false;
     Command cmd;
     cmd.json = r.json;
-    send_answer(c, &cmd, r.name, a);
+    send_answer(c, &cmd, r.name, answer_of(r.reply));
+  }
+}
+
+void ControlServer::run_on_worker(std::uint64_t conn, bool framed, bool json, std::string name,
+                                  std::function<Answer()> compute) {
+  if (auto it = conns_.find(conn); it != conns_.end()) it->second->in_flight = true;
+  auto job = [this, conn, framed, json, name = std::move(name), compute = std::move(compute)] {
+    Answer a;
+    try {
+      a = compute();
+    } catch (const std::exception& e) {
+      // A bug or an exhausted allocator must cost this request, not the SM.
+      log_->error("{}: control request '{}' failed: {}", format_error_id(kErrInternal), name,
+                  e.what());
+      a = error_answer(Error{
+          kErrInternal,
+          fmt::format("'{}' failed inside ibsm ({}); the SM is not affected", name, e.what())});
+    }
+    std::string wire = encode_answer(framed, json, name, a);
+    {
+      std::lock_guard lock(results_mu_);
+      results_.push_back(Result{conn, std::move(wire)});
+    }
+    wake();
+  };
+  const auto posted = workers_.post(job);
+  if (posted.grow_failed && !grow_failed_logged_) {
+    grow_failed_logged_ = true;
+    log_->warn("{}: cannot start another control worker thread ({} run); requests wait for one",
+               format_error_id(kErrThreads), workers_.threads());
+  }
+  if (!posted.queued) job();  // no worker at all: answered here, one at a time
+}
+
+void ControlServer::take_results() {
+  std::vector<Result> got;
+  {
+    std::lock_guard lock(results_mu_);
+    got.swap(results_);
+  }
+  for (Result& r : got) {
+    auto it = conns_.find(r.conn);
+    if (it == conns_.end()) continue;
+    Conn& c = *it->second;
+    c.in_flight = false;
+    c.out += r.wire;
+    flush(c);
   }
 }
 
 void ControlServer::on_line(Conn& c, std::string_view line) {
-  c.last_line = std::chrono::steady_clock::now();
+  c.last_line = clock_.now();
   if (is_blank(line)) {
     if (!c.framed()) send_raw(c, "ibsm $ ");
     return;
@@ -532,7 +589,7 @@ void ControlServer::on_line(Conn& c, std::string_view line) {
     case CommandId::kStatus:
       if (cmd.flag) {
         c.loop_json = cmd.json;
-        c.next_loop = std::chrono::steady_clock::now();
+        c.next_loop = clock_.now();
         return;
       }
       break;
@@ -550,71 +607,84 @@ void ControlServer::on_line(Conn& c, std::string_view line) {
                                    "dump_portguid file writes a file as ibsm's user: root only"}));
     return;
   }
-  auto snap = ops_.snapshot.current();
-  if (!snap) {
-    send_answer(c, &cmd, name,
-                error_answer(Error{kErrNoFabric, "the SM has not published its state yet"}));
-    return;
-  }
-  Answer a = answer_read_only(cmd, *snap, ops_.events);
-  if (a.ok && cmd.id == CommandId::kDumpPortGuid && !cmd.file.empty()) {
-    std::ofstream f(cmd.file, std::ios::trunc);
-    f << a.text;
-    if (!f.flush()) {
-      a = error_answer(Error{kErrBadArgument,
-                             fmt::format("cannot write {}: {}", cmd.file, std::strerror(errno))});
-    } else {
-      log_->info("control: {} wrote the port GUIDs to {}", c.peer.describe, cmd.file);
-      a.text = fmt::format("port GUIDs written to {}\n", cmd.file);
+  // Everything else is read from the published snapshot, on a worker: a report over a
+  // big fabric takes as long as it takes without holding up anyone else.
+  run_on_worker(c.id, c.framed(), cmd.json, name, [this, cmd, who = c.peer.describe] {
+    auto snap = ops_.snapshot.current();
+    if (!snap) return error_answer(Error{kErrNoFabric, "the SM has not published its state yet"});
+    Answer a = answer_read_only(cmd, *snap, ops_.events);
+    if (a.ok && cmd.id == CommandId::kDumpPortGuid && !cmd.file.empty()) {
+      std::ofstream f(cmd.file, std::ios::trunc);
+      f << a.text;
+      if (!f.flush()) {
+        a = error_answer(Error{kErrBadArgument,
+                               fmt::format("cannot write {}: {}", cmd.file, std::strerror(errno))});
+      } else {
+        log_->info("control: {} wrote the port GUIDs to {}", who, cmd.file);
+        a.text = fmt::format("port GUIDs written to {}\n", cmd.file);
+      }
     }
-  }
-  send_answer(c, &cmd, name, a);
+    return a;
+  });
 }
 
-void ControlServer::on_readable(Conn& c) {
+void ControlServer::read_input(Conn& c) {
   char buf[8192];
-  for (;;) {
+  while (c.unread() < kMaxUnread) {
     const int fd = c.kind == kLocal ? 0 : c.fd;
     const ssize_t n = ::read(fd, buf, sizeof(buf));
     if (n == 0) {
-      // End of input: answers still owed are dropped with the connection. A local
-      // console at EOF stops reading stdin.
-      c.closing = true;
+      // End of input (`printf 'status\n' | nc -U`): the lines received are answered,
+      // then the connection is closed. A local console at EOF stops reading stdin.
+      c.eof = true;
       return;
     }
     if (n < 0) {
-      if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) c.closing = true;
+      if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) {
+        c.closing = true;  // the peer is gone: nobody reads what is owed
+        c.out.clear();
+      }
       return;
     }
-    for (ssize_t i = 0; i < n; ++i) {
-      const char ch = buf[i];
-      if (ch == '\n') {
-        if (c.discarding) {
-          c.discarding = false;
-          Command dummy;
-          send_answer(c, &dummy, "",
-                      error_answer(Error{
-                          kErrLineTooLong,
-                          fmt::format("request line longer than {} bytes; discarded", kMaxLine)}));
-        } else {
-          std::string line = std::move(c.in);
-          c.in.clear();
-          on_line(c, line);
-          if (c.closing) return;
-        }
-        continue;
-      }
-      if (c.discarding) continue;
-      c.in += ch;
-      if (c.in.size() > kMaxLine) {
-        c.in.clear();
-        c.in.shrink_to_fit();
-        c.discarding = true;
-      }
-    }
-    // A reader that never reads its answers gets no more of them parsed either.
-    if (c.out.size() > settings_.max_output / 2) return;
+    c.in.append(buf, static_cast<std::size_t>(n));
     if (c.kind == kLocal) return;  // blocking stdin: one read per readiness
+  }
+}
+
+// Takes the complete lines received, one request at a time: a line waits while the
+// one before it is in flight, and while the client leaves its answers unread.
+void ControlServer::parse_input(Conn& c) {
+  while (!c.closing && !c.in_flight && c.out.size() <= settings_.max_output / 2) {
+    const std::size_t nl = c.in.find('\n', c.in_used);
+    if (nl == std::string::npos) {
+      if (c.unread() > kMaxLine) {  // the rest of this line is read and dropped
+        c.discarding = true;
+        c.in.clear();
+        c.in_used = 0;
+      }
+      break;
+    }
+    const std::string_view line(c.in.data() + c.in_used, nl - c.in_used);
+    const bool too_long = c.discarding || line.size() > kMaxLine;
+    const std::string taken = too_long ? std::string() : std::string(line);
+    c.in_used = nl + 1;
+    c.discarding = false;
+    if (too_long) {
+      Command dummy;
+      send_answer(c, &dummy, "",
+                  error_answer(Error{
+                      kErrLineTooLong,
+                      fmt::format("request line longer than {} bytes; discarded", kMaxLine)}));
+      continue;
+    }
+    on_line(c, taken);
+  }
+  if (c.in_used == c.in.size()) {
+    c.in.clear();
+    c.in_used = 0;
+  } else if (c.in_used > 64 * 1024) {
+    c.in.erase(0, c.in_used);
+    c.in_used = 0;
   }
 }
 
@@ -624,6 +694,52 @@ void ControlServer::close_conn(Conn& c) {
   } else {
     ::close(c.fd);
   }
+}
+
+void ControlServer::housekeep(Clock::TimePoint now) {
+  for (auto it = conns_.begin(); it != conns_.end();) {
+    Conn& c = *it->second;
+    parse_input(c);
+    pump_events(c);
+    if (c.next_loop && now >= *c.next_loop && !c.in_flight && c.out.size() < 64 * 1024 &&
+        ops_.snapshot.current()) {
+      Command cmd;
+      cmd.id = CommandId::kStatus;
+      cmd.json = c.loop_json;
+      run_on_worker(c.id, c.framed(), cmd.json, "status", [this, cmd]() -> Answer {
+        auto snap = ops_.snapshot.current();
+        if (!snap)
+          return error_answer(Error{kErrNoFabric, "the SM has not published its state yet"});
+        return answer_read_only(cmd, *snap, ops_.events);
+      });
+      c.next_loop = now + settings_.status_loop;
+    }
+    // The peer sent all it will and everything it asked is answered. A follower or a
+    // status loop ends with its input too (an ibsm-ctl that was killed), so that a
+    // dead reader of a quiet fabric does not hold a place until the next event.
+    if (c.eof && !c.in_flight && c.in.find('\n', c.in_used) == std::string::npos) c.closing = true;
+    // Half-open and silent connections: no complete line for idle_timeout and nothing
+    // in flight, followed or looping.
+    const bool busy = c.in_flight || c.follow || c.next_loop || c.kind == kLocal;
+    if (!busy && !c.closing && now - c.last_line > settings_.idle_timeout) {
+      Command dummy;
+      send_answer(
+          c, &dummy, "",
+          error_answer(Error{
+              kErrIdleTimeout,
+              fmt::format("no request for {} s (ctl_idle_timeout); closing",
+                          std::chrono::duration_cast<std::chrono::seconds>(settings_.idle_timeout)
+                              .count())}));
+      c.closing = true;
+    }
+    if (c.closing && (c.out.empty() || now - c.last_line > settings_.idle_timeout)) {
+      close_conn(c);
+      it = conns_.erase(it);
+      continue;
+    }
+    ++it;
+  }
+  connection_count_ = conns_.size();
 }
 
 void ControlServer::loop() {
@@ -641,20 +757,25 @@ void ControlServer::loop() {
     ids.clear();
     fds.push_back({wake_fd_, POLLIN, 0});
     ids.push_back(0);
+    const bool accepting = clock_.now() >= accept_paused_until_;
     if (unix_fd_ >= 0) {
-      fds.push_back({unix_fd_, POLLIN, 0});
+      fds.push_back({accepting ? unix_fd_ : -1, POLLIN, 0});
       ids.push_back(0);
     }
     if (tcp_fd_ >= 0) {
-      fds.push_back({tcp_fd_, POLLIN, 0});
+      fds.push_back({accepting ? tcp_fd_ : -1, POLLIN, 0});
       ids.push_back(0);
     }
     for (auto& [id, c] : conns_) {
       short ev = 0;
-      if (c->out.size() <= settings_.max_output / 2) ev |= POLLIN;
-      if (!c->out.empty()) ev |= POLLOUT;
-      if (c->kind == kLocal) ev = POLLIN;  // stdin; stdout is written directly
-      fds.push_back({c->kind == kLocal ? 0 : c->fd, ev, 0});
+      if (!c->eof && !c->closing && c->unread() < kMaxUnread &&
+          c->out.size() <= settings_.max_output / 2)
+        ev |= POLLIN;
+      if (!c->out.empty() && c->kind != kLocal) ev |= POLLOUT;  // stdout is written directly
+      // Nothing wanted: left out of the poll (-1), so that a peer that hung up does not
+      // wake the loop over and over; its end shows when its answer is written.
+      const int fd = ev == 0 ? -1 : (c->kind == kLocal ? 0 : c->fd);
+      fds.push_back({fd, ev, 0});
       ids.push_back(id);
     }
     const int n = ::poll(fds.data(), fds.size(), 250);
@@ -677,39 +798,12 @@ void ControlServer::loop() {
       auto it = conns_.find(ids[k]);
       if (it == conns_.end()) continue;
       Conn& c = *it->second;
-      if (fds[k].revents & (POLLIN | POLLHUP | POLLERR)) on_readable(c);
+      if (fds[k].revents & (POLLIN | POLLHUP | POLLERR)) read_input(c);
       if (fds[k].revents & POLLOUT) flush(c);
     }
     take_replies();
-    const auto now = std::chrono::steady_clock::now();
-    for (auto it = conns_.begin(); it != conns_.end();) {
-      Conn& c = *it->second;
-      pump_events(c);
-      if (c.next_loop && now >= *c.next_loop && c.out.size() < 64 * 1024) {
-        Command cmd;
-        cmd.id = CommandId::kStatus;
-        cmd.json = c.loop_json;
-        if (auto snap = ops_.snapshot.current())
-          send_answer(c, &cmd, "status", answer_read_only(cmd, *snap, ops_.events));
-        c.next_loop = now + settings_.status_loop;
-      }
-      // Half-open and silent connections: no complete line for idle_timeout and nothing
-      // pending, followed or looping.
-      const bool busy = c.pending > 0 || c.follow || c.next_loop || c.kind == kLocal;
-      if (!busy && !c.closing && now - c.last_line > settings_.idle_timeout) {
-        Command dummy;
-        send_answer(c, &dummy, "",
-                    error_answer(Error{kErrIdleTimeout, "no request for 30 seconds; closing"}));
-        c.closing = true;
-      }
-      if (c.closing && (c.out.empty() || now - c.last_line > settings_.idle_timeout)) {
-        close_conn(c);
-        it = conns_.erase(it);
-        continue;
-      }
-      ++it;
-    }
-    connection_count_ = conns_.size();
+    take_results();
+    housekeep(clock_.now());
   }
 }
 

@@ -1,9 +1,15 @@
 // The control socket: ibsm-ctl's Unix socket, and OpenSM's console (`console local`
-// on the terminal, `console loopback` on 127.0.0.1:console_port). One thread runs a
-// poll loop over every connection; read-only commands are answered there from the
-// published OpsSnapshot, changing ones go to the SM's thread through the ControlQueue
-// and are answered when it calls back. Nothing here can stall the SM: the SM never
-// waits for this thread, and this thread never waits for a client.
+// on the terminal, `console loopback` on 127.0.0.1:console_port).
+//
+// Threads: one socket thread runs a poll loop over every connection (accepting,
+// reading, splitting lines, checking access, writing), and never computes an answer
+// itself. Answers are computed by a bounded pool of workers (ctl/worker_pool.hpp): a
+// read-only command from the published OpsSnapshot, the text of a PerfMgr dump from the
+// counter snapshot the SM handed over (ControlReply::finish). Changing commands go to
+// the SM's thread through the ControlQueue and are answered when it calls back. Each
+// connection has at most one request in flight, and its answers come in the order it
+// asked; another client's request runs beside it on another worker. Nothing here can
+// stall the SM: the SM never waits for these threads, and they never wait for a client.
 #pragma once
 
 #include <sys/types.h>
@@ -11,6 +17,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -19,11 +26,13 @@
 #include <thread>
 #include <vector>
 
+#include "common/clock.hpp"
 #include "common/error.hpp"
 #include "common/log.hpp"
 #include "common/result.hpp"
 #include "ctl/command.hpp"
 #include "ctl/reports.hpp"
+#include "ctl/worker_pool.hpp"
 #include "sm/ops/ops.hpp"
 
 namespace ibsm::ctl {
@@ -33,9 +42,11 @@ struct ServerSettings {
   std::string group;            // members may run read-only commands; empty: root only
   std::string console = "off";  // off | local | loopback
   std::uint16_t console_port = 10000;
-  std::chrono::milliseconds idle_timeout{30000};
-  std::size_t max_connections = 256;
-  std::size_t follow_queue = 4096;       // events a follower may fall behind by
+  std::chrono::milliseconds idle_timeout{30000};  // ctl_idle_timeout
+  std::size_t max_connections = 256;              // ctl_max_connections
+  std::size_t workers = 2;                        // started with the server
+  std::size_t max_workers = 16;                   // started on demand, when all are busy
+  std::size_t follow_queue = 4096;                // events a follower may fall behind by
   std::size_t max_output = 1024 * 1024;  // bytes queued for one client before it is cut off
   std::chrono::milliseconds status_loop{5000};
 };
@@ -56,6 +67,8 @@ Peer decide_access(std::uint32_t uid, const std::vector<std::uint32_t>& groups,
 class ControlServer {
  public:
   ControlServer(sm::ops::Ops& ops, Logger log, ServerSettings settings);
+  // `clock` times the idle timeout and `status loop` (tests drive it).
+  ControlServer(sm::ops::Ops& ops, Logger log, ServerSettings settings, const Clock& clock);
   ~ControlServer();
   ControlServer(const ControlServer&) = delete;
   ControlServer& operator=(const ControlServer&) = delete;
@@ -65,27 +78,42 @@ class ControlServer {
   void start();
   void stop();
   std::size_t connections() const { return connection_count_.load(); }
+  std::size_t workers() const { return workers_.threads(); }
+  // CPU time of the socket thread and the workers so far (benchmarks).
+  double cpu_seconds() const;
 
  private:
   struct Conn;
   void loop();
   void accept_unix();
   void accept_tcp();
+  bool refuse_over_cap(int fd, int kind);
+  void accept_failed();
   void add_conn(int fd, int kind, Peer peer);
-  void on_readable(Conn& c);
+  void read_input(Conn& c);
+  void parse_input(Conn& c);
   void on_line(Conn& c, std::string_view line);
   void send_answer(Conn& c, const Command* cmd, std::string_view name, const Answer& a);
   void send_raw(Conn& c, std::string_view text);
   void flush(Conn& c);
   void pump_events(Conn& c);
   void take_replies();
+  void take_results();
   void wake();
   void close_conn(Conn& c);
   void submit(Conn& c, const Command& cmd, std::string_view line);
+  // Computes an answer on a worker and writes it as the connection's protocol wants; the
+  // connection reads no further request until it is written. A connection that left
+  // meanwhile gets nothing, but the work is done (dump_counters' file is written).
+  void run_on_worker(std::uint64_t conn, bool framed, bool json, std::string name,
+                     std::function<Answer()> compute);
+  void housekeep(Clock::TimePoint now);
 
   sm::ops::Ops& ops_;
   Logger log_;
   ServerSettings settings_;
+  SteadyClock steady_;
+  const Clock& clock_;
   std::optional<std::uint32_t> ctl_gid_;
   int unix_fd_ = -1;
   int tcp_fd_ = -1;
@@ -95,8 +123,17 @@ class ControlServer {
   std::atomic<bool> wake_pending_{false};
   std::atomic<std::size_t> connection_count_{0};
   std::thread thread_;
+  clockid_t thread_clock_{};
+  bool thread_clock_ok_ = false;
+  WorkerPool workers_;
   std::map<std::uint64_t, std::unique_ptr<Conn>> conns_;
   std::uint64_t next_id_ = 1;
+  // Connections refused over the cap since the last warning (one warning a minute).
+  std::size_t refused_ = 0;
+  std::optional<Clock::TimePoint> refused_logged_;
+  bool grow_failed_logged_ = false;
+  Clock::TimePoint accept_paused_until_{};
+  std::optional<Clock::TimePoint> accept_failed_logged_;
 
   struct Reply {
     std::uint64_t conn;
@@ -106,6 +143,13 @@ class ControlServer {
   };
   std::mutex replies_mu_;
   std::vector<Reply> replies_;
+
+  struct Result {
+    std::uint64_t conn;
+    std::string wire;
+  };
+  std::mutex results_mu_;
+  std::vector<Result> results_;
 };
 
 }  // namespace ibsm::ctl

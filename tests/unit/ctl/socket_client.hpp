@@ -1,0 +1,89 @@
+// A control-socket client for the ctl tests: connects to the Unix socket, sends lines
+// and reads framed answers, each read bounded by a 10 s receive timeout so that a
+// server that never answers fails the test instead of hanging it.
+#pragma once
+
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <string>
+#include <string_view>
+
+#include <gtest/gtest.h>
+
+namespace ibsm::ctl {
+
+class Client {
+ public:
+  explicit Client(const std::string& path) {
+    fd_ = ::socket(AF_UNIX, SOCK_STREAM, 0);
+    sockaddr_un a{};
+    a.sun_family = AF_UNIX;
+    std::snprintf(a.sun_path, sizeof(a.sun_path), "%s", path.c_str());
+    ok_ = ::connect(fd_, reinterpret_cast<sockaddr*>(&a), sizeof(a)) == 0;
+    timeval tv{10, 0};
+    ::setsockopt(fd_, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+  }
+  ~Client() { ::close(fd_); }
+  Client(const Client&) = delete;
+  Client& operator=(const Client&) = delete;
+  bool ok() const { return ok_; }
+  void send(std::string_view s) {
+    ASSERT_EQ(::send(fd_, s.data(), s.size(), MSG_NOSIGNAL), static_cast<ssize_t>(s.size()));
+  }
+  // One line (without newline); empty at end of stream or after 10 s.
+  std::string line() {
+    for (;;) {
+      const auto nl = buf_.find('\n');
+      if (nl != std::string::npos) {
+        std::string l = buf_.substr(0, nl);
+        buf_.erase(0, nl + 1);
+        return l;
+      }
+      char tmp[65536];
+      const ssize_t n = ::read(fd_, tmp, sizeof(tmp));
+      if (n <= 0) return {};
+      buf_.append(tmp, static_cast<std::size_t>(n));
+    }
+  }
+  // No more requests: the server answers what it got, then closes.
+  void shutdown_write() { ::shutdown(fd_, SHUT_WR); }
+  // Everything until the server closes (or 10 s pass without a byte).
+  std::string rest() {
+    std::string out = std::move(buf_);
+    buf_.clear();
+    char tmp[4096];
+    for (;;) {
+      const ssize_t n = ::read(fd_, tmp, sizeof(tmp));
+      if (n <= 0) return out;
+      out.append(tmp, static_cast<std::size_t>(n));
+    }
+  }
+  // One framed answer, the terminator line last.
+  std::string answer() {
+    std::string out;
+    for (;;) {
+      const auto nl = buf_.find('\n');
+      if (nl != std::string::npos) {
+        std::string line = buf_.substr(0, nl);
+        buf_.erase(0, nl + 1);
+        out += line + "\n";
+        if (line == ".ok" || line == ".err") return out;
+        continue;
+      }
+      char tmp[4096];
+      const ssize_t n = ::read(fd_, tmp, sizeof(tmp));
+      if (n <= 0) return out + "<eof>";
+      buf_.append(tmp, static_cast<std::size_t>(n));
+    }
+  }
+
+ private:
+  int fd_ = -1;
+  bool ok_ = false;
+  std::string buf_;
+};
+
+}  // namespace ibsm::ctl
