@@ -2,6 +2,8 @@
 
 #include <sstream>
 
+#include "agent/command_output.hpp"
+
 namespace ibsm::agent {
 namespace {
 
@@ -11,14 +13,6 @@ int small(const std::string& s, int hi) {
     return -1;
   int v = std::stoi(s);
   return v <= hi ? v : -1;
-}
-
-std::string last_line(const std::string& out) {
-  std::string t = out;
-  while (!t.empty() && (t.back() == '\n' || t.back() == ' '))
-    t.pop_back();
-  auto nl = t.rfind('\n');
-  return nl == std::string::npos ? t : t.substr(nl + 1);
 }
 
 // Why a show command failed, for the skipped verdict.

@@ -2,18 +2,13 @@
 
 #include <algorithm>
 
+#include "agent/mad_header.hpp"
+
 namespace ibsm::agent {
 namespace {
 
-constexpr std::size_t kOffBaseVersion = 0;
-constexpr std::size_t kOffClass = 1;
-constexpr std::size_t kOffClassVersion = 2;
-constexpr std::size_t kOffMethod = 3;
-constexpr std::size_t kOffStatus = 4;  // 2 bytes
-constexpr std::size_t kOffRmpp = 24;   // 12 bytes, unused by ibping
-constexpr std::size_t kOffOui = 37;    // 3 bytes
-constexpr std::uint8_t kMethodGet = 0x01;
-constexpr std::uint8_t kResponseBit = 0x80;
+constexpr std::size_t kOffRmpp = 24;  // 12 bytes, unused by ibping
+constexpr std::size_t kOffOui = 37;   // 3 bytes
 
 }  // namespace
 

@@ -11,6 +11,14 @@
 namespace ibsm::agent {
 
 enum class IpoibMode { kDatagram, kConnected };
+// The mode as the kernel's `mode` file and every renderer spell it.
+inline const char* ipoib_mode_name(IpoibMode m) {
+  return m == IpoibMode::kConnected ? "connected" : "datagram";
+}
+// An address (with its prefix length) is IPv6 when it has a colon.
+inline bool is_ipv6_address(const std::string& a) {
+  return a.find(':') != std::string::npos;
+}
 enum class Membership { kFull, kAny };  // how strict verify is about the table entry
 enum class Backend { kAuto, kNetworkManager, kNetworkd, kIfupdown, kDirect };
 enum class RoceMode { kV1, kV2 };

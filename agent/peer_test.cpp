@@ -5,6 +5,8 @@
 #include <optional>
 #include <sstream>
 
+#include "agent/command_output.hpp"
+
 namespace ibsm::agent {
 namespace {
 
@@ -13,14 +15,6 @@ std::string joined(const std::vector<std::string>& argv) {
   for (const auto& a : argv)
     s += (s.empty() ? "" : " ") + a;
   return s;
-}
-
-std::string last_line(const std::string& out) {
-  std::string t = out;
-  while (!t.empty() && (t.back() == '\n' || t.back() == ' '))
-    t.pop_back();
-  auto nl = t.rfind('\n');
-  return nl == std::string::npos ? t : t.substr(nl + 1);
 }
 
 bool installed(const Fs& fs, const std::string& tool) {

@@ -11,10 +11,6 @@
 namespace ibsm::agent {
 namespace {
 
-std::string mode_name(IpoibMode m) {
-  return m == IpoibMode::kConnected ? "connected" : "datagram";
-}
-
 std::string existing_ports(const Observed& o) {
   std::string s;
   for (const auto& d : o.devices)
@@ -89,7 +85,8 @@ void check_mode_mtu(ResolvedIface& r, const NetDevice& parent_dev, const Broadca
   if (requested && *requested > limit)
     plan.errors.push_back(Error{
         kMtuTooLarge, r.name + ": mtu " + std::to_string(*requested) + " above " +
-                          std::to_string(limit) + " allowed in " + mode_name(r.mode) + " mode" +
+                          std::to_string(limit) + " allowed in " + ipoib_mode_name(r.mode) +
+                          " mode" +
                           (r.mode == IpoibMode::kDatagram
                                ? " (broadcast group MTU " + std::to_string(broadcast_mtu) + " - 4)"
                                : "")});

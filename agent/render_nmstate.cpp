@@ -7,16 +7,12 @@
 namespace ibsm::agent {
 namespace {
 
-bool is_v6(const std::string& a) {
-  return a.find(':') != std::string::npos;
-}
-
 // nmstate's ipv4/ipv6 block: static addresses, or disabled.
 void ip_block(std::ostringstream& os, const ResolvedIface& r, bool v6) {
   os << "    " << (v6 ? "ipv6" : "ipv4") << ":\n";
   bool any = false;
   for (const auto& a : r.addresses)
-    any = any || is_v6(a) == v6;
+    any = any || is_ipv6_address(a) == v6;
   if (!any) {
     os << "      enabled: false\n";
     return;
@@ -26,7 +22,7 @@ void ip_block(std::ostringstream& os, const ResolvedIface& r, bool v6) {
   if (v6) os << "      dhcp: false\n      autoconf: false\n";
   os << "      address:\n";
   for (const auto& a : r.addresses) {
-    if (is_v6(a) != v6) continue;
+    if (is_ipv6_address(a) != v6) continue;
     auto slash = a.find('/');
     os << "        - ip: " << a.substr(0, slash)
        << "\n          prefix-length: " << a.substr(slash + 1) << "\n";

@@ -8,20 +8,13 @@
 namespace ibsm::agent {
 namespace {
 
-const char* mode_name(IpoibMode m) {
-  return m == IpoibMode::kConnected ? "connected" : "datagram";
-}
-bool is_v6(const std::string& a) {
-  return a.find(':') != std::string::npos;
-}
-
 // An [ipv4]/[ipv6] section: manual with addresses, otherwise disabled (the agent
 // configures static IPoIB addressing only).
 void ip_section(std::ostringstream& os, const ResolvedIface& r, bool v6) {
   os << "\n[" << (v6 ? "ipv6" : "ipv4") << "]\n";
   int n = 0;
   for (const auto& a : r.addresses)
-    if (is_v6(a) == v6) os << "address" << ++n << "=" << a << "\n";
+    if (is_ipv6_address(a) == v6) os << "address" << ++n << "=" << a << "\n";
   os << "method=" << (n ? "manual" : "disabled") << "\n";
 }
 
@@ -47,7 +40,7 @@ std::string render_nm_keyfile(const ResolvedIface& r) {
   if (!r.parent.empty())
     os << "p-key=" << r.pkey << "\n"
        << "parent=" << r.parent << "\n";
-  os << "transport-mode=" << mode_name(r.mode) << "\n";
+  os << "transport-mode=" << ipoib_mode_name(r.mode) << "\n";
   ip_section(os, r, false);
   ip_section(os, r, true);
   os << "\n[user]\n" << kNmMarker << "\n";
@@ -65,7 +58,7 @@ std::string render_networkd_netdev(const ResolvedIface& child) {
      << "Kind=ipoib\n"
      << "\n[IPoIB]\n"
      << "PartitionKey=" << format_pkey(child.pkey) << "\n"
-     << "Mode=" << mode_name(child.mode) << "\n";
+     << "Mode=" << ipoib_mode_name(child.mode) << "\n";
   return os.str();
 }
 
@@ -99,9 +92,9 @@ std::string render_ifupdown_stanza(const ResolvedIface& r) {
   const std::string dev = " dev " + r.name;
   if (!r.parent.empty())
     os << "    pre-up ip link add link " << r.parent << " name " << r.name << " type ipoib pkey "
-       << format_pkey(r.pkey) << " mode " << mode_name(r.mode) << "\n";
+       << format_pkey(r.pkey) << " mode " << ipoib_mode_name(r.mode) << "\n";
   else
-    os << "    pre-up ip link set" << dev << " type ipoib mode " << mode_name(r.mode) << "\n";
+    os << "    pre-up ip link set" << dev << " type ipoib mode " << ipoib_mode_name(r.mode) << "\n";
   if (!r.mtu_auto) os << "    pre-up ip link set" << dev << " mtu " << r.mtu << "\n";
   os << "    up ip link set" << dev << " up\n";
   for (const auto& a : r.addresses)

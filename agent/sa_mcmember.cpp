@@ -5,18 +5,12 @@
 #include <iterator>
 
 #include "agent/errors.hpp"
+#include "agent/mad_header.hpp"
 
 namespace ibsm::agent {
 namespace {
 
-// MAD common header (IBA 13.4.3).
-constexpr std::size_t kOffBaseVersion = 0;
-constexpr std::size_t kOffClass = 1;
-constexpr std::size_t kOffClassVersion = 2;
-constexpr std::size_t kOffMethod = 3;
-constexpr std::size_t kOffStatus = 4;
-constexpr std::size_t kOffTid = 8;  // 8 bytes; the low half is ours (bytes 12..15)
-constexpr std::size_t kOffAttrId = 16;
+// MAD common header: agent/mad_header.hpp. TID: the low half is ours (bytes 12..15).
 // SA header (IBA 15.2.1.1) after the 12-byte RMPP header at 24: SM_Key at 36,
 // AttributeOffset at 44, ComponentMask at 48, the record at 56.
 constexpr std::size_t kOffComponentMask = 48;
@@ -38,8 +32,6 @@ constexpr std::size_t kPirSize = 68;
 constexpr std::uint16_t kAttrPortInfoRecord = 0x0012;
 constexpr std::uint64_t kMaskEndportLid = 1;
 
-constexpr std::uint8_t kMethodGet = 0x01;
-constexpr std::uint8_t kMethodGetResp = 0x81;
 constexpr std::uint16_t kAttrMcMemberRecord = 0x0038;
 constexpr std::uint64_t kMaskMgid = 1;  // ComponentMask bit 0
 

@@ -109,19 +109,6 @@ std::size_t index_of(LogModule m) {
   return static_cast<std::size_t>(m);
 }
 
-// Passes lines on to the shared file sink when this module's level lets them through.
-class GateSink final : public spdlog::sinks::sink {
- public:
-  explicit GateSink(spdlog::sink_ptr target) : target_(std::move(target)) {}
-  void log(const spdlog::details::log_msg& msg) override { target_->log(msg); }
-  void flush() override { target_->flush(); }
-  void set_pattern(const std::string&) override {}
-  void set_formatter(std::unique_ptr<spdlog::formatter>) override {}
-
- private:
-  spdlog::sink_ptr target_;
-};
-
 }  // namespace
 
 std::span<const LogModuleInfo> log_modules() {
@@ -142,6 +129,21 @@ std::optional<LogModule> find_log_module(std::string_view name) {
 }
 
 namespace detail {
+
+// Passes lines on to the shared file sink when this module's level lets them through.
+// Not in the anonymous namespace: ModuleLoggers::Slot, a class with linkage, holds one
+// (-Wsubobject-linkage, which a unity build reports).
+class GateSink final : public spdlog::sinks::sink {
+ public:
+  explicit GateSink(spdlog::sink_ptr target) : target_(std::move(target)) {}
+  void log(const spdlog::details::log_msg& msg) override { target_->log(msg); }
+  void flush() override { target_->flush(); }
+  void set_pattern(const std::string&) override {}
+  void set_formatter(std::unique_ptr<spdlog::formatter>) override {}
+
+ private:
+  spdlog::sink_ptr target_;
+};
 
 struct ModuleLoggers::Slot {
   unsigned flags = 0;

@@ -10,7 +10,7 @@ namespace ibsm::conf {
 namespace {
 
 // A whole unsigned C literal (strtoul base 0, as OpenSM reads these keys), blanks around.
-std::optional<std::uint64_t> number(std::string_view s) {
+std::optional<std::uint64_t> cc_number(std::string_view s) {
   return parse_c_integer(trim(s));
 }
 
@@ -45,8 +45,8 @@ Result<std::pair<unsigned, std::uint32_t>> sl_value(std::string_view item, std::
   const auto blank = item.find_first_of(" \t");
   if (blank == std::string_view::npos)
     return fail(kBadValue, "'" + std::string(item) + "': an SL and a value are needed");
-  const auto sl = number(item.substr(0, blank));
-  const auto value = number(item.substr(blank));
+  const auto sl = cc_number(item.substr(0, blank));
+  const auto value = cc_number(item.substr(blank));
   if (!sl)
     return fail(kBadValue, "SL '" + std::string(item.substr(0, blank)) + "' is not a number");
   if (*sl >= kCcSls) return fail(kBadValue, "SL " + std::to_string(*sl) + " is not 0-15");
@@ -90,8 +90,8 @@ Result<ShiftMultiplier> parse_shift_multiplier(std::string_view text) {
   const auto colon = text.find(':');
   if (colon == std::string_view::npos)
     return fail(kBadValue, "'" + std::string(text) + "' has no ':' between shift and multiplier");
-  const auto shift = number(text.substr(0, colon));
-  const auto mult = number(text.substr(colon + 1));
+  const auto shift = cc_number(text.substr(0, colon));
+  const auto mult = cc_number(text.substr(colon + 1));
   if (!shift || !mult) return fail(kBadValue, "'" + std::string(text) + "': not two numbers");
   if (*shift > 3) return fail(kBadValue, "shift " + std::to_string(*shift) + " is not 0-3");
   if (*mult > 16383)

@@ -9,7 +9,7 @@ namespace ibsm::conf {
 namespace {
 
 // A whole unsigned C literal (strtoul base 0, as OpenSM reads these lists).
-std::optional<unsigned long> number(std::string_view s) {
+std::optional<unsigned long> qos_number(std::string_view s) {
   s = trim(s);
   unsigned base = 10;
   if (s.size() > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
@@ -65,8 +65,8 @@ Result<std::vector<VlArbEntry>> parse_vlarb_list(std::string_view text) {
     const auto colon = item.find(':');
     if (colon == std::string_view::npos)
       return fail(kBadValue, nth(i) + " '" + std::string(item) + "' is not VL:weight");
-    const auto vl = number(item.substr(0, colon));
-    const auto weight = number(item.substr(colon + 1));
+    const auto vl = qos_number(item.substr(0, colon));
+    const auto weight = qos_number(item.substr(colon + 1));
     if (!vl || !weight)
       return fail(kBadValue, nth(i) + " '" + std::string(item) + "' is not two numbers VL:weight");
     if (*vl > 14)
@@ -85,7 +85,7 @@ Result<std::array<std::uint8_t, 16>> parse_sl2vl_list(std::string_view text) {
     return fail(kBadValue,
                 std::to_string(list.size()) + " VLs listed, one per SL 0-15 (16) needed");
   for (std::size_t sl = 0; sl < list.size(); ++sl) {
-    const auto vl = number(list[sl]);
+    const auto vl = qos_number(list[sl]);
     if (!vl)
       return fail(kBadValue, "SL " + std::to_string(sl) + ": '" + std::string(trim(list[sl])) +
                                  "' is not a number");

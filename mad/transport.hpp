@@ -17,6 +17,9 @@
 
 namespace ibsm::mad {
 
+// QP1's well-known Q_Key: GSI MADs (SA, PerfMgr, CC) carry it (IBA 13.5.3).
+inline constexpr std::uint32_t kGsiQKey = 0x80010000;
+
 struct OutgoingMad {
   std::array<std::uint8_t, 256> bytes{};
   Lid dlid = kPermissiveLid;     // DR SMPs always leave with the permissive LID
@@ -30,7 +33,7 @@ struct OutgoingMad {
 struct MadAddress {
   Lid lid = 0;
   std::uint32_t qpn = 1;
-  std::uint32_t qkey = 0x80010000;  // the GSI Q_Key (IBA 13.5.3)
+  std::uint32_t qkey = kGsiQKey;
   std::uint8_t sl = 0;
   std::uint16_t pkey_index = 0;
   bool grh = false;

@@ -206,7 +206,7 @@ std::string errors_section(const OpsSnapshot& s, const PortErrors& e) {
   return out;
 }
 
-constexpr std::string_view kStyle = R"(<style>
+constexpr std::string_view kPageStyle = R"(<style>
 body{font:14px/1.4 system-ui,sans-serif;margin:1em 2em;color:#222;background:#fafafa}
 h1{font-size:1.4em;margin:.2em 0}h2{font-size:1.1em;margin:1em 0 .3em}
 table{border-collapse:collapse}th,td{padding:2px 10px 2px 0;text-align:left;vertical-align:top}
@@ -256,7 +256,7 @@ std::string status_page(const OpsSnapshot& s, const StatusParts* parts) {
   out += "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n<title>ibsm ";
   out += mad::sm_state_name(s.state);
   out += "</title>\n";
-  out += kStyle;
+  out += kPageStyle;
   out += "</head><body>\n<main id=\"status\" data-generation=\"";
   number(out, s.generation);
   out += "\">\n<h1>ibsm status</h1>\n<p>As of ";

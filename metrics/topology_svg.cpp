@@ -17,7 +17,7 @@ constexpr std::size_t kLevels = 4;
 constexpr std::size_t kHostNamesInTitle = 5;
 
 // In the SVG itself, so that /topology.svg alone looks as it does in the page.
-constexpr std::string_view kStyle = R"(<style>
+constexpr std::string_view kSvgStyle = R"(<style>
 #topology .link,#topology .hostlink{fill:none;stroke-width:1}
 #topology .ok{stroke:#9ab}#topology .past{stroke:#db8}#topology .rising{stroke:#e80;stroke-width:2}
 #topology .high{stroke:#d00;stroke-width:3}
@@ -85,7 +85,7 @@ std::string topology_svg(const TopologyLayout& l, const sa::Snapshot& f, const P
   out += "\" data-layout=\"";
   out += l.tiered ? "tiers" : "graph";
   out += "\">\n";
-  out += kStyle;
+  out += kSvgStyle;
 
   // Links: one path per level for the many, an element with a title for each link
   // with errors (up to the bound).

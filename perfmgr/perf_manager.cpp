@@ -4,13 +4,12 @@
 
 #include <algorithm>
 
+#include "mad/transport.hpp"
 #include "perfmgr/errors.hpp"
 
 namespace ibsm::perfmgr {
 
 namespace {
-
-constexpr std::uint32_t kGsiQkey = 0x80010000;  // IBA 13.5.3: QP1's well-known Q_Key
 
 // OpenSM's "close to overflowing": 75 % of the counter's range (4-bit ones at 10).
 constexpr bool near_full(std::uint64_t v, unsigned bits) {
@@ -220,7 +219,7 @@ void PerfManager::send(Query q) {
   mad::MadAddress to;
   to.lid = mp.lid;
   to.qpn = 1;
-  to.qkey = kGsiQkey;
+  to.qkey = mad::kGsiQKey;
   if (mp.redirect) {
     to.lid = mp.redirect->lid;
     to.qpn = mp.redirect->qp;
@@ -475,7 +474,7 @@ bool PerfManager::take_redirect(const Query& q, MonNode& n, const ClassPortInfo&
     why = fmt::format("redirect LID {} is not a unicast LID", cpi.redirect_lid);
   if (why.empty() && cpi.redirect_qp == 0) why = "RedirectQP 0";
   if (why.empty() && cpi.redirect_pkey == 0) why = "RedirectP_Key 0";
-  if (why.empty() && cpi.redirect_qkey != kGsiQkey)
+  if (why.empty() && cpi.redirect_qkey != mad::kGsiQKey)
     why = fmt::format("RedirectQ_Key 0x{:08x}", cpi.redirect_qkey);
   std::optional<std::uint16_t> pkey_index;
   if (why.empty() && view_) {

@@ -9,6 +9,7 @@
 #include <tuple>
 
 #include "common/atomic_file.hpp"
+#include "common/text.hpp"
 #include "qos_policy/errors.hpp"
 #include "qos_policy/lexer.hpp"
 
@@ -38,13 +39,6 @@ bool contains(const Ranges& r, std::uint64_t v) {
 }
 
 namespace {
-
-bool iequal(std::string_view a, std::string_view b) {
-  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
-           return std::tolower(static_cast<unsigned char>(x)) ==
-                  std::tolower(static_cast<unsigned char>(y));
-         });
-}
 
 std::string strip(std::string s) {
   auto blank = [](char c) { return std::isspace(static_cast<unsigned char>(c)) != 0; };

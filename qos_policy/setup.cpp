@@ -4,20 +4,10 @@
 #include <algorithm>
 #include <cctype>
 
+#include "common/text.hpp"
 #include "qos_policy/errors.hpp"
 
 namespace ibsm::qos_policy {
-
-namespace {
-
-bool iequal(std::string_view a, std::string_view b) {
-  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
-           return std::tolower(static_cast<unsigned char>(x)) ==
-                  std::tolower(static_cast<unsigned char>(y));
-         });
-}
-
-}  // namespace
 
 Setup::Setup(const CompiledPolicy& policy, std::vector<CompileNote>& notes) : c_(policy) {
   const Policy& p = policy.policy();

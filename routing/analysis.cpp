@@ -18,7 +18,7 @@ struct PortPeer {
   std::uint32_t channel = 0;  // inter-switch channel id (kind == kSwitch)
 };
 
-struct Step {
+struct ForwardStep {
   enum class Kind : std::uint8_t { kDeliver, kHole, kForward };
   Kind kind = Kind::kHole;
   std::uint32_t next = 0;     // switch, when forwarding
@@ -51,22 +51,22 @@ class Fabric {
   const std::vector<ChannelLoad>& channels() const { return channels_; }
   const std::vector<LidOwner>& owners() const { return owners_; }
 
-  Step step(std::uint32_t s, Lid dlid) const {
+  ForwardStep step(std::uint32_t s, Lid dlid) const {
     const Lft& lft = routes_.lfts[s];
     if (dlid >= lft.size()) return {};
     const PortNum port = lft[dlid];
     const LidOwner owner = dlid < owners_.size() ? owners_[dlid] : LidOwner{};
     if (port == 0) {
       const bool mine = owner.kind == LidOwner::Kind::kSwitch && owner.index == s;
-      return {mine ? Step::Kind::kDeliver : Step::Kind::kHole};
+      return {mine ? ForwardStep::Kind::kDeliver : ForwardStep::Kind::kHole};
     }
     if (port >= ports_[s].size() || !ports_[s][port].linked) return {};
     const PortPeer& p = ports_[s][port];
     if (p.kind == Link::Kind::kEndPort) {
       const bool right = owner.kind == LidOwner::Kind::kEndPort && owner.index == p.index;
-      return {right ? Step::Kind::kDeliver : Step::Kind::kHole};
+      return {right ? ForwardStep::Kind::kDeliver : ForwardStep::Kind::kHole};
     }
-    return {Step::Kind::kForward, p.index, p.channel};
+    return {ForwardStep::Kind::kForward, p.index, p.channel};
   }
 
  private:
@@ -107,12 +107,12 @@ class Resolver {
       stamp_[cur] = gen_;
       state_[cur] = State::kVisiting;
       stack_.push_back(cur);
-      const Step st = f_.step(cur, dlid_);
-      if (st.kind == Step::Kind::kDeliver) {
+      const ForwardStep st = f_.step(cur, dlid_);
+      if (st.kind == ForwardStep::Kind::kDeliver) {
         result = State::kDelivered;
         break;
       }
-      if (st.kind == Step::Kind::kHole) {
+      if (st.kind == ForwardStep::Kind::kHole) {
         result = State::kHole;
         break;
       }
@@ -181,10 +181,10 @@ class NextHops {
       row_of_[ends[row]] = static_cast<std::uint32_t>(row);
       const Lid dlid = topo.end_ports[ends[row]].base_lid;
       for (std::uint32_t s = 0; s < n_; ++s) {
-        const Step st = f.step(s, dlid);
-        next_[row * n_ + s] = st.kind == Step::Kind::kForward   ? st.channel
-                              : st.kind == Step::Kind::kDeliver ? kArrived
-                                                                : kDropped;
+        const ForwardStep st = f.step(s, dlid);
+        next_[row * n_ + s] = st.kind == ForwardStep::Kind::kForward   ? st.channel
+                              : st.kind == ForwardStep::Kind::kDeliver ? kArrived
+                                                                       : kDropped;
       }
     }
   }
@@ -299,12 +299,12 @@ Trace trace_route(const Topology& topo, const Routes& routes, std::uint32_t src,
     seen[s] = true;
     const Lft& lft = routes.lfts[s];
     t.hops.push_back({s, dlid < lft.size() ? lft[dlid] : kNoPath});
-    const Step st = f.step(s, dlid);
-    if (st.kind == Step::Kind::kDeliver) {
+    const ForwardStep st = f.step(s, dlid);
+    if (st.kind == ForwardStep::Kind::kDeliver) {
       t.outcome = Delivery::kDelivered;
       return t;
     }
-    if (st.kind == Step::Kind::kHole) return t;
+    if (st.kind == ForwardStep::Kind::kHole) return t;
     s = st.next;
   }
 }
@@ -412,8 +412,8 @@ ChannelLoads channel_loads(const Topology& topo, const Routes& routes) {
       for (std::uint32_t cur = s; mark[cur] != dst;) {
         mark[cur] = dst;
         on_path.push_back(cur);
-        const Step st = f.step(cur, de.base_lid);
-        if (st.kind != Step::Kind::kForward) break;
+        const ForwardStep st = f.step(cur, de.base_lid);
+        if (st.kind != ForwardStep::Kind::kForward) break;
         cur = st.next;
       }
     }
@@ -423,8 +423,8 @@ ChannelLoads channel_loads(const Topology& topo, const Routes& routes) {
     for (std::uint32_t s : on_path)
       flow[s] = sources[s] - (s == de.sw ? 1U : 0U);
     for (std::uint32_t s : on_path) {
-      const Step st = f.step(s, de.base_lid);
-      if (st.kind != Step::Kind::kForward) continue;
+      const ForwardStep st = f.step(s, de.base_lid);
+      if (st.kind != ForwardStep::Kind::kForward) continue;
       ch[st.channel].routes += flow[s];
       flow[st.next] += flow[s];
     }

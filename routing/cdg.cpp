@@ -5,20 +5,18 @@
 #include <memory>
 
 #include "routing/lid_owners.hpp"
+#include "routing/sentinels.hpp"
 #include "routing/torus/hop_vl_cdg.hpp"
 
 namespace ibsm::routing {
 namespace {
 
-inline constexpr std::uint32_t kNone = UINT32_MAX;
-inline constexpr unsigned kVls = 16;  // IBA: VL0-VL14 data, VL15 management
-
 // Directed inter-switch channels numbered per switch in port order, so the channels
 // leaving switch t are [first[t], first[t + 1]) and a dependency c1 -> c2 is one bit at
 // dep_first[c1] + (c2 - first[head(c1)]).
-class Channels {
+class CdgChannels {
  public:
-  explicit Channels(const Topology& topo) {
+  explicit CdgChannels(const Topology& topo) {
     const std::size_t n = topo.switches.size();
     first_.assign(n + 1, 0);
     port_first_.assign(n + 1, 0);
@@ -69,7 +67,8 @@ class Channels {
 };
 
 // Iterative three-colour DFS; returns one cycle (channel ids in path order) or nothing.
-std::vector<std::uint32_t> find_cycle(const Channels& ch, const std::vector<std::uint8_t>& deps) {
+std::vector<std::uint32_t> find_cycle(const CdgChannels& ch,
+                                      const std::vector<std::uint8_t>& deps) {
   enum : std::uint8_t { kWhite, kGrey, kBlack };
   std::vector<std::uint8_t> colour(ch.size(), kWhite);
   struct Frame {
@@ -118,7 +117,7 @@ CdgReport check_channel_dependencies(const Topology& topo, const Routes& routes,
                                      const CdgOptions& options) {
   // Engines whose VL changes hop by hop (torus-2QoS) are judged on (channel, VL) nodes.
   if (!routes.sl2vl.empty()) return check_hop_vl_dependencies(topo, routes, options);
-  const Channels ch(topo);
+  const CdgChannels ch(topo);
   const std::size_t n = topo.switches.size();
   CdgReport out;
   out.channels = ch.size();

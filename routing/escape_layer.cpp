@@ -6,14 +6,15 @@
 #include <tuple>
 #include <vector>
 
+#include "common/text.hpp"
 #include "routing/analysis.hpp"
 #include "routing/errors.hpp"
 #include "routing/lid_owners.hpp"
+#include "routing/sentinels.hpp"
 
 namespace ibsm::routing {
 namespace {
 
-inline constexpr std::uint32_t kFar = std::numeric_limits<std::uint32_t>::max();
 inline constexpr std::uint8_t kEscapeSl = 1;
 
 std::vector<std::uint32_t> bfs(const Topology& topo, std::uint32_t from) {
@@ -245,12 +246,6 @@ class FillIn {
   std::vector<std::uint32_t> filled_;
 };
 
-std::string hex(std::uint64_t guid) {
-  char buf[24];
-  std::snprintf(buf, sizeof buf, "0x%016llx", static_cast<unsigned long long>(guid));
-  return buf;
-}
-
 }  // namespace
 
 Result<EscapeLayerStats> route_unreached_on_escape_layer(const Topology& topo, Routes& routes,
@@ -346,7 +341,7 @@ Result<EscapeLayerStats> route_unreached_on_escape_layer(const Topology& topo, R
       pc.unreached.empty() ? std::string("every end port reaches every LID") : counts;
   if (!pc.unreached.empty())
     what += "; routed every switch to them on SL 1 (VL 1) by up/down around " +
-            hex(topo.switches[stats.root].guid) + " (" + std::to_string(stats.switch_lids) +
+            hex64(topo.switches[stats.root].guid) + " (" + std::to_string(stats.switch_lids) +
             " switch LIDs, " + std::to_string(stats.end_port_lids) + " end-port LIDs)";
   if (stats.filled_entries > 0)
     what += "; " + std::to_string(stats.filled_entries) +

@@ -13,14 +13,14 @@ namespace {
 
 // One hop of a dimension-ordered path: the direction along the first dimension where
 // the coordinates differ, and whether the path crosses that dimension's dateline.
-struct Step {
+struct DimStep {
   unsigned dim = 0;
   bool plus = false;
   bool crosses = false;
 };
 
-Step direction(std::uint32_t ring, std::uint32_t from, std::uint32_t to) {
-  Step st;
+DimStep direction(std::uint32_t ring, std::uint32_t from, std::uint32_t to) {
+  DimStep st;
   if (ring == 0) {
     st.plus = to > from;
     return st;
@@ -50,7 +50,7 @@ Result<Routes> route_mesh_by_datelines(const Topology& topo, const MeshShape& sh
       if (l.kind != Link::Kind::kSwitch || l.peer >= n || l.peer == s) continue;
       for (unsigned d = 0; d < dims; ++d) {
         if (shape.at(s, d) == shape.at(l.peer, d)) continue;
-        const Step st = direction(shape.ring[d], shape.at(s, d), shape.at(l.peer, d));
+        const DimStep st = direction(shape.ring[d], shape.at(s, d), shape.at(l.peer, d));
         ports[(std::size_t{s} * dims + d) * 2 + (st.plus ? 1 : 0)].push_back(l.port);
         break;
       }
@@ -116,7 +116,7 @@ Result<Routes> route_mesh_by_datelines(const Topology& topo, const MeshShape& sh
         return fail(kErrNotAMesh, "mesh analysis: switches " + hex_guid(topo.switches[s].guid) +
                                       " and " + hex_guid(topo.switches[t].guid) +
                                       " share coordinates");
-      const Step st = direction(shape.ring[d], shape.at(s, d), shape.at(t, d));
+      const DimStep st = direction(shape.ring[d], shape.at(s, d), shape.at(t, d));
       const auto& choice = ports[(std::size_t{s} * dims + d) * 2 + (st.plus ? 1 : 0)];
       if (choice.empty())
         return fail(kErrNotAMesh, "mesh analysis: switch " + hex_guid(topo.switches[s].guid) +

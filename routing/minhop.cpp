@@ -31,21 +31,22 @@
 #include "routing/lid_owners.hpp"
 #include "routing/port_balance.hpp"
 #include "routing/rebalance.hpp"
+#include "routing/sentinels.hpp"
 #include "routing/topology_check.hpp"
 
 namespace ibsm::routing {
 namespace {
 
-struct Channel {
+struct MinhopChannel {
   PortNum port = 0;
   std::uint32_t peer = 0;  // switch index
 };
 
 using Target = BalanceTarget;
 
-class Router {
+class MinhopRouter {
  public:
-  Router(const Topology& topo, const HopMatrix& hops, const EngineConfig& config)
+  MinhopRouter(const Topology& topo, const HopMatrix& hops, const EngineConfig& config)
       : topo_(topo),
         hops_(hops),
         plan_(plan_balance(topo, config)),
@@ -54,11 +55,11 @@ class Router {
     const std::size_t n = topo.switches.size();
     first_.assign(n + 1, 0);
     for (std::size_t s = 0; s < n; ++s) {
-      std::vector<Channel> mine;
+      std::vector<MinhopChannel> mine;
       for (const Link& l : topo.switches[s].links)
         if (l.kind == Link::Kind::kSwitch) mine.push_back({l.port, l.peer});
       std::sort(mine.begin(), mine.end(),
-                [](const Channel& a, const Channel& b) { return a.port < b.port; });
+                [](const MinhopChannel& a, const MinhopChannel& b) { return a.port < b.port; });
       channels_.insert(channels_.end(), mine.begin(), mine.end());
       first_[s + 1] = static_cast<std::uint32_t>(channels_.size());
       owner_.resize(channels_.size(), static_cast<std::uint32_t>(s));
@@ -168,7 +169,6 @@ class Router {
   // still visits each switch before its next hops.
   void order_by_weight(std::uint32_t dst) {
     const std::uint32_t n = hops_.num_switches();
-    constexpr std::uint32_t kFar = UINT32_MAX;
     dist_.assign(n, kFar);
     if (in_.empty())  // built once
       in_ = InChannels(n, static_cast<std::uint32_t>(channels_.size()),
@@ -327,7 +327,8 @@ class Router {
 
   // How many of LIDs base..base+k-1 already leave switch s over this channel's port and
   // towards its peer switch.
-  void lmc_reuse(std::uint32_t s, const Target& t, unsigned k, const Channel& ch, Key& key) const {
+  void lmc_reuse(std::uint32_t s, const Target& t, unsigned k, const MinhopChannel& ch,
+                 Key& key) const {
     const std::size_t n = hops_.num_switches();
     for (unsigned j = 0; j < k; ++j) {
       const PortNum prev = by_lid_[(t.base + j) * n + s];
@@ -352,13 +353,13 @@ class Router {
   InChannels in_;                     // channels entering each switch (weights only)
   std::vector<std::uint32_t> owner_;  // per channel: the sending switch
   std::vector<Error> weight_warnings_;
-  std::vector<std::uint32_t> first_;    // channels_ of switch s: [first_[s], first_[s + 1])
-  std::vector<Channel> channels_;       // inter-switch channels, per switch in port order
-  std::vector<std::uint32_t> sources_;  // routable end ports per switch
-  std::vector<std::uint64_t> load_;     // per channel: all-to-all end-port routes
-  std::vector<std::uint32_t> mgmt_;     // per channel: switch LIDs routed over it
-  std::vector<std::uint32_t> routed_;   // per channel: data LIDs routed over it (port shifting)
-  std::vector<std::uint64_t> flow_;     // per switch: sources funnelling into it (scratch)
+  std::vector<std::uint32_t> first_;     // channels_ of switch s: [first_[s], first_[s + 1])
+  std::vector<MinhopChannel> channels_;  // inter-switch channels, per switch in port order
+  std::vector<std::uint32_t> sources_;   // routable end ports per switch
+  std::vector<std::uint64_t> load_;      // per channel: all-to-all end-port routes
+  std::vector<std::uint32_t> mgmt_;      // per channel: switch LIDs routed over it
+  std::vector<std::uint32_t> routed_;    // per channel: data LIDs routed over it (port shifting)
+  std::vector<std::uint64_t> flow_;      // per switch: sources funnelling into it (scratch)
   std::vector<std::uint32_t> order_;
   std::vector<std::uint32_t> cand_;        // minimal channels of order_[i]:
   std::vector<std::uint32_t> cand_first_;  // cand_[cand_first_[i] .. cand_first_[i + 1])
@@ -377,7 +378,7 @@ class MinHopEngine final : public Engine {
     if (Status st = validate_topology(topo); !st) return fail(st.error());
     Result<HopMatrix> hops = HopMatrix::compute(topo);
     if (!hops) return fail(hops.error());
-    return Router(topo, *hops, config_).run();
+    return MinhopRouter(topo, *hops, config_).run();
   }
 
  private:

@@ -33,11 +33,11 @@
 #include "routing/channel_index.hpp"
 #include "routing/efi_bound.hpp"
 #include "routing/in_channels.hpp"
+#include "routing/sentinels.hpp"
 
 namespace ibsm::routing {
 namespace {
 
-inline constexpr std::uint32_t kNone = UINT32_MAX;
 inline constexpr std::uint16_t kNoHop = UINT16_MAX;
 
 class Rebalancer {

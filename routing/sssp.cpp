@@ -45,23 +45,21 @@
 #include "routing/lid_owners.hpp"
 #include "routing/port_balance.hpp"
 #include "routing/rebalance.hpp"
+#include "routing/sentinels.hpp"
 #include "routing/throttled_links.hpp"
 #include "routing/topology_check.hpp"
 
 namespace ibsm::routing {
 namespace {
 
-inline constexpr std::uint32_t kNone = UINT32_MAX;
-inline constexpr std::uint64_t kInf = std::numeric_limits<std::uint64_t>::max();
-
-struct Channel {
+struct SsspChannel {
   std::uint32_t from = 0;  // sending switch
   std::uint32_t to = 0;    // receiving switch
   PortNum port = 0;        // output port on `from`
 };
 
 // A destination port: 2^lmc LIDs delivered by switch `sw` on `port` (0: the switch).
-struct Target {
+struct SsspTarget {
   std::uint32_t sw = 0;
   PortNum port = 0;
   Lid base = 0;
@@ -76,11 +74,11 @@ class SsspRouter {
       : topo_(topo), n_(topo.switches.size()), balance_(plan_balance(topo, config)) {
     out_first_.assign(n_ + 1, 0);
     for (std::uint32_t s = 0; s < n_; ++s) {
-      std::vector<Channel> mine;
+      std::vector<SsspChannel> mine;
       for (const Link& l : topo.switches[s].links)
         if (l.kind == Link::Kind::kSwitch) mine.push_back({s, l.peer, l.port});
       std::sort(mine.begin(), mine.end(),
-                [](const Channel& a, const Channel& b) { return a.port < b.port; });
+                [](const SsspChannel& a, const SsspChannel& b) { return a.port < b.port; });
       channels_.insert(channels_.end(), mine.begin(), mine.end());
       out_first_[s + 1] = static_cast<std::uint32_t>(channels_.size());
     }
@@ -103,8 +101,8 @@ class SsspRouter {
   }
 
   Routes run() {
-    const std::vector<Target> targets = make_targets();
-    for (const Target& t : targets) {
+    const std::vector<SsspTarget> targets = make_targets();
+    for (const SsspTarget& t : targets) {
       for (unsigned k = 0; k < (1U << t.lmc); ++k)
         route_lid(t, static_cast<Lid>(t.base + k));
     }
@@ -115,12 +113,12 @@ class SsspRouter {
   }
 
  private:
-  std::vector<Target> make_targets() const {
-    std::vector<Target> out;
+  std::vector<SsspTarget> make_targets() const {
+    std::vector<SsspTarget> out;
     for (const EndPort& e : topo_.end_ports)
       if (e.sw != UINT32_MAX && e.base_lid != 0)
         out.push_back({e.sw, e.sw_port, e.base_lid, e.lmc});
-    std::stable_sort(out.begin(), out.end(), [this](const Target& a, const Target& b) {
+    std::stable_sort(out.begin(), out.end(), [this](const SsspTarget& a, const SsspTarget& b) {
       if (sources_[a.sw] != sources_[b.sw]) return sources_[a.sw] > sources_[b.sw];
       return a.sw != b.sw ? a.sw < b.sw : a.port < b.port;
     });
@@ -132,7 +130,7 @@ class SsspRouter {
     std::unordered_map<Lid, const BalanceTarget*> planned;
     for (const BalanceTarget& b : balance_.targets)
       planned.emplace(b.base, &b);
-    for (Target& t : out)
+    for (SsspTarget& t : out)
       if (auto it = planned.find(t.base); it != planned.end())
         t.counts = it->second->traffic != Traffic::kIgnored;
     if (balance_.listed > 0) {  // the plan starts with the listed ports, in file order
@@ -140,11 +138,12 @@ class SsspRouter {
       for (std::size_t r = 0; r < balance_.listed; ++r)
         rank.emplace(balance_.targets[r].base, r);
       const auto first = std::stable_partition(
-          out.begin(), out.end(), [&](const Target& t) { return rank.contains(t.base); });
+          out.begin(), out.end(), [&](const SsspTarget& t) { return rank.contains(t.base); });
       for (auto it = out.begin(); it != first; ++it)
         it->listed = true;
-      std::sort(out.begin(), first,
-                [&](const Target& a, const Target& b) { return rank[a.base] < rank[b.base]; });
+      std::sort(out.begin(), first, [&](const SsspTarget& a, const SsspTarget& b) {
+        return rank[a.base] < rank[b.base];
+      });
     }
     return out;
   }
@@ -153,13 +152,13 @@ class SsspRouter {
   // finished next hops lowers the busiest channel (routing/rebalance.hpp). It keeps every
   // path as long as it is: sssp's paths are shortest (the P^2 base weight), so the search
   // only trades one shortest next hop for another.
-  void rebalance(const std::vector<Target>& targets) {
+  void rebalance(const std::vector<SsspTarget>& targets) {
     Result<HopMatrix> hops = HopMatrix::compute(topo_);
     if (!hops) return;
     // End ports only: the EFI grades traffic between end ports, and management traffic to
     // switch LIDs should not steer the data paths (as for the sources above).
     std::vector<RebalanceTarget> moving;
-    for (const Target& t : targets) {
+    for (const SsspTarget& t : targets) {
       if (!t.counts || t.port == 0) continue;
       for (unsigned k = 0; k < (1U << t.lmc); ++k)
         moving.push_back({static_cast<Lid>(t.base + k), t.sw, t.base, t.lmc, !t.listed});
@@ -200,7 +199,7 @@ class SsspRouter {
     }
   }
 
-  void route_lid(const Target& t, Lid lid) {
+  void route_lid(const SsspTarget& t, Lid lid) {
     PortNum* out = &by_lid_[std::size_t{lid} * n_];
     out[t.sw] = t.port;
     dijkstra(t.sw);
@@ -240,7 +239,7 @@ class SsspRouter {
   const Topology& topo_;
   std::size_t n_;
   BalancePlan balance_;
-  std::vector<Channel> channels_;         // per switch in port order
+  std::vector<SsspChannel> channels_;     // per switch in port order
   std::vector<std::uint32_t> out_first_;  // channels_ of switch s: [out_first_[s], [s + 1])
   InChannels in_;                         // channels entering each switch
   std::vector<std::uint32_t> sources_;    // routable end ports per switch

@@ -42,15 +42,14 @@
 #include "routing/hop_matrix.hpp"
 #include "routing/lid_owners.hpp"
 #include "routing/port_balance.hpp"
+#include "routing/sentinels.hpp"
 #include "routing/topology_check.hpp"
 #include "routing/updn_order.hpp"
 
 namespace ibsm::routing {
 namespace {
 
-inline constexpr std::uint32_t kFar = UINT32_MAX;
-
-struct Channel {
+struct UpdnChannel {
   PortNum port = 0;
   std::uint32_t peer = 0;  // switch index
   bool up = false;
@@ -70,12 +69,12 @@ class UpDownRouter {
     const std::size_t n = topo.switches.size();
     first_.assign(n + 1, 0);
     for (std::uint32_t s = 0; s < n; ++s) {
-      std::vector<Channel> mine;
+      std::vector<UpdnChannel> mine;
       for (const Link& l : topo.switches[s].links)
         if (l.kind == Link::Kind::kSwitch)
           mine.push_back({l.port, l.peer, goes_up(order, s, l.peer)});
       std::sort(mine.begin(), mine.end(),
-                [](const Channel& a, const Channel& b) { return a.port < b.port; });
+                [](const UpdnChannel& a, const UpdnChannel& b) { return a.port < b.port; });
       channels_.insert(channels_.end(), mine.begin(), mine.end());
       first_[s + 1] = static_cast<std::uint32_t>(channels_.size());
     }
@@ -168,7 +167,7 @@ class UpDownRouter {
       const bool down_mode = down_dist_[s] != kFar;
       const bool bridged = !bridge_.empty() && bridge_[s];
       for (std::uint32_t c = first_[s]; c < first_[s + 1]; ++c) {
-        const Channel& ch = channels_[c];
+        const UpdnChannel& ch = channels_[c];
         const bool ok = bridged     ? hops_.hops(ch.peer, dst) + 1U == hops_.hops(s, dst)
                         : down_mode ? !ch.up && down_dist_[ch.peer] + 1 == down_dist_[s]
                                     : ch.up && dist_[ch.peer] + 1 == dist_[s];
@@ -331,7 +330,7 @@ class UpDownRouter {
   std::vector<std::uint8_t> is_root_;  // connect_roots: per switch, a root to connect
   std::vector<std::uint32_t> routed_;  // per channel: data LIDs routed over it (port shifting)
   std::vector<std::uint32_t> first_;   // channels_ of switch s: [first_[s], first_[s + 1])
-  std::vector<Channel> channels_;
+  std::vector<UpdnChannel> channels_;
   std::vector<std::uint32_t> by_position_;  // switches in ascending position
   std::vector<std::uint32_t> sources_;      // routable end ports per switch
   std::vector<std::uint64_t> load_;         // per channel: all-to-all end-port routes

@@ -28,18 +28,16 @@
 #include "routing/errors.hpp"
 #include "routing/in_channels.hpp"
 #include "routing/lid_owners.hpp"
+#include "routing/sentinels.hpp"
 
 namespace ibsm::routing {
 namespace {
 
-inline constexpr std::uint32_t kNone = UINT32_MAX;
-inline constexpr unsigned kMaxLayers = 15;  // VL0-14 carry data (IBA 3.5.7)
-
 // Directed inter-switch channels, per switch in port order, and the dependency slots of
 // the CDG: c1 -> c2 is slot dep_first_[c1] + (c2 - out_first_[head(c1)]).
-class Channels {
+class LayerChannels {
  public:
-  Channels(const Topology& topo, const Routes& routes) : routes_(routes) {
+  LayerChannels(const Topology& topo, const Routes& routes) : routes_(routes) {
     const std::size_t n = topo.switches.size();
     out_first_.assign(n + 1, 0);
     port_first_.assign(n + 1, 0);
@@ -297,7 +295,7 @@ class Layering {
   }
 
   const Topology& topo_;
-  Channels ch_;
+  LayerChannels ch_;
   unsigned max_layers_;
   std::vector<std::uint32_t> weight_;              // routable end ports per switch
   std::vector<std::uint32_t> sources_;             // switches with weight > 0

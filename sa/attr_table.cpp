@@ -8,15 +8,15 @@ namespace ibsm::sa {
 
 namespace {
 
-constexpr std::uint32_t bit(std::uint8_t m) {
+constexpr std::uint32_t method_bit(std::uint8_t m) {
   return 1u << m;
 }
-constexpr std::uint32_t kGet = bit(method::kGet);
-constexpr std::uint32_t kSet = bit(method::kSet);
-constexpr std::uint32_t kTable = bit(method::kGetTable);
-constexpr std::uint32_t kDelete = bit(method::kDelete);
-constexpr std::uint32_t kMulti = bit(method::kGetMulti);
-constexpr std::uint32_t kTrace = bit(method::kGetTraceTable);
+constexpr std::uint32_t kGet = method_bit(method::kGet);
+constexpr std::uint32_t kSet = method_bit(method::kSet);
+constexpr std::uint32_t kTable = method_bit(method::kGetTable);
+constexpr std::uint32_t kDelete = method_bit(method::kDelete);
+constexpr std::uint32_t kMulti = method_bit(method::kGetMulti);
+constexpr std::uint32_t kTrace = method_bit(method::kGetTraceTable);
 
 constexpr std::array kTableOfAttrs = {
     AttrEntry{attr::kClassPortInfo, kGet, handle_class_port_info},

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cstring>
 
+#include "mad/transport.hpp"
+#include "sa/bytes.hpp"
 #include "sa/errors.hpp"
 #include "sa/pkey_access.hpp"
 
@@ -10,9 +12,6 @@ namespace ibsm::sa {
 
 namespace {
 
-std::uint16_t be16(std::span<const std::uint8_t> b, std::size_t off) {
-  return static_cast<std::uint16_t>((b[off] << 8) | b[off + 1]);
-}
 std::uint32_t be24(std::span<const std::uint8_t> b, std::size_t off) {
   return (std::uint32_t{b[off]} << 16) | (std::uint32_t{b[off + 1]} << 8) | b[off + 2];
 }
@@ -29,8 +28,6 @@ bool same_address(const mad::MadAddress& a, const mad::MadAddress& b) {
          (!a.grh || (a.gid == b.gid && a.hop_limit == b.hop_limit &&
                      a.traffic_class == b.traffic_class && a.flow_label == b.flow_label));
 }
-
-constexpr std::uint32_t kGsiQKey = 0x80010000;  // IBA 13.5.3
 
 // At most this many Reports wait for their ReportResp; beyond it the oldest is
 // abandoned, so a dead subscriber and a trap storm cannot grow memory without bound.
@@ -233,7 +230,7 @@ void InformStore::send_report(const Subscription& s, const NoticeBytes& notice,
   p.to = s.report_addr;
   // Reports go to a GSI QP: the GSI Q_Key, whatever the received address said
   // (kernels report none; OpenSM's vendor layer does the same).
-  p.to.qkey = kGsiQKey;
+  p.to.qkey = mad::kGsiQKey;
   p.timeout_ms = timeout_ms;
   p.retries_left = retries;
   p.deadline = now + std::chrono::milliseconds(timeout_ms);

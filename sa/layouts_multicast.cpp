@@ -40,14 +40,14 @@ constexpr std::array<Field, 19> kMcMemberRecord = {{
 }};
 static_assert(kMcMemberRecord.back().bit_offset + kMcMemberRecord.back().bit_width == 52 * 8);
 
-constexpr std::array kLayouts = {
+constexpr std::array kMulticastLayouts = {
     RecordLayout{attr::kMcMemberRecord, "MCMemberRecord", 52, kMcMemberRecord},
 };
 
 }  // namespace
 
 std::span<const RecordLayout> multicast_layouts() {
-  return kLayouts;
+  return kMulticastLayouts;
 }
 
 }  // namespace ibsm::sa

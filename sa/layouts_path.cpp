@@ -98,17 +98,17 @@ constexpr std::array<Field, 10> kTraceRecord = {{
 }};
 static_assert(tiles(kTraceRecord, 46));
 
-constexpr std::array kLayouts = {
+constexpr std::array kPathLayouts = {
     RecordLayout{attr::kPathRecord, "PathRecord", 64, kPathRecord},
     RecordLayout{attr::kMultiPathRecord, "MultiPathRecord", 200, kMultiPathRecord},
     RecordLayout{attr::kTraceRecord, "TraceRecord", 46, kTraceRecord},
 };
-static_assert((kLayouts[0].size + 7) / 8 == 8 && (kLayouts[2].size + 7) / 8 == 6);
+static_assert((kPathLayouts[0].size + 7) / 8 == 8 && (kPathLayouts[2].size + 7) / 8 == 6);
 
 }  // namespace
 
 std::span<const RecordLayout> path_layouts() {
-  return kLayouts;
+  return kPathLayouts;
 }
 
 }  // namespace ibsm::sa

@@ -12,14 +12,6 @@ namespace ibsm::sa {
 
 namespace {
 
-// Every bit of a record belongs to one field (what the component mask numbering needs).
-template <std::size_t N>
-constexpr bool contiguous(const std::array<Field, N>& f) {
-  for (std::size_t i = 1; i < N; ++i)
-    if (f[i].bit_offset != f[i - 1].bit_offset + f[i - 1].bit_width) return false;
-  return f[0].bit_offset == 0;
-}
-
 // ServiceRecord (15.2.5.14, 176 bytes): ID, GID, P_Key, reserved, lease, key,
 // name, then 16 x 8-bit, 8 x 16-bit, 4 x 32-bit and 2 x 64-bit data.
 // One field a line, so a field's place in the list reads as its mask bit.
@@ -110,17 +102,18 @@ constexpr std::array<Field, 16> kInformInfoRecord = {{
 static_assert(contiguous(kInformInfoRecord));
 static_assert(kInformInfoRecord.back().bit_offset + kInformInfoRecord.back().bit_width == 60 * 8);
 
-constexpr std::array kLayouts = {
+constexpr std::array kServiceLayouts = {
     RecordLayout{attr::kServiceRecord, "ServiceRecord", 176, kServiceRecord},
     RecordLayout{attr::kInformInfo, "InformInfo", 36, kInformInfo},
     RecordLayout{attr::kInformInfoRecord, "InformInfoRecord", 60, kInformInfoRecord},
 };
-static_assert(kLayouts[0].size == 176 && kLayouts[1].size == 36 && kLayouts[2].size == 60);
+static_assert(kServiceLayouts[0].size == 176 && kServiceLayouts[1].size == 36 &&
+              kServiceLayouts[2].size == 60);
 
 }  // namespace
 
 std::span<const RecordLayout> service_layouts() {
-  return kLayouts;
+  return kServiceLayouts;
 }
 
 }  // namespace ibsm::sa

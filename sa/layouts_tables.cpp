@@ -41,7 +41,7 @@ constexpr std::array<Field, 5> kVlArbRecord = {{
 }};
 static_assert(kVlArbRecord.back().bit_offset + kVlArbRecord.back().bit_width == 72 * 8);
 
-constexpr std::array kLayouts = {
+constexpr std::array kTableLayouts = {
     RecordLayout{attr::kSlToVlTableRecord, "SLtoVLMappingTableRecord", 16, kSl2VlRecord},
     RecordLayout{attr::kPKeyTableRecord, "P_KeyTableRecord", 72, kPKeyTableRecord},
     RecordLayout{attr::kVlArbTableRecord, "VLArbitrationTableRecord", 72, kVlArbRecord},
@@ -50,7 +50,7 @@ constexpr std::array kLayouts = {
 }  // namespace
 
 std::span<const RecordLayout> table_layouts() {
-  return kLayouts;
+  return kTableLayouts;
 }
 
 }  // namespace ibsm::sa

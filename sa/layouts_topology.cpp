@@ -18,15 +18,6 @@ constexpr std::uint16_t end_bit(const std::array<Field, N>& f) {
   return static_cast<std::uint16_t>(f.back().bit_offset + f.back().bit_width);
 }
 
-// Fields are contiguous: every field starts where the previous one ended, so no
-// bit of the record is left without a component-mask bit.
-template <std::size_t N>
-constexpr bool contiguous(const std::array<Field, N>& f) {
-  for (std::size_t i = 1; i < N; ++i)
-    if (f[i].bit_offset != f[i - 1].bit_offset + f[i - 1].bit_width) return false;
-  return f[0].bit_offset == 0;
-}
-
 // NodeRecord (15.2.5.2): LID, reserved, NodeInfo (14.2.5.3), NodeDescription.
 constexpr std::array<Field, 15> kNodeRecord = {{
     {"LID", 0, 16},
@@ -197,7 +188,7 @@ constexpr std::array<Field, 12> kGuidInfoRecord = {{
 }};
 static_assert(end_bit(kGuidInfoRecord) == 72 * 8 && contiguous(kGuidInfoRecord));
 
-constexpr std::array kLayouts = {
+constexpr std::array kTopologyLayouts = {
     RecordLayout{attr::kNodeRecord, "NodeRecord", 108, kNodeRecord},
     RecordLayout{attr::kPortInfoRecord, "PortInfoRecord", 68, kPortInfoRecord},
     RecordLayout{attr::kSwitchInfoRecord, "SwitchInfoRecord", 24, kSwitchInfoRecord},
@@ -210,7 +201,7 @@ constexpr std::array kLayouts = {
 
 // Record sizes as OpenSM pads them (sa.md 3.1): AttributeOffset in 8-byte words.
 constexpr std::uint16_t padded_words(std::size_t i) {
-  return static_cast<std::uint16_t>((kLayouts[i].size + 7) / 8);
+  return static_cast<std::uint16_t>((kTopologyLayouts[i].size + 7) / 8);
 }
 static_assert(padded_words(1) == 9 && padded_words(2) == 3 && padded_words(3) == 9 &&
               padded_words(4) == 9 && padded_words(5) == 4 && padded_words(6) == 1 &&
@@ -219,7 +210,7 @@ static_assert(padded_words(1) == 9 && padded_words(2) == 3 && padded_words(3) ==
 }  // namespace
 
 std::span<const RecordLayout> topology_layouts() {
-  return kLayouts;
+  return kTopologyLayouts;
 }
 
 }  // namespace ibsm::sa

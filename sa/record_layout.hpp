@@ -8,6 +8,8 @@
 // through get_field/set_field.
 #pragma once
 
+#include <array>
+#include <cstddef>
 #include <cstdint>
 #include <span>
 #include <string>
@@ -20,6 +22,15 @@ struct Field {
   std::uint16_t bit_offset = 0;  // from the record's first byte, most significant bit first
   std::uint16_t bit_width = 0;   // fields wider than 64 bits are byte-aligned (GIDs, names)
 };
+
+// Fields are contiguous: every field starts where the previous one ended, so no bit of
+// the record is left without a component-mask bit. Layouts static_assert it.
+template <std::size_t N>
+constexpr bool contiguous(const std::array<Field, N>& f) {
+  for (std::size_t i = 1; i < N; ++i)
+    if (f[i].bit_offset != f[i - 1].bit_offset + f[i - 1].bit_width) return false;
+  return f[0].bit_offset == 0;
+}
 
 struct RecordLayout {
   std::uint16_t attr_id = 0;

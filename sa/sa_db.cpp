@@ -9,6 +9,7 @@
 #include <ctime>
 
 #include "common/atomic_file.hpp"
+#include "sa/bytes.hpp"
 #include "sa/errors.hpp"
 #include "sa/server.hpp"
 
@@ -16,15 +17,9 @@ namespace ibsm::sa {
 
 namespace {
 
-void put_be(std::span<std::uint8_t> b, std::size_t off, std::uint64_t v, std::size_t n) {
-  for (std::size_t i = 0; i < n; ++i)
-    b[off + i] = static_cast<std::uint8_t>(v >> (8 * (n - 1 - i)));
-}
-unsigned long long get_be(std::span<const std::uint8_t> b, std::size_t off, std::size_t n) {
-  unsigned long long v = 0;
-  for (std::size_t i = 0; i < n; ++i)
-    v = (v << 8) | b[off + i];
-  return v;
+// A big-endian field as printf's %llx wants it (OpenSM's dump format).
+unsigned long long be_ull(std::span<const std::uint8_t> b, std::size_t off, std::size_t n) {
+  return get_be(b, off, n);
 }
 
 int hex_digit(char c) {
@@ -201,7 +196,7 @@ __attribute__((format(printf, 2, 3))) void append(std::string& out, const char* 
 }
 
 unsigned long long gid_half(const Gid& g, std::size_t half) {
-  return get_be(g, half * 8, 8);
+  return be_ull(g, half * 8, 8);
 }
 
 }  // namespace
@@ -302,13 +297,13 @@ std::string format_sa_db(const SaDb& db) {
            "is_generic=0x%x subscribe=0x%x trap_type=0x%x trap_num=0x%x qpn_resp_time_val=0x%x "
            "node_type=0x%06x",
            gid_half(s.subscriber_gid, 0), gid_half(s.subscriber_gid, 1),
-           unsigned{s.subscriber_enum}, get_be(i, kGid, 8), get_be(i, kGid + 8, 8),
-           static_cast<unsigned>(get_be(i, kLidBegin, 2)),
-           static_cast<unsigned>(get_be(i, kLidEnd, 2)), unsigned{i[kIsGeneric]},
-           unsigned{i[kSubscribe]}, static_cast<unsigned>(get_be(i, kType, 2)),
-           static_cast<unsigned>(get_be(i, kTrapNumber, 2)),
-           static_cast<unsigned>(get_be(i, kQpnRespTime, 4)),
-           static_cast<unsigned>(get_be(i, kProducer - 1, 4)));
+           unsigned{s.subscriber_enum}, be_ull(i, kGid, 8), be_ull(i, kGid + 8, 8),
+           static_cast<unsigned>(be_ull(i, kLidBegin, 2)),
+           static_cast<unsigned>(be_ull(i, kLidEnd, 2)), unsigned{i[kIsGeneric]},
+           unsigned{i[kSubscribe]}, static_cast<unsigned>(be_ull(i, kType, 2)),
+           static_cast<unsigned>(be_ull(i, kTrapNumber, 2)),
+           static_cast<unsigned>(be_ull(i, kQpnRespTime, 4)),
+           static_cast<unsigned>(be_ull(i, kProducer - 1, 4)));
     // ibsm keeps no path bits or static rate in an address vector: written as 0.
     append(out,
            " rep_addr: lid=0x%04x path_bits=0x00 static_rate=0x00 remote_qp=0x%08x "
@@ -327,16 +322,16 @@ std::string format_sa_db(const SaDb& db) {
       name += (c == '\'' || c == '\n' || c == '\r') ? '?' : c;
     }
     append(out, "Service Record: id=0x%016llx gid=0x%016llx:0x%016llx pkey=0x%x lease=0x%x",
-           get_be(r, kId, 8), get_be(r, kGid, 8), get_be(r, kGid + 8, 8),
-           static_cast<unsigned>(get_be(r, kPKey, 2)), static_cast<unsigned>(get_be(r, kLease, 4)));
-    append(out, " key=0x%016llx:0x%016llx name='", get_be(r, kKey, 8), get_be(r, kKey + 8, 8));
+           be_ull(r, kId, 8), be_ull(r, kGid, 8), be_ull(r, kGid + 8, 8),
+           static_cast<unsigned>(be_ull(r, kPKey, 2)), static_cast<unsigned>(be_ull(r, kLease, 4)));
+    append(out, " key=0x%016llx:0x%016llx name='", be_ull(r, kKey, 8), be_ull(r, kKey + 8, 8));
     out += name;
     append(out,
            "' data8=0x%016llx:0x%016llx data16=0x%016llx:0x%016llx data32=0x%016llx:0x%016llx "
            "data64=0x%016llx:0x%016llx modified_time=0x%x lease_period=0x%x\n\n",
-           get_be(r, kData8, 8), get_be(r, kData8 + 8, 8), get_be(r, kData16, 8),
-           get_be(r, kData16 + 8, 8), get_be(r, kData32, 8), get_be(r, kData32 + 8, 8),
-           get_be(r, kData64, 8), get_be(r, kData64 + 8, 8), s.modified_time, s.lease_period);
+           be_ull(r, kData8, 8), be_ull(r, kData8 + 8, 8), be_ull(r, kData16, 8),
+           be_ull(r, kData16 + 8, 8), be_ull(r, kData32, 8), be_ull(r, kData32 + 8, 8),
+           be_ull(r, kData64, 8), be_ull(r, kData64 + 8, 8), s.modified_time, s.lease_period);
   }
   return out;
 }

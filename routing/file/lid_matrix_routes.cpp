@@ -7,13 +7,12 @@
 #include "routing/file/dump_text.hpp"
 #include "routing/hop_matrix.hpp"
 #include "routing/lid_owners.hpp"
+#include "routing/sentinels.hpp"
 
 namespace ibsm::routing {
 namespace {
 
 using dump_text::hex_guid;
-
-constexpr std::uint32_t kNone = UINT32_MAX;
 
 class MatrixRouter {
  public:

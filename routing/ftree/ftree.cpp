@@ -6,6 +6,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "common/text.hpp"
 #include "routing/errors.hpp"
 #include "routing/escape_layer.hpp"
 #include "routing/ftree/router.hpp"
@@ -14,12 +15,6 @@
 
 namespace ibsm::routing {
 namespace {
-
-std::string hex(std::uint64_t guid) {
-  char buf[24];
-  std::snprintf(buf, sizeof buf, "0x%016llx", static_cast<unsigned long long>(guid));
-  return buf;
-}
 
 // Which end ports are compute nodes and I/O nodes, which switches are roots, and how
 // switches sort; GUIDs naming nothing become warnings.
@@ -50,8 +45,8 @@ Roles assign_roles(const Topology& topo, const EngineConfig& config) {
     for (std::uint64_t g : guids) {
       auto it = ports_by_guid.find(g);
       if (it == ports_by_guid.end()) {
-        r.warnings.push_back({kErrFtreeGuidUnknown,
-                              std::string(file) + " GUID " + hex(g) + " is no end port; ignored"});
+        r.warnings.push_back({kErrFtreeGuidUnknown, std::string(file) + " GUID " + hex64(g) +
+                                                        " is no end port; ignored"});
         continue;
       }
       for (std::uint32_t e : it->second)
@@ -77,7 +72,7 @@ Roles assign_roles(const Topology& topo, const EngineConfig& config) {
       roots.insert(topo.end_ports[p->second.front()].sw);  // a CA's switch, as OpenSM
     } else {
       r.warnings.push_back(
-          {kErrFtreeGuidUnknown, "root_guid_file GUID " + hex(g) + " is no switch; ignored"});
+          {kErrFtreeGuidUnknown, "root_guid_file GUID " + hex64(g) + " is no switch; ignored"});
     }
   }
   r.roots.assign(roots.begin(), roots.end());
@@ -230,7 +225,7 @@ class FtreeEngine final : public Engine {
   static std::string example(const Topology& topo, const ftree::Router& router) {
     const auto ex = router.examples();
     if (ex.empty()) return "none";
-    return "switch " + hex(topo.switches[ex.front().first].guid) + " to LID " +
+    return "switch " + hex64(topo.switches[ex.front().first].guid) + " to LID " +
            std::to_string(ex.front().second);
   }
 

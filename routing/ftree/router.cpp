@@ -4,13 +4,10 @@
 
 #include "routing/lid_owners.hpp"
 #include "routing/port_balance.hpp"
+#include "routing/sentinels.hpp"
 
 namespace ibsm::routing::ftree {
-namespace {
-
-inline constexpr std::uint32_t kNone = UINT32_MAX;
-
-}  // namespace
+namespace {}  // namespace
 
 Router::Router(const Topology& topo, const TreeShape& shape, bool connect_roots)
     : topo_(topo),

@@ -12,14 +12,12 @@
 #include "routing/errors.hpp"
 #include "routing/incremental_dag.hpp"
 #include "routing/lid_owners.hpp"
+#include "routing/sentinels.hpp"
 #include "routing/throttled_links.hpp"
 
 namespace ibsm::routing {
 namespace {
 
-inline constexpr std::uint32_t kNone = ChannelIndex::kNone;
-inline constexpr std::uint64_t kInf = std::numeric_limits<std::uint64_t>::max();
-inline constexpr unsigned kMaxLayers = 15;  // VL0-14 carry data (IBA 3.5.7)
 // Channels a candidate turn's cycle search may visit before it counts as "no".
 inline constexpr std::uint32_t kCandidateSearch = 1024;
 
@@ -140,9 +138,9 @@ class NueEngine final : public Engine {
 
 // Per-destination routing state shared across destinations; the per-destination
 // buffers are kept too (a 5832-host tree routes 6804 destinations).
-class Router {
+class NueRouter {
  public:
-  Router(const Topology& topo, const SwitchGraph& g) : g_(g) {
+  NueRouter(const Topology& topo, const SwitchGraph& g) : g_(g) {
     hosts_.assign(g.size(), 0);
     for (const EndPort& e : topo.end_ports)
       if (e.sw < g.size()) ++hosts_[e.sw];
@@ -402,7 +400,7 @@ class Relief {
   // tree); `routes` holds every destination's tree.
   Relief(const SwitchGraph& g, const std::vector<Destination>& dests,
          std::vector<IncrementalDag>& dags, const std::vector<std::uint8_t>& layer_of_lid,
-         Router& router, EscapeTree& escape, std::vector<std::uint8_t>& in_dag, Routes& routes)
+         NueRouter& router, EscapeTree& escape, std::vector<std::uint8_t>& in_dag, Routes& routes)
       : g_(g),
         dests_(dests),
         dags_(dags),
@@ -488,7 +486,7 @@ class Relief {
   const std::vector<Destination>& dests_;
   std::vector<IncrementalDag>& dags_;
   const std::vector<std::uint8_t>& layer_of_lid_;
-  Router& router_;
+  NueRouter& router_;
   EscapeTree& escape_;
   std::vector<std::uint8_t>& in_dag_;
   Routes& routes_;
@@ -592,7 +590,7 @@ Result<Routes> NueEngine::route_all(const Topology& topo) {
     if ((a.port == 0) != (b.port == 0)) return b.port == 0;
     return a.hosts > b.hosts;
   });
-  Router router(topo, g);
+  NueRouter router(topo, g);
   std::vector<std::uint32_t> out;
   std::vector<std::uint8_t> in_dag(dests.size(), 0);  // its turns are in its layer's CDG
   for (std::size_t i = 0; i < dests.size(); ++i) {

@@ -22,12 +22,12 @@ class DorEngine final : public Engine {
 };
 
 // The switch each LID's packets are delivered by, and the port they leave it by there.
-struct Delivery {
+struct LidDelivery {
   std::uint32_t sw = UINT32_MAX;
   PortNum port = kNoPath;
 };
 
-Delivery delivery_of(const Topology& topo, const LidOwner& o) {
+LidDelivery delivery_of(const Topology& topo, const LidOwner& o) {
   if (o.kind == LidOwner::Kind::kSwitch) return {o.index, 0};
   if (o.kind == LidOwner::Kind::kEndPort) {
     const EndPort& ep = topo.end_ports[o.index];
@@ -79,7 +79,7 @@ Result<Routes> route_dor(const Topology& topo, const std::vector<std::vector<Por
   const std::vector<LidOwner> owners = lid_owners(topo);
   routes.lfts.assign(n, Lft(owners.size(), kNoPath));
   for (std::size_t lid = 1; lid < owners.size(); ++lid) {
-    const Delivery d = delivery_of(topo, owners[lid]);
+    const LidDelivery d = delivery_of(topo, owners[lid]);
     if (d.sw == UINT32_MAX) continue;
     const std::uint8_t* dist = hops.row(d.sw);
     for (std::uint32_t s = 0; s < n; ++s) {

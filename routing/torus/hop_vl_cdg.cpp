@@ -6,12 +6,10 @@
 #include <unordered_set>
 
 #include "routing/lid_owners.hpp"
+#include "routing/sentinels.hpp"
 
 namespace ibsm::routing {
 namespace {
-
-inline constexpr std::uint32_t kNone = UINT32_MAX;
-inline constexpr unsigned kVls = 16;
 
 // One cycle of the graph (node ids in path order), iterative three-colour DFS.
 std::vector<std::uint32_t> find_cycle(const std::vector<std::vector<std::uint32_t>>& adj) {

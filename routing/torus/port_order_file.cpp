@@ -6,6 +6,7 @@
 #include <unordered_map>
 
 #include "routing/errors.hpp"
+#include "routing/torus/tokens.hpp"
 
 namespace ibsm::routing::torus {
 namespace {
@@ -24,19 +25,6 @@ bool parse_number(std::string_view tok, std::uint64_t& out) {
   if (tok.empty()) return false;
   const auto [p, ec] = std::from_chars(tok.data(), tok.data() + tok.size(), out, base);
   return ec == std::errc{} && p == tok.data() + tok.size();
-}
-
-std::string_view next_token(std::string_view& s) {
-  std::size_t b = s.find_first_not_of(" \t\r");
-  if (b == std::string_view::npos) {
-    s = {};
-    return {};
-  }
-  s.remove_prefix(b);
-  std::size_t e = s.find_first_of(" \t\r");
-  std::string_view tok = s.substr(0, e);
-  s.remove_prefix(e == std::string_view::npos ? s.size() : e);
-  return tok;
 }
 
 }  // namespace

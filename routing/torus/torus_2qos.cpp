@@ -5,6 +5,7 @@
 #include <string>
 #include <tuple>
 
+#include "common/text.hpp"
 #include "routing/errors.hpp"
 #include "routing/lid_owners.hpp"
 #include "routing/topology_check.hpp"
@@ -119,12 +120,6 @@ std::vector<Lid> destination_order(const Topology& topo, const std::vector<LidOw
   return out;
 }
 
-std::string hex(std::uint64_t v) {
-  char buf[24];
-  std::snprintf(buf, sizeof buf, "0x%016llx", static_cast<unsigned long long>(v));
-  return buf;
-}
-
 // portgroup_max_ports bounds the parallel links of one direction and the end ports of a
 // switch (port 0 counted with them); OpenSM fails to build the torus beyond it
 // (ERR 4E17/4E18/4E1D).
@@ -138,7 +133,7 @@ Status check_port_groups(const Topology& topo, const TorusLayout& t, unsigned ma
     for (const auto& g : t.groups[s])
       most = std::max(most, g.size());
     if (most > max_ports)
-      return fail(kErrTorusMismatch, "switch " + hex(topo.switches[s].guid) +
+      return fail(kErrTorusMismatch, "switch " + hex64(topo.switches[s].guid) +
                                          " has a port group of " + std::to_string(most) +
                                          " ports, above portgroup_max_ports " +
                                          std::to_string(max_ports) + " (" + file_name + ")");
@@ -212,7 +207,7 @@ Result<Routes> Torus2QosEngine::route(const Topology& topo) {
       const int g = router.route(s, dsw, topo);
       if (g < 0) {
         if (unroutable++ == 0)
-          first_unroutable = hex(topo.switches[s].guid) + " -> LID " + std::to_string(lid);
+          first_unroutable = hex64(topo.switches[s].guid) + " -> LID " + std::to_string(lid);
         continue;
       }
       const auto& ports = t.groups[s][static_cast<unsigned>(g)];

@@ -5,22 +5,10 @@
 #include <string_view>
 
 #include "routing/errors.hpp"
+#include "routing/torus/tokens.hpp"
 
 namespace ibsm::routing::torus {
 namespace {
-
-std::string_view next_token(std::string_view& s) {
-  const std::size_t b = s.find_first_not_of(" \t\r");
-  if (b == std::string_view::npos) {
-    s = {};
-    return {};
-  }
-  s.remove_prefix(b);
-  const std::size_t e = s.find_first_of(" \t\r");
-  const std::string_view tok = s.substr(0, e);
-  s.remove_prefix(e == std::string_view::npos ? s.size() : e);
-  return tok;
-}
 
 // strtoul(.., 0) prefixes: 0x hex, leading 0 octal, else decimal. `rest` gets what follows
 // the digits (the t/m suffix of a radix).

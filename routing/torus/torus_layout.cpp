@@ -6,16 +6,11 @@
 #include <string>
 #include <unordered_map>
 
+#include "common/text.hpp"
 #include "routing/errors.hpp"
 
 namespace ibsm::routing::torus {
 namespace {
-
-std::string hex(std::uint64_t v) {
-  char buf[24];
-  std::snprintf(buf, sizeof buf, "0x%016llx", static_cast<unsigned long long>(v));
-  return buf;
-}
 
 std::string coord_text(const Coord& c) {
   return "(" + std::to_string(c[0]) + "," + std::to_string(c[1]) + "," + std::to_string(c[2]) + ")";
@@ -211,22 +206,23 @@ std::string place_seed(Placer& p, const TorusSeed& seed, const TorusConfig& cfg,
     return it == by_guid.end() ? kNoSwitch : it->second;
   };
   const std::uint32_t from = find(seed.from);
-  if (from == kNoSwitch) return "switch " + hex(seed.from) + " is not in the fabric";
+  if (from == kNoSwitch) return "switch " + hex64(seed.from) + " is not in the fabric";
   Coord origin{};
   for (unsigned d = 0; d < kDims; ++d)
     origin[d] = cfg.radix[d] > 1 ? canonical(-seed.dateline[d], cfg.radix[d]) : 0;
-  if (!p.place(from, origin)) return "cannot place " + hex(seed.from);
+  if (!p.place(from, origin)) return "cannot place " + hex64(seed.from);
   for (unsigned d = 0; d < kDims; ++d)
     for (int side = 0; side < 2; ++side) {
       const std::uint64_t g = seed.neighbour[d][side];
       if (g == 0) continue;
       const std::uint32_t s = find(g);
-      if (s == kNoSwitch) return "switch " + hex(g) + " is not in the fabric";
-      if (!p.adjacent(from, s)) return hex(seed.from) + " and " + hex(g) + " are not cabled";
+      if (s == kNoSwitch) return "switch " + hex64(g) + " is not in the fabric";
+      if (!p.adjacent(from, s)) return hex64(seed.from) + " and " + hex64(g) + " are not cabled";
       const auto c = p.moved(origin, d, side == 1 ? 1 : -1);
-      if (!c) return "the dateline puts " + hex(g) + " outside the mesh";
+      if (!c) return "the dateline puts " + hex64(g) + " outside the mesh";
       if (p.at(*c) == s) continue;  // radix 2/3: + and - may be the same place
-      if (!p.place(s, *c)) return "the seed links of " + hex(seed.from) + " contradict each other";
+      if (!p.place(s, *c))
+        return "the seed links of " + hex64(seed.from) + " contradict each other";
     }
   return {};
 }
@@ -278,7 +274,7 @@ Result<TorusLayout> place_switches(const Topology& topo, const TorusConfig& cfg,
   for (std::uint32_t s = 0; s < n; ++s) {
     const Switch& sw = topo.switches[s];
     if (!p.coords()[s])
-      return fail(kErrTorusMismatch, "switch " + hex(sw.guid) + " (" + sw.description +
+      return fail(kErrTorusMismatch, "switch " + hex64(sw.guid) + " (" + sw.description +
                                          ") fits no coordinate of the " + file_name + " torus");
     out.coord[s] = *p.coords()[s];
   }
@@ -290,9 +286,9 @@ Result<TorusLayout> place_switches(const Topology& topo, const TorusConfig& cfg,
       const auto dir = p.direction(out.coord[s], out.coord[l.peer]);
       if (!dir || l.peer == s)
         return fail(kErrTorusMismatch,
-                    "link " + hex(sw.guid) + "/" + std::to_string(l.port) + " " +
-                        coord_text(out.coord[s]) + " -> " + hex(topo.switches[l.peer].guid) + " " +
-                        coord_text(out.coord[l.peer]) + " joins no torus neighbours");
+                    "link " + hex64(sw.guid) + "/" + std::to_string(l.port) + " " +
+                        coord_text(out.coord[s]) + " -> " + hex64(topo.switches[l.peer].guid) +
+                        " " + coord_text(out.coord[l.peer]) + " joins no torus neighbours");
       out.port_dir[s][l.port] = *dir;
       out.groups[s][*dir].push_back(l.port);
     }

@@ -1,6 +1,7 @@
 // ClassPortInfo (IBA 13.4.8.1) of the SA class, as OpenSM 3.3.23 advertises it
 // (osm_sa_class_port_info.c): what the SA supports, how long it may take to
 // answer, and that it is not redirected.
+#include "mad/transport.hpp"
 #include "sa/handlers.hpp"
 #include "sa/records/record_util.hpp"
 
@@ -24,7 +25,6 @@ constexpr std::uint32_t kCap2PortInfoCapMask2Match = 1u << 10;
 constexpr std::uint32_t kCap2SendOnlyFullMember = 1u << 12;
 constexpr std::uint32_t kCap2LinkWidth2x = 1u << 13;
 constexpr std::uint32_t kCap2LinkSpeedHdr = 1u << 15;
-constexpr std::uint32_t kGsiQKey = 0x80010000;
 
 // RespTimeValue (IBA 13.4.6.2): 4.096 us * 2^v must cover transaction_timeout.
 std::uint8_t resp_time_value(std::uint32_t timeout_ms) {
@@ -52,9 +52,9 @@ HandlerResult handle_class_port_info(RequestContext& ctx) {
   put_be(rec, 2, cap, 2);
   // CapabilityMask2 (27 bits) and RespTimeValue (5 bits) share one word.
   put_be(rec, 4, (cap2 << 5) | (resp_time_value(ctx.settings.transaction_timeout_ms) & 0x1f), 4);
-  put_be(rec, 32, 1, 4);         // Reserved byte + RedirectQP 1: not redirected
-  put_be(rec, 36, kGsiQKey, 4);  // RedirectQ_Key
-  put_be(rec, 68, kGsiQKey, 4);  // TrapQ_Key
+  put_be(rec, 32, 1, 4);              // Reserved byte + RedirectQP 1: not redirected
+  put_be(rec, 36, mad::kGsiQKey, 4);  // RedirectQ_Key
+  put_be(rec, 68, mad::kGsiQKey, 4);  // TrapQ_Key
   return r;
 }
 

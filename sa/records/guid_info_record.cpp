@@ -13,15 +13,15 @@ namespace ibsm::sa {
 
 namespace {
 
-constexpr unsigned kBitLid = 0;
-constexpr unsigned kBitBlock = 1;
-constexpr unsigned kBitGuid0 = 4;
-constexpr std::uint64_t kGuidBits = 0xFFull << kBitGuid0;
+constexpr unsigned kGuidInfoBitLid = 0;
+constexpr unsigned kGuidInfoBitBlock = 1;
+constexpr unsigned kGuidInfoBitGuid0 = 4;
+constexpr std::uint64_t kGuidBits = 0xFFull << kGuidInfoBitGuid0;
 constexpr std::size_t kOffGuids = 8;
 
 // The GUID component bits of a mask as a byte, bit i = GUID i.
 std::uint8_t guid_mask(std::uint64_t comp_mask) {
-  return static_cast<std::uint8_t>((comp_mask & kGuidBits) >> kBitGuid0);
+  return static_cast<std::uint8_t>((comp_mask & kGuidBits) >> kGuidInfoBitGuid0);
 }
 
 GuidBlock query_guids(std::span<const std::uint8_t> q) {
@@ -49,19 +49,19 @@ HandlerResult get_records(RequestContext& ctx, const RecordLayout& layout) {
   HandlerResult r;
   r.words = layout.words();
   const auto query = ctx.query(layout.padded_size());
-  const Lid want_lid = ctx.has(kBitLid) ? static_cast<Lid>(get_be(query, 0, 2)) : 0;
+  const Lid want_lid = ctx.has(kGuidInfoBitLid) ? static_cast<Lid>(get_be(query, 0, 2)) : 0;
   const std::uint8_t want_block = query[2];
   const GuidBlock want = query_guids(query);
   // OpenSM's rules for the GUID components of a query: GUID0 of block 0 must be
   // the requester's own port GUID and then selects that port only; every other
   // selected GUID must be 0 in the query and selects nothing.
   Guid only_port = 0;
-  if (ctx.has(kBitGuid0)) {
+  if (ctx.has(kGuidInfoBitGuid0)) {
     if (want_block == 0) only_port = ctx.snap.port(ctx.requester).guid;
     if (want[0] != only_port) return r;
   }
   for (std::size_t i = 1; i < kGuidsPerBlock; ++i)
-    if (ctx.has(kBitGuid0 + static_cast<unsigned>(i)) && want[i] != 0) return r;
+    if (ctx.has(kGuidInfoBitGuid0 + static_cast<unsigned>(i)) && want[i] != 0) return r;
 
   std::vector<std::uint8_t> cand(layout.padded_size());
   auto consider = [&](PortRef p) {
@@ -74,7 +74,7 @@ HandlerResult get_records(RequestContext& ctx, const RecordLayout& layout) {
         (std::size_t{port.info.guid_cap} + kGuidsPerBlock - 1) / kGuidsPerBlock;
     std::size_t first = 0;
     std::size_t last = blocks - 1;
-    if (ctx.has(kBitBlock)) {
+    if (ctx.has(kGuidInfoBitBlock)) {
       if (want_block >= blocks) return;
       first = last = want_block;
     }
@@ -95,7 +95,8 @@ HandlerResult get_records(RequestContext& ctx, const RecordLayout& layout) {
         guids[0] = port.guid;
       }
       put_guids(cand, guids);
-      const std::uint64_t custom = (1ull << kBitLid) | (1ull << kBitBlock) | kGuidBits;
+      const std::uint64_t custom =
+          (1ull << kGuidInfoBitLid) | (1ull << kGuidInfoBitBlock) | kGuidBits;
       if (!matches_except(layout, ctx, query, cand, custom)) continue;
       auto out = r.add();
       std::copy(cand.begin(), cand.end(), out.begin());
@@ -119,8 +120,8 @@ HandlerResult get_records(RequestContext& ctx, const RecordLayout& layout) {
 // Set/Delete (IBA 15.2.5.18, OpenSM set_guidinfo/del_guidinfo): LID and BlockNum
 // name the block; the GUID components select the entries.
 HandlerResult modify(RequestContext& ctx, const RecordLayout& layout) {
-  if ((ctx.comp_mask() & ((1ull << kBitLid) | (1ull << kBitBlock))) !=
-      ((1ull << kBitLid) | (1ull << kBitBlock)))
+  if ((ctx.comp_mask() & ((1ull << kGuidInfoBitLid) | (1ull << kGuidInfoBitBlock))) !=
+      ((1ull << kGuidInfoBitLid) | (1ull << kGuidInfoBitBlock)))
     return HandlerResult::error(status::kInsufficientComponents);
   if (!ctx.requester.valid()) return HandlerResult::silent();
   const auto query = ctx.query(layout.padded_size());

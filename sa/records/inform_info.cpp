@@ -27,10 +27,6 @@ constexpr unsigned kBitSubscriberGid = 0;
 constexpr unsigned kBitEnum = 1;
 constexpr std::size_t kRecordInfoOffset = 24;  // InformInfo inside an InformInfoRecord
 
-std::uint16_t be16(std::span<const std::uint8_t> b, std::size_t off) {
-  return static_cast<std::uint16_t>(get_be(b, off, 2));
-}
-
 bool is_security_trap(const InformInfoBytes& info) {
   const std::uint16_t t = be16(info, inform_field::kTrapNumber);
   return info[inform_field::kIsGeneric] != 0 && t >= trap::kBadMKey && t <= trap::kBadSwitchPKey;

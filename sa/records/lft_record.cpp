@@ -10,8 +10,8 @@
 namespace ibsm::sa {
 
 namespace {
-constexpr unsigned kBitLid = 0;
-constexpr unsigned kBitBlock = 1;
+constexpr unsigned kLftBitLid = 0;
+constexpr unsigned kLftBitBlock = 1;
 constexpr std::size_t kBlockEntries = mad::LftBlock::kEntries;
 constexpr std::uint8_t kNoPath = 0xFF;
 }  // namespace
@@ -32,11 +32,11 @@ HandlerResult handle_lft_record(RequestContext& ctx) {
     const PortRef p0 = switch_port0(n);
     if (!visible(ctx, p0)) continue;
     const LidRange range = lid_range(ctx.snap, p0);
-    if (ctx.has(kBitLid) && !range.contains(want_lid)) continue;
+    if (ctx.has(kLftBitLid) && !range.contains(want_lid)) continue;
     // The blocks in use: up to LinearFDBTop (IBA 14.2.5.4), as OpenSM counts them.
     std::size_t first = 0;
     std::size_t last = n.switch_info->linear_fdb_top / kBlockEntries;
-    if (ctx.has(kBitBlock)) {
+    if (ctx.has(kLftBitBlock)) {
       if (want_block > last) continue;
       first = last = want_block;
     }
@@ -48,7 +48,7 @@ HandlerResult handle_lft_record(RequestContext& ctx) {
         const std::size_t lid = b * kBlockEntries + e;
         cand[8 + e] = lid < n.lft.size() ? n.lft[lid] : kNoPath;
       }
-      if (!matches_except(layout, ctx, query, cand, 1ull << kBitLid)) continue;
+      if (!matches_except(layout, ctx, query, cand, 1ull << kLftBitLid)) continue;
       auto out = r.add();
       std::copy(cand.begin(), cand.end(), out.begin());
       if (enough(ctx, r)) return r;

@@ -28,22 +28,22 @@ namespace ibsm::sa {
 namespace {
 
 // ComponentMask bits (field order of the layout in sa/layouts_multicast.cpp).
-constexpr unsigned kBitMgid = 0;
-constexpr unsigned kBitPortGid = 1;
-constexpr unsigned kBitQKey = 2;
-constexpr unsigned kBitMlid = 3;
-constexpr unsigned kBitMtuSel = 4;
-constexpr unsigned kBitMtu = 5;
-constexpr unsigned kBitTClass = 6;
-constexpr unsigned kBitPKey = 7;
-constexpr unsigned kBitRateSel = 8;
-constexpr unsigned kBitRate = 9;
-constexpr unsigned kBitSl = 12;
-constexpr unsigned kBitFlowLabel = 13;
-constexpr unsigned kBitHopLimit = 14;
-constexpr unsigned kBitScope = 15;
-constexpr unsigned kBitJoinState = 16;
-constexpr unsigned kBitProxyJoin = 17;
+constexpr unsigned kMcMemberBitMgid = 0;
+constexpr unsigned kMcMemberBitPortGid = 1;
+constexpr unsigned kMcMemberBitQKey = 2;
+constexpr unsigned kMcMemberBitMlid = 3;
+constexpr unsigned kMcMemberBitMtuSel = 4;
+constexpr unsigned kMcMemberBitMtu = 5;
+constexpr unsigned kMcMemberBitTClass = 6;
+constexpr unsigned kMcMemberBitPKey = 7;
+constexpr unsigned kMcMemberBitRateSel = 8;
+constexpr unsigned kMcMemberBitRate = 9;
+constexpr unsigned kMcMemberBitSl = 12;
+constexpr unsigned kMcMemberBitFlowLabel = 13;
+constexpr unsigned kMcMemberBitHopLimit = 14;
+constexpr unsigned kMcMemberBitScope = 15;
+constexpr unsigned kMcMemberBitJoinState = 16;
+constexpr unsigned kMcMemberBitProxyJoin = 17;
 
 // Byte offsets in the 52-byte record.
 constexpr std::size_t kOffMgid = 0;
@@ -137,37 +137,39 @@ bool requester_holds(const RequestContext& ctx, std::uint16_t pkey) {
 // The group-wide fields of the query (everything but PortGID, Scope, JoinState).
 bool group_matches(const RequestContext& ctx, std::span<const std::uint8_t> q,
                    const McGroupRec& g) {
-  if (ctx.has(kBitMgid) && !gid_equal(q, kOffMgid, g.mgid)) return false;
-  if (ctx.has(kBitMlid) && get_be(q, kOffMlid, 2) != g.mlid) return false;
+  if (ctx.has(kMcMemberBitMgid) && !gid_equal(q, kOffMgid, g.mgid)) return false;
+  if (ctx.has(kMcMemberBitMlid) && get_be(q, kOffMlid, 2) != g.mlid) return false;
   if (!requester_holds(ctx, g.pkey)) return false;
-  if (ctx.has(kBitQKey) && get_be(q, kOffQKey, 4) != g.qkey) return false;
-  if (ctx.has(kBitPKey)) {
+  if (ctx.has(kMcMemberBitQKey) && get_be(q, kOffQKey, 4) != g.qkey) return false;
+  if (ctx.has(kMcMemberBitPKey)) {
     const auto pkey = static_cast<std::uint16_t>(get_be(q, kOffPKey, 2));
     if (((pkey | g.pkey) & kPKeyFullBit) == 0) return false;
     if ((pkey & kPKeyBaseMask) != (g.pkey & kPKeyBaseMask)) return false;
   }
-  if (ctx.has(kBitTClass) && q[kOffTClass] != g.tclass) return false;
+  if (ctx.has(kMcMemberBitTClass) && q[kOffTClass] != g.tclass) return false;
   const auto sfh = static_cast<std::uint32_t>(get_be(q, kOffSlFlowHop, 4));
-  if (ctx.has(kBitSl) && (sfh >> 28) != (g.sl & 0xfu)) return false;
-  if (ctx.has(kBitFlowLabel) && (sfh >> 8 & 0xfffff) != (g.flow_label & 0xfffff)) return false;
-  if (ctx.has(kBitHopLimit) && (sfh & 0xff) != g.hop_limit) return false;
+  if (ctx.has(kMcMemberBitSl) && (sfh >> 28) != (g.sl & 0xfu)) return false;
+  if (ctx.has(kMcMemberBitFlowLabel) && (sfh >> 8 & 0xfffff) != (g.flow_label & 0xfffff))
+    return false;
+  if (ctx.has(kMcMemberBitHopLimit) && (sfh & 0xff) != g.hop_limit) return false;
   // The group record itself is never a proxy join.
-  if (ctx.has(kBitProxyJoin) && (q[kOffProxy] & kProxyBit) != 0) return false;
-  if (ctx.has(kBitMtuSel) &&
+  if (ctx.has(kMcMemberBitProxyJoin) && (q[kOffProxy] & kProxyBit) != 0) return false;
+  if (ctx.has(kMcMemberBitMtuSel) &&
       !selector_ok(static_cast<std::uint8_t>(q[kOffMtu] >> 6), g.mtu & 0x3f, q[kOffMtu] & 0x3f))
     return false;
-  if (ctx.has(kBitRateSel) && !selector_ok(static_cast<std::uint8_t>(q[kOffRate] >> 6),
-                                           rate_rank(g.rate & 0x3f), rate_rank(q[kOffRate] & 0x3f)))
+  if (ctx.has(kMcMemberBitRateSel) &&
+      !selector_ok(static_cast<std::uint8_t>(q[kOffRate] >> 6), rate_rank(g.rate & 0x3f),
+                   rate_rank(q[kOffRate] & 0x3f)))
     return false;
   return true;
 }
 
 bool enum_valid(const RequestContext& ctx, std::span<const std::uint8_t> q) {
-  if (ctx.has(kBitMtuSel) && ctx.has(kBitMtu)) {
+  if (ctx.has(kMcMemberBitMtuSel) && ctx.has(kMcMemberBitMtu)) {
     const std::uint8_t mtu = q[kOffMtu] & 0x3f;
     if (mtu < kMinMtu || mtu > kMaxMtu) return false;
   }
-  if (ctx.has(kBitRateSel) && ctx.has(kBitRate)) {
+  if (ctx.has(kMcMemberBitRateSel) && ctx.has(kMcMemberBitRate)) {
     const std::uint8_t rate = q[kOffRate] & 0x3f;
     if (rate < kMinRate || rate > kMaxRate) return false;
   }
@@ -186,8 +188,8 @@ HandlerResult query(RequestContext& ctx) {
   // OpenSM's test is "SM_Key non-zero": a wrong key never gets this far.
   const bool trusted = ctx.trusted && ctx.request.header.sm_key != 0;
   std::uint8_t state_mask = 0;
-  if (ctx.has(kBitScope)) state_mask |= 0xf0;
-  if (ctx.has(kBitJoinState)) state_mask |= 0x0f;
+  if (ctx.has(kMcMemberBitScope)) state_mask |= 0xf0;
+  if (ctx.has(kMcMemberBitJoinState)) state_mask |= 0x0f;
   const std::uint8_t want_state = q[kOffScopeState] & state_mask;
   Gid want_port{};
   std::copy_n(q.begin() + kOffPortGid, want_port.size(), want_port.begin());
@@ -198,7 +200,7 @@ HandlerResult query(RequestContext& ctx) {
   for (const auto& [mgid, g] : ctx.state.mcast.groups()) {
     if (!group_matches(ctx, q, g)) continue;
     const std::uint8_t scope = static_cast<std::uint8_t>((g.scope & 0xf) << 4);
-    if (ctx.has(kBitPortGid)) {
+    if (ctx.has(kMcMemberBitPortGid)) {
       // Ports are members by GUID (OpenSM keys members by the PortGID's interface ID).
       const auto m = std::find_if(g.members.begin(), g.members.end(), [&](const auto& mem) {
         return gid_interface_id(mem.port_gid) == want_guid;

@@ -12,9 +12,9 @@ namespace ibsm::sa {
 
 namespace {
 
-constexpr unsigned kBitLid = 0;
-constexpr unsigned kBitPosition = 1;
-constexpr unsigned kBitBlock = 3;
+constexpr unsigned kMftBitLid = 0;
+constexpr unsigned kMftBitPosition = 1;
+constexpr unsigned kMftBitBlock = 3;
 constexpr std::size_t kMlidsPerBlock = 32;  // IBA 14.2.5.11
 constexpr std::uint16_t kBlockMask = 0x01FF;
 
@@ -38,19 +38,19 @@ HandlerResult handle_mft_record(RequestContext& ctx) {
     const PortRef p0 = switch_port0(n);
     if (!visible(ctx, p0)) continue;
     const LidRange range = lid_range(ctx.snap, p0);
-    if (ctx.has(kBitLid) && !range.contains(want_lid)) continue;
+    if (ctx.has(kMftBitLid) && !range.contains(want_lid)) continue;
     if (n.switch_info->multicast_fdb_cap == 0 || n.mft.empty()) continue;
     const std::size_t positions = n.mft_positions();
     const std::size_t rows = (n.mft.size() + positions - 1) / positions;
     std::size_t block_first = 0;
     std::size_t block_last = (rows + kMlidsPerBlock - 1) / kMlidsPerBlock - 1;
-    if (ctx.has(kBitBlock)) {
+    if (ctx.has(kMftBitBlock)) {
       if (want_block > block_last) continue;
       block_first = block_last = want_block;
     }
     std::size_t pos_first = 0;
     std::size_t pos_last = positions - 1;
-    if (ctx.has(kBitPosition)) {
+    if (ctx.has(kMftBitPosition)) {
       if (want_position > pos_last) continue;
       pos_first = pos_last = want_position;
     }
@@ -63,7 +63,7 @@ HandlerResult handle_mft_record(RequestContext& ctx) {
           const std::size_t at = (b * kMlidsPerBlock + e) * positions + pos;
           put_be(cand, 8 + 2 * e, at < n.mft.size() ? n.mft[at] : 0, 2);
         }
-        if (!matches_except(layout, ctx, query, cand, 1ull << kBitLid)) continue;
+        if (!matches_except(layout, ctx, query, cand, 1ull << kMftBitLid)) continue;
         auto out = r.add();
         std::copy(cand.begin(), cand.end(), out.begin());
         if (enough(ctx, r)) return r;

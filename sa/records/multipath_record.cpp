@@ -14,7 +14,7 @@
 #include "sa/state.hpp"
 
 namespace ibsm::sa {
-
+namespace multipath {
 namespace {
 
 // ComponentMask bits of MultiPathRecord (sa/layouts_path.cpp).
@@ -214,8 +214,11 @@ void apm_paths(const Ctx& c, std::array<End, 4> ends, std::vector<NamedPath>& ou
 }
 
 }  // namespace
+}  // namespace multipath
 
 HandlerResult handle_multipath_record(RequestContext& ctx) {
+  // In the function: a unity build compiles other record files after this one.
+  using namespace multipath;
   // The request is itself a multi-packet (RMPP) message (OpenSM refuses others).
   if ((ctx.request.header.rmpp_flags & rmpp::kFlagActive) == 0)
     return HandlerResult::error(status::kReqInvalid);

@@ -10,7 +10,7 @@
 namespace ibsm::sa {
 
 namespace {
-constexpr unsigned kBitLid = 0;
+constexpr unsigned kNodeBitLid = 0;
 }
 
 void fill_node_record(const Snapshot& snap, PortRef p, std::span<std::uint8_t> rec) {
@@ -34,15 +34,15 @@ HandlerResult handle_node_record(RequestContext& ctx) {
   std::vector<std::uint8_t> cand(layout.padded_size());
   auto consider = [&](PortRef p) {
     const SnapPort& port = ctx.snap.port(p);
-    if (ctx.has(kBitLid) && !lid_in_range(want_lid, port.lid, port.lmc)) return;
+    if (ctx.has(kNodeBitLid) && !lid_in_range(want_lid, port.lid, port.lmc)) return;
     if (!visible(ctx, p)) return;
     std::fill(cand.begin(), cand.end(), 0);
     fill_node_record(ctx.snap, p, cand);
-    if (!matches_except(layout, ctx, query, cand, 1ull << kBitLid)) return;
+    if (!matches_except(layout, ctx, query, cand, 1ull << kNodeBitLid)) return;
     auto out = r.add();
     std::copy(cand.begin(), cand.end(), out.begin());
   };
-  if (ctx.has(kBitLid)) {  // the common narrow query: one port by LID
+  if (ctx.has(kNodeBitLid)) {  // the common narrow query: one port by LID
     const PortRef p = ctx.snap.find_lid(want_lid);
     if (p.valid()) consider(p);
     return r;

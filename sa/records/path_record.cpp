@@ -233,11 +233,7 @@ void for_each_path(const RequestContext& ctx, const PathResolver& r, const Reque
   }
 }
 
-}  // namespace pathrec
-
 namespace {
-
-using namespace pathrec;
 
 // Records a GetTable computes at most when the transport carries RMPP: a world
 // query on a large fabric (46 million paths on 6800 ports) must not hold the SM's
@@ -314,8 +310,10 @@ void multicast_path(const RequestContext& ctx, const Request& req, HandlerResult
 }
 
 }  // namespace
+}  // namespace pathrec
 
 HandlerResult handle_path_record(RequestContext& ctx) {
+  using namespace pathrec;  // in the function: a unity build puts other record files after this one
   HandlerResult out;
   out.words = static_cast<std::uint16_t>(pathrec::kSize / 8);
   const PathResolver resolver(ctx.snap, ctx.settings);

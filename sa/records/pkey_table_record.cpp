@@ -19,9 +19,9 @@ namespace ibsm::sa {
 
 namespace {
 
-constexpr unsigned kBitLid = 0;
-constexpr unsigned kBitBlock = 1;
-constexpr unsigned kBitPort = 2;
+constexpr unsigned kPKeyTableBitLid = 0;
+constexpr unsigned kPKeyTableBitBlock = 1;
+constexpr unsigned kPKeyTableBitPort = 2;
 constexpr std::size_t kPKeysPerBlock = 32;
 
 // BlockNum leaves in little-endian byte order. IBA says big-endian, and OpenSM reads
@@ -62,7 +62,7 @@ HandlerResult handle_pkey_table_record(RequestContext& ctx) {
     if (!tables::requester_shares(ctx, PortRef{n.index, num})) return;
     const SnapPort& port = n.ports[num];
     const std::size_t blocks = (port.pkeys.size() + kPKeysPerBlock - 1) / kPKeysPerBlock;
-    if (ctx.has(kBitBlock)) {
+    if (ctx.has(kPKeyTableBitBlock)) {
       if (want_block < blocks) add_block(r, lid, port, want_block);
       return;
     }
@@ -70,12 +70,12 @@ HandlerResult handle_pkey_table_record(RequestContext& ctx) {
       add_block(r, lid, port, b);
   };
   const Lid want_lid = static_cast<Lid>(get_be(q, 0, 2));
-  for (const PortRef h : tables::holders_for(ctx, ctx.has(kBitLid), want_lid)) {
+  for (const PortRef h : tables::holders_for(ctx, ctx.has(kPKeyTableBitLid), want_lid)) {
     const SnapNode& n = ctx.snap.node(h);
     const Lid lid = tables::record_lid(ctx.snap, h);
     if (!n.is_switch()) {
       consider_port(n, lid, h.port);
-    } else if (ctx.has(kBitPort)) {
+    } else if (ctx.has(kPKeyTableBitPort)) {
       consider_port(n, lid, q[4]);
     } else {
       for (std::size_t p = 0; p < n.ports.size() && !enough(ctx, r); ++p)

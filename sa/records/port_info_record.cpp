@@ -14,18 +14,18 @@ namespace ibsm::sa {
 namespace {
 
 // Component-mask bits (OpenSM IB_PIR_COMPMASK_*).
-constexpr unsigned kBitLid = 0;
-constexpr unsigned kBitPortNum = 1;
-constexpr unsigned kBitOptions = 2;
-constexpr unsigned kBitBaseLid = 5;
-constexpr unsigned kBitCapMask = 7;
-constexpr unsigned kBitCapMask2 = 53;
-constexpr unsigned kBitLinkSpeedExtActive = 54;
-constexpr unsigned kBitLinkSpeedExtSupported = 55;
-constexpr unsigned kBitLinkSpeedExtEnabled = 57;
-constexpr std::uint64_t kExtSpeedBits = (1ull << kBitLinkSpeedExtActive) |
-                                        (1ull << kBitLinkSpeedExtSupported) |
-                                        (1ull << kBitLinkSpeedExtEnabled);
+constexpr unsigned kPortInfoBitLid = 0;
+constexpr unsigned kPortInfoBitPortNum = 1;
+constexpr unsigned kPortInfoBitOptions = 2;
+constexpr unsigned kPortInfoBitBaseLid = 5;
+constexpr unsigned kPortInfoBitCapMask = 7;
+constexpr unsigned kPortInfoBitCapMask2 = 53;
+constexpr unsigned kPortInfoBitLinkSpeedExtActive = 54;
+constexpr unsigned kPortInfoBitLinkSpeedExtSupported = 55;
+constexpr unsigned kPortInfoBitLinkSpeedExtEnabled = 57;
+constexpr std::uint64_t kExtSpeedBits = (1ull << kPortInfoBitLinkSpeedExtActive) |
+                                        (1ull << kPortInfoBitLinkSpeedExtSupported) |
+                                        (1ull << kPortInfoBitLinkSpeedExtEnabled);
 
 // Record offsets.
 constexpr std::size_t kOffOptions = 3;
@@ -90,7 +90,7 @@ HandlerResult handle_port_info_record(RequestContext& ctx) {
     const SnapNode& node = ctx.snap.node(p);
     const SnapPort& port = ctx.snap.port(p);
     const LidRange range = lid_range(ctx.snap, p);
-    if (ctx.has(kBitLid) && !range.contains(want_lid)) return;
+    if (ctx.has(kPortInfoBitLid) && !range.contains(want_lid)) return;
     // A switch's extended-speed capability is its port 0's (OpenSM).
     const std::uint32_t cap =
         node.is_switch() ? node.ports[0].info.capability_mask : port.info.capability_mask;
@@ -104,22 +104,23 @@ HandlerResult handle_port_info_record(RequestContext& ctx) {
     std::fill(cand.begin(), cand.end(), 0);
     put_be(cand, 0, range.base, 2);
     cand[2] = p.port;
-    if (ctx.has(kBitOptions)) cand[kOffOptions] = want_options;
+    if (ctx.has(kPortInfoBitOptions)) cand[kOffOptions] = want_options;
     embed(cand, kOffPortInfo, pi, 64);
 
-    std::uint64_t custom = (1ull << kBitLid) | (1ull << kBitCapMask) | (1ull << kBitCapMask2);
+    std::uint64_t custom =
+        (1ull << kPortInfoBitLid) | (1ull << kPortInfoBitCapMask) | (1ull << kPortInfoBitCapMask2);
     if (!ext_speeds) custom |= kExtSpeedBits;  // meaningless without the capability
-    if (ctx.has(kBitCapMask) &&
+    if (ctx.has(kPortInfoBitCapMask) &&
         !capability_mask_matches(static_cast<std::uint32_t>(get_be(query, kOffCapMask, 4)),
                                  pi.capability_mask, subset))
       return;
-    if (ctx.has(kBitCapMask2) &&
+    if (ctx.has(kPortInfoBitCapMask2) &&
         !capability_mask_matches(static_cast<std::uint32_t>(get_be(query, kOffCapMask2, 2)),
                                  pi.capability_mask2, subset))
       return;
     if (!matches_except(layout, ctx, query, cand, custom)) return;
 
-    const bool raw = ctx.has(kBitOptions) && (want_options & kOptionRawSpeeds) != 0;
+    const bool raw = ctx.has(kPortInfoBitOptions) && (want_options & kOptionRawSpeeds) != 0;
     const bool xdr_active = extended_speeds2(node.is_switch() ? node.ports[0].info : port.info) &&
                             pi.link_speed_ext_active2 != 0;
     if (!raw && ((ext_speeds && pi.link_speed_ext_active != 0) || xdr_active)) {
@@ -131,7 +132,7 @@ HandlerResult handle_port_info_record(RequestContext& ctx) {
   };
 
   auto scan_node = [&](const SnapNode& n) {
-    if (ctx.has(kBitPortNum)) {
+    if (ctx.has(kPortInfoBitPortNum)) {
       const PortNum num = query[2];
       if (num < n.ports.size() && n.ports[num].present) consider(PortRef{n.index, num});
       return;
@@ -143,7 +144,7 @@ HandlerResult handle_port_info_record(RequestContext& ctx) {
     }
   };
 
-  if (ctx.has(kBitLid) || ctx.has(kBitBaseLid)) {
+  if (ctx.has(kPortInfoBitLid) || ctx.has(kPortInfoBitBaseLid)) {
     // OpenSM takes the node from EndportLID even when only BaseLID is selected.
     const PortRef p = ctx.snap.find_lid(want_lid);
     if (p.valid()) scan_node(ctx.snap.node(p));

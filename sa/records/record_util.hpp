@@ -7,21 +7,11 @@
 #include <span>
 
 #include "mad/attribute_codec.hpp"
+#include "sa/bytes.hpp"
 #include "sa/context.hpp"
 #include "sa/pkey_access.hpp"
 
 namespace ibsm::sa {
-
-inline void put_be(std::span<std::uint8_t> b, std::size_t off, std::uint64_t v, std::size_t n) {
-  for (std::size_t i = 0; i < n; ++i)
-    b[off + i] = static_cast<std::uint8_t>(v >> (8 * (n - 1 - i)));
-}
-inline std::uint64_t get_be(std::span<const std::uint8_t> b, std::size_t off, std::size_t n) {
-  std::uint64_t v = 0;
-  for (std::size_t i = 0; i < n && off + i < b.size(); ++i)
-    v = (v << 8) | b[off + i];
-  return v;
-}
 
 // Writes an SMP attribute (64-byte encoding) into a record at `off`, `len` bytes of it.
 template <class A>

@@ -18,11 +18,11 @@ namespace ibsm::sa {
 
 namespace {
 
-constexpr unsigned kBitId = 0;
-constexpr unsigned kBitGid = 1;
-constexpr unsigned kBitPKey = 2;
-constexpr unsigned kBitReserved = 3;
-constexpr unsigned kBitLease = 4;
+constexpr unsigned kServiceBitId = 0;
+constexpr unsigned kServiceBitGid = 1;
+constexpr unsigned kServiceBitPKey = 2;
+constexpr unsigned kServiceBitReserved = 3;
+constexpr unsigned kServiceBitLease = 4;
 
 // OpenSM's osm_physp_has_pkey: the base P_Key is in the port's table, whatever
 // the membership; an invalid P_Key (base 0, IBA C10-116) restricts nothing.
@@ -41,11 +41,11 @@ std::uint16_t record_pkey(std::span<const std::uint8_t> rec) {
 // requester and the port of a unicast ServiceGID must hold it.
 bool pkey_rules_allow(const RequestContext& ctx, std::span<const std::uint8_t> rec) {
   if (!ctx.requester.valid()) return false;
-  if (!ctx.has(kBitPKey)) return true;
+  if (!ctx.has(kServiceBitPKey)) return true;
   const std::uint16_t pkey = record_pkey(rec);
   if (!holds_pkey(ctx.snap, ctx.requester, pkey)) return false;
   const bool multicast = rec[service_field::kGid] == 0xFF;
-  if (ctx.has(kBitGid) && !multicast) {
+  if (ctx.has(kServiceBitGid) && !multicast) {
     const PortRef port = ctx.snap.find_port_guid(get_be(rec, service_field::kGid + 8, 8));
     if (!port.valid() || !holds_pkey(ctx.snap, port, pkey)) return false;
   }
@@ -79,15 +79,16 @@ std::string service_name(std::span<const std::uint8_t> rec) {
 HandlerResult set_service(RequestContext& ctx, const std::vector<std::uint8_t>& query) {
   if (!pkey_rules_allow(ctx, query)) return refuse(status::kReqInvalid, query);
   // 15.2.5.14.2: the RID must be named (OpenSM: ServiceID and ServiceGID).
-  if (!ctx.has(kBitId) || !ctx.has(kBitGid)) return refuse(status::kReqInvalid, query);
+  if (!ctx.has(kServiceBitId) || !ctx.has(kServiceBitGid))
+    return refuse(status::kReqInvalid, query);
   ServiceRecordBytes rec{};
   std::copy_n(query.begin(), kServiceRecordSize, rec.begin());
-  if (!ctx.has(kBitLease)) put_be(rec, service_field::kLease, kInfiniteLease, 4);
+  if (!ctx.has(kServiceBitLease)) put_be(rec, service_field::kLease, kInfiniteLease, 4);
   const bool added = ctx.state.services.put(rec, ctx.now);
   ctx.log->debug("SA: service 0x{:016x} '{}' {} by LID {} (lease {})",
                  get_be(rec, service_field::kId, 8), service_name(rec),
                  added ? "registered" : "updated", ctx.from.lid, service_lease(rec));
-  if (!ctx.has(kBitPKey)) put_be(rec, service_field::kPKey, 0xFFFF, 2);  // the default P_Key
+  if (!ctx.has(kServiceBitPKey)) put_be(rec, service_field::kPKey, 0xFFFF, 2);  // the default P_Key
   HandlerResult r;
   r.words = static_cast<std::uint16_t>(kServiceRecordSize / 8);
   add_record(r, ctx, rec);
@@ -112,7 +113,7 @@ HandlerResult get_services(RequestContext& ctx, const std::vector<std::uint8_t>&
   r.words = layout.words();
   // OpenSM compares neither the reserved field nor the lease (which it keeps as
   // registered): a client's mask bits there select nothing.
-  const std::uint64_t ignored = (1ull << kBitReserved) | (1ull << kBitLease);
+  const std::uint64_t ignored = (1ull << kServiceBitReserved) | (1ull << kServiceBitLease);
   for (const ServiceStore::Entry& e : ctx.state.services.entries()) {
     if (!matches_except(layout, ctx, query, e.record, ignored)) continue;
     if (!holds_pkey(ctx.snap, ctx.requester, record_pkey(e.record))) continue;

@@ -19,9 +19,9 @@ namespace ibsm::sa {
 
 namespace {
 
-constexpr unsigned kBitLid = 0;
-constexpr unsigned kBitInPort = 1;
-constexpr unsigned kBitOutPort = 2;
+constexpr unsigned kSl2VlBitLid = 0;
+constexpr unsigned kSl2VlBitInPort = 1;
+constexpr unsigned kSl2VlBitOutPort = 2;
 
 std::uint64_t table_of(const SnapPort& out, PortNum in) {
   if (!out.vl_tables || in >= out.vl_tables->sl2vl.size()) return 0;
@@ -46,17 +46,17 @@ HandlerResult handle_sl2vl_record(RequestContext& ctx) {
   r.words = layout.words();
   const auto q = ctx.query(layout.padded_size());
   const Lid want_lid = static_cast<Lid>(get_be(q, 0, 2));
-  for (const PortRef h : tables::holders_for(ctx, ctx.has(kBitLid), want_lid)) {
+  for (const PortRef h : tables::holders_for(ctx, ctx.has(kSl2VlBitLid), want_lid)) {
     const SnapNode& n = ctx.snap.node(h);
     const Lid lid = tables::record_lid(ctx.snap, h);
     if (!n.is_switch()) {
       if (tables::requester_shares(ctx, h)) add(r, lid, 0, 0, table_of(ctx.snap.port(h), 0));
     } else {
       const std::size_t ports = n.ports.size();  // 0..NumPorts
-      const std::size_t out_first = ctx.has(kBitOutPort) ? q[3] : 0;
-      const std::size_t out_last = ctx.has(kBitOutPort) ? q[3] : ports - 1;
-      const std::size_t in_first = ctx.has(kBitInPort) ? q[2] : 0;
-      const std::size_t in_last = ctx.has(kBitInPort) ? q[2] : ports - 1;
+      const std::size_t out_first = ctx.has(kSl2VlBitOutPort) ? q[3] : 0;
+      const std::size_t out_last = ctx.has(kSl2VlBitOutPort) ? q[3] : ports - 1;
+      const std::size_t in_first = ctx.has(kSl2VlBitInPort) ? q[2] : 0;
+      const std::size_t in_last = ctx.has(kSl2VlBitInPort) ? q[2] : ports - 1;
       for (std::size_t out = out_first; out <= out_last && out < ports; ++out) {
         if (!tables::requester_shares(ctx, PortRef{n.index, static_cast<PortNum>(out)})) continue;
         for (std::size_t in = in_first; in <= in_last && in < ports && !enough(ctx, r); ++in) {

@@ -12,7 +12,7 @@
 namespace ibsm::sa {
 
 namespace {
-constexpr unsigned kBitLid = 0;
+constexpr unsigned kSmInfoBitLid = 0;
 }  // namespace
 
 HandlerResult handle_sm_info_record(RequestContext& ctx) {
@@ -35,13 +35,13 @@ HandlerResult handle_sm_info_record(RequestContext& ctx) {
     info.priority = sm.priority;
     info.state = sm.state;
     embed(cand, 4, info, 21);
-    if (!matches_except(layout, ctx, query, cand, 1ull << kBitLid)) return;
+    if (!matches_except(layout, ctx, query, cand, 1ull << kSmInfoBitLid)) return;
     auto out = r.add();
     std::copy(cand.begin(), cand.end(), out.begin());
   };
 
   PortRef target;  // the LID-holding port the query names, if any
-  if (ctx.has(kBitLid)) {
+  if (ctx.has(kSmInfoBitLid)) {
     target = ctx.snap.find_lid(static_cast<Lid>(get_be(query, 0, 2)));
     if (!target.valid()) return r;
   }

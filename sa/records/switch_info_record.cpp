@@ -8,7 +8,7 @@
 namespace ibsm::sa {
 
 namespace {
-constexpr unsigned kBitLid = 0;
+constexpr unsigned kSwitchInfoBitLid = 0;
 }  // namespace
 
 HandlerResult handle_switch_info_record(RequestContext& ctx) {
@@ -19,7 +19,7 @@ HandlerResult handle_switch_info_record(RequestContext& ctx) {
   r.words = layout.words();
   const auto query = ctx.query(layout.padded_size());
   const Lid want_lid = static_cast<Lid>(get_be(query, 0, 2));
-  if (ctx.has(kBitLid) && want_lid == 0) return r;
+  if (ctx.has(kSwitchInfoBitLid) && want_lid == 0) return r;
   std::vector<std::uint8_t> cand(layout.padded_size());
   for (std::uint32_t idx : nodes_in_opensm_order(ctx.snap, true)) {
     const SnapNode& n = ctx.snap.nodes[idx];
@@ -27,11 +27,11 @@ HandlerResult handle_switch_info_record(RequestContext& ctx) {
     const PortRef p0 = switch_port0(n);
     if (!visible(ctx, p0)) continue;
     const LidRange range = lid_range(ctx.snap, p0);
-    if (ctx.has(kBitLid) && !range.contains(want_lid)) continue;
+    if (ctx.has(kSwitchInfoBitLid) && !range.contains(want_lid)) continue;
     std::fill(cand.begin(), cand.end(), 0);
     put_be(cand, 0, range.base, 2);
     embed(cand, 4, *n.switch_info, 20);
-    if (!matches_except(layout, ctx, query, cand, 1ull << kBitLid)) continue;
+    if (!matches_except(layout, ctx, query, cand, 1ull << kSwitchInfoBitLid)) continue;
     auto out = r.add();
     std::copy(cand.begin(), cand.end(), out.begin());
     if (enough(ctx, r)) break;

@@ -16,9 +16,9 @@ namespace ibsm::sa {
 
 namespace {
 
-constexpr unsigned kBitLid = 0;
-constexpr unsigned kBitOutPort = 1;
-constexpr unsigned kBitBlock = 2;
+constexpr unsigned kVlArbBitLid = 0;
+constexpr unsigned kVlArbBitOutPort = 1;
+constexpr unsigned kVlArbBitBlock = 2;
 constexpr unsigned kBlocks = 4;
 
 void add(HandlerResult& r, Lid lid, const SnapPort& port, unsigned block) {
@@ -44,16 +44,16 @@ HandlerResult handle_vlarb_record(RequestContext& ctx) {
     if (!tables::port_exists(n, num)) return;
     if (!tables::requester_shares(ctx, PortRef{n.index, num})) return;
     for (unsigned b = 1; b <= kBlocks && !enough(ctx, r); ++b) {
-      if (!ctx.has(kBitBlock) || b == q[3]) add(r, lid, n.ports[num], b);
+      if (!ctx.has(kVlArbBitBlock) || b == q[3]) add(r, lid, n.ports[num], b);
     }
   };
   const Lid want_lid = static_cast<Lid>(get_be(q, 0, 2));
-  for (const PortRef h : tables::holders_for(ctx, ctx.has(kBitLid), want_lid)) {
+  for (const PortRef h : tables::holders_for(ctx, ctx.has(kVlArbBitLid), want_lid)) {
     const SnapNode& n = ctx.snap.node(h);
     const Lid lid = tables::record_lid(ctx.snap, h);
     if (!n.is_switch()) {
       consider_port(n, lid, h.port);
-    } else if (ctx.has(kBitOutPort)) {
+    } else if (ctx.has(kVlArbBitOutPort)) {
       consider_port(n, lid, q[2]);
     } else {
       for (std::size_t p = 0; p < n.ports.size() && !enough(ctx, r); ++p)
