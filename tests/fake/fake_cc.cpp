@@ -2,6 +2,7 @@
 #include <algorithm>
 
 #include "tests/fake/fake_fabric.hpp"
+#include "tests/fake/wire_bytes.hpp"
 
 namespace ibsm::fake {
 namespace {
@@ -13,11 +14,6 @@ std::uint64_t get_be(std::span<const std::uint8_t> b, std::size_t at, std::size_
   for (std::size_t i = 0; i < n; ++i)
     v = v << 8 | b[at + i];
   return v;
-}
-
-void put16(std::uint8_t* p, std::uint16_t v) {
-  p[0] = static_cast<std::uint8_t>(v >> 8);
-  p[1] = static_cast<std::uint8_t>(v);
 }
 
 }  // namespace

@@ -12,21 +12,13 @@
 #include "mad/attr/pkey_table.hpp"
 #include "mad/attr/port_speeds.hpp"
 #include "mad/attr/vl_tables.hpp"
+#include "tests/fake/wire_bytes.hpp"
 
 namespace ibsm::fake {
 
 namespace {
 
 constexpr std::uint16_t kStatusD = 0x8000;  // DR SMP direction bit in the status word
-
-void put16(std::uint8_t* p, std::uint16_t v) {
-  p[0] = static_cast<std::uint8_t>(v >> 8);
-  p[1] = static_cast<std::uint8_t>(v);
-}
-
-std::uint16_t get16(const std::uint8_t* p) {
-  return static_cast<std::uint16_t>((p[0] << 8) | p[1]);
-}
 
 std::string where(const FakeNode& n, PortNum p) {
   return n.id + "/" + std::to_string(p);

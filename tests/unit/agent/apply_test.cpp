@@ -6,7 +6,7 @@
 #include "agent/verify.hpp"
 #include "plan_fixture.hpp"
 
-namespace ibsm::agent {
+namespace ibsm::agent::apply_test {
 namespace {
 
 using testing::described;
@@ -219,4 +219,4 @@ TEST(ApplyDirect, FailureMidwayDeletesTheChildrenItCreatedAndTheNextPlanShowsThe
 }
 
 }  // namespace
-}  // namespace ibsm::agent
+}  // namespace ibsm::agent::apply_test

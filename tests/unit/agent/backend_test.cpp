@@ -12,7 +12,7 @@
 #include "agent/renderers.hpp"
 #include "plan_fixture.hpp"
 
-namespace ibsm::agent {
+namespace ibsm::agent::backend_test {
 namespace {
 
 using testing::described;
@@ -247,4 +247,4 @@ TEST(Networkd, ApplyTwiceThenNothingToDo) {
 }
 
 }  // namespace
-}  // namespace ibsm::agent
+}  // namespace ibsm::agent::backend_test

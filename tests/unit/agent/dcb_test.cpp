@@ -14,7 +14,7 @@
 #include "agent/verify.hpp"
 #include "plan_fixture.hpp"
 
-namespace ibsm::agent {
+namespace ibsm::agent::dcb_test {
 namespace {
 
 using ::testing::ElementsAre;
@@ -214,9 +214,9 @@ TEST(DcbPlan, ATreeHasNoNicToAsk) {
 }
 
 }  // namespace
-}  // namespace ibsm::agent
+}  // namespace ibsm::agent::dcb_test
 
-namespace ibsm::agent {
+namespace ibsm::agent::dcb_test {
 namespace {
 
 // Records every command; the DSCP map's `dcb app replace` fails.
@@ -290,4 +290,4 @@ TEST(DcbPlan, AFailedApplyPutsBackWhatDcbShowedBefore) {
 }
 
 }  // namespace
-}  // namespace ibsm::agent
+}  // namespace ibsm::agent::dcb_test

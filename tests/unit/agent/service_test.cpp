@@ -20,7 +20,7 @@
 #include "agent/watch.hpp"
 #include "plan_fixture.hpp"
 
-namespace ibsm::agent {
+namespace ibsm::agent::service_test {
 namespace {
 
 using testing::described;
@@ -423,9 +423,9 @@ TEST(Watch, FingerprintHasStateSmLidAndProgrammedPKeys) {
 }
 
 }  // namespace
-}  // namespace ibsm::agent
+}  // namespace ibsm::agent::service_test
 
-namespace ibsm::agent {
+namespace ibsm::agent::service_test {
 namespace {
 
 TEST(ProcessRunner, CommandsStartWithNoSignalBlockedEvenUnderWatch) {
@@ -439,9 +439,9 @@ TEST(ProcessRunner, CommandsStartWithNoSignalBlockedEvenUnderWatch) {
 }
 
 }  // namespace
-}  // namespace ibsm::agent
+}  // namespace ibsm::agent::service_test
 
-namespace ibsm::agent {
+namespace ibsm::agent::service_test {
 namespace {
 
 TEST(Watch, OnWakeRunsBeforeTheFirstPassAndAtEveryWake) {
@@ -506,4 +506,4 @@ TEST(NodeFile, IbpingResponderIsABoolean) {
 }
 
 }  // namespace
-}  // namespace ibsm::agent
+}  // namespace ibsm::agent::service_test

@@ -14,7 +14,7 @@
 #include "mad/attr/sm_info.hpp"
 #include "mad/smp_client.hpp"
 
-namespace ibsm::mad {
+namespace ibsm::mad::smp_client_test {
 namespace {
 
 using std::chrono::milliseconds;
@@ -462,4 +462,4 @@ TEST_F(SmpClientTest, RequestsCarryTimeoutAndSetPayload) {
 }
 
 }  // namespace
-}  // namespace ibsm::mad
+}  // namespace ibsm::mad::smp_client_test

@@ -16,7 +16,7 @@
 #include "mad/smp_client.hpp"
 #include "mad/smp_window.hpp"
 
-namespace ibsm::mad {
+namespace ibsm::mad::smp_window_test {
 namespace {
 
 using std::chrono::microseconds;
@@ -500,4 +500,4 @@ TEST(SmpClientBatching, AWindowBelowTheBatchMinimumNeverWaits) {
 }
 
 }  // namespace
-}  // namespace ibsm::mad
+}  // namespace ibsm::mad::smp_window_test

@@ -11,7 +11,7 @@
 #include "qos_policy/errors.hpp"
 #include "qos_policy/parser.hpp"
 
-namespace ibsm::qos_policy {
+namespace ibsm::qos_policy::compile_test {
 namespace {
 
 constexpr const char* kPolicy = R"(
@@ -237,4 +237,4 @@ TEST(QosPolicyMatch, UnknownRulePKeyIsAWarning) {
 }
 
 }  // namespace
-}  // namespace ibsm::qos_policy
+}  // namespace ibsm::qos_policy::compile_test

@@ -8,7 +8,7 @@
 #include "qos_policy/parser.hpp"
 #include "qos_policy/setup.hpp"
 
-namespace ibsm::qos_policy {
+namespace ibsm::qos_policy::setup_test {
 namespace {
 
 constexpr const char* kPolicy = R"(port-groups
@@ -110,4 +110,4 @@ TEST(QosPolicySetup, FirstCoveringScopeDecides) {
 }
 
 }  // namespace
-}  // namespace ibsm::qos_policy
+}  // namespace ibsm::qos_policy::setup_test

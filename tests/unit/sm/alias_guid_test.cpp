@@ -18,7 +18,7 @@
 #include "tests/fake/fake_fabric.hpp"
 #include "tests/support/net_file.hpp"
 
-namespace ibsm::sm {
+namespace ibsm::sm::alias_guid_test {
 namespace {
 
 using fake::FakeFabric;
@@ -326,4 +326,4 @@ TEST(AliasGuids, ARefusedBlockIsNotAskedForAgain) {
 }
 
 }  // namespace
-}  // namespace ibsm::sm
+}  // namespace ibsm::sm::alias_guid_test

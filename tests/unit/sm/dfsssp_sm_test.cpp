@@ -24,7 +24,7 @@
 #include "tests/support/log_capture.hpp"
 #include "tests/support/temp_dir.hpp"
 
-namespace ibsm::sm {
+namespace ibsm::sm::dfsssp_sm_test {
 namespace {
 
 using fake::FakeFabric;
@@ -353,4 +353,4 @@ TEST(DfssspSm, QosPolicySlsGiveWayToTheEngineAndTheLogSaysSoOnce) {
 }
 
 }  // namespace
-}  // namespace ibsm::sm
+}  // namespace ibsm::sm::dfsssp_sm_test

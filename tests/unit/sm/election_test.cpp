@@ -23,7 +23,7 @@
 #include "tests/support/net_file.hpp"
 #include "tests/support/temp_dir.hpp"
 
-namespace ibsm::sm {
+namespace ibsm::sm::election_test {
 namespace {
 
 using fake::FakeFabric;
@@ -611,4 +611,4 @@ TEST(ServiceStatus, SendsOneDatagramToTheNotifySocket) {
 }
 
 }  // namespace
-}  // namespace ibsm::sm
+}  // namespace ibsm::sm::election_test

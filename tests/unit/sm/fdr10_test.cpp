@@ -16,7 +16,7 @@
 #include "tests/support/net_file.hpp"
 #include "tests/support/temp_dir.hpp"
 
-namespace ibsm::sm {
+namespace ibsm::sm::fdr10_test {
 namespace {
 
 using fake::FakeFabric;
@@ -147,4 +147,4 @@ TEST(Fdr10, SetRule) {
 }
 
 }  // namespace
-}  // namespace ibsm::sm
+}  // namespace ibsm::sm::fdr10_test

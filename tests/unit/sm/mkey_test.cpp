@@ -22,9 +22,10 @@
 #include "sm/subnet_manager.hpp"
 #include "tests/fake/fake_fabric.hpp"
 #include "tests/support/net_file.hpp"
+#include "tests/support/sweep_problems.hpp"
 #include "tests/support/temp_dir.hpp"
 
-namespace ibsm::sm {
+namespace ibsm::sm::mkey_test {
 namespace {
 
 using namespace std::chrono_literals;
@@ -134,12 +135,7 @@ void expect_keys_programmed(Rig& rig, const std::vector<std::string>& ids, std::
   }
 }
 
-std::string problems(const SweepResult& r) {
-  std::string s;
-  for (const auto& e : r.report.problems)
-    s += format_error_id(e.id) + " " + e.message + "\n";
-  return s;
-}
+using testsupport::problems;
 
 // ---------------------------------------------------------------- pure rules
 
@@ -537,4 +533,4 @@ TEST(MkeySm, NoMkeyConfiguredChangesNothing) {
 }
 
 }  // namespace
-}  // namespace ibsm::sm
+}  // namespace ibsm::sm::mkey_test

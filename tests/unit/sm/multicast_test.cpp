@@ -20,7 +20,7 @@
 #include "tests/support/hand_drawn.hpp"
 #include "tests/support/net_file.hpp"
 
-namespace ibsm::sm {
+namespace ibsm::sm::multicast_test {
 namespace {
 
 using fake::FakeFabric;
@@ -524,4 +524,4 @@ TEST(Multicast, SnapshotCarriesTheProgrammedTables) {
 }
 
 }  // namespace
-}  // namespace ibsm::sm
+}  // namespace ibsm::sm::multicast_test

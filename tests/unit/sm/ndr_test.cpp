@@ -21,7 +21,7 @@
 #include "tests/support/net_file.hpp"
 #include "tests/support/temp_dir.hpp"
 
-namespace ibsm::sm {
+namespace ibsm::sm::ndr_test {
 namespace {
 
 using fake::FakeFabric;
@@ -299,4 +299,4 @@ TEST(Ndr, ContradictionOnEveryPortIsLoggedForTheFirstPortsAndCounted) {
 }
 
 }  // namespace
-}  // namespace ibsm::sm
+}  // namespace ibsm::sm::ndr_test

@@ -18,7 +18,7 @@
 #include "tests/fake/fake_fabric.hpp"
 #include "tests/support/net_file.hpp"
 
-namespace ibsm::sm {
+namespace ibsm::sm::pkey_manager_test {
 namespace {
 
 using fake::FakeFabric;
@@ -301,4 +301,4 @@ TEST(Partitions, RestartKeepsIndexesAndMlidsAndWritesTheSnapshot) {
 }
 
 }  // namespace
-}  // namespace ibsm::sm
+}  // namespace ibsm::sm::pkey_manager_test

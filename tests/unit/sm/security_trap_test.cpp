@@ -16,7 +16,7 @@
 #include "tests/support/net_file.hpp"
 #include "tests/support/temp_dir.hpp"
 
-namespace ibsm::sm {
+namespace ibsm::sm::security_trap_test {
 namespace {
 
 using namespace std::chrono_literals;
@@ -180,4 +180,4 @@ TEST(SecurityTrap, MasterAnswersLogsAndRateLimitsAFlood) {
 }
 
 }  // namespace
-}  // namespace ibsm::sm
+}  // namespace ibsm::sm::security_trap_test

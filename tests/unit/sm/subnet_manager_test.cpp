@@ -23,9 +23,10 @@
 #include "tests/support/hand_drawn.hpp"
 #include "tests/support/log_capture.hpp"
 #include "tests/support/net_file.hpp"
+#include "tests/support/sweep_problems.hpp"
 #include "tests/support/temp_dir.hpp"
 
-namespace ibsm::sm {
+namespace ibsm::sm::subnet_manager_test {
 namespace {
 
 using fake::FakeFabric;
@@ -127,12 +128,7 @@ std::string join(const std::vector<std::string>& v, std::size_t max = 10) {
   return s;
 }
 
-std::string problems(const SweepResult& r) {
-  std::string s;
-  for (const auto& e : r.report.problems)
-    s += format_error_id(e.id) + " " + e.message + "\n";
-  return s;
-}
+using testsupport::problems;
 
 // Everything a finished bring-up must satisfy, checked in the fake (not in the SM's model).
 void expect_fabric_up(const Rig& rig, std::size_t lid_holders) {
@@ -751,4 +747,4 @@ TEST(SubnetManagerRequests, GarbageUnsolicitedMadsAreIgnored) {
 }
 
 }  // namespace
-}  // namespace ibsm::sm
+}  // namespace ibsm::sm::subnet_manager_test

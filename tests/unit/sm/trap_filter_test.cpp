@@ -15,7 +15,7 @@
 #include "tests/support/net_file.hpp"
 #include "tests/support/temp_dir.hpp"
 
-namespace ibsm::sm {
+namespace ibsm::sm::trap_filter_test {
 namespace {
 
 using mad::AttrId;
@@ -282,4 +282,4 @@ TEST(TrapsAtTheMaster, ForgedPortErrorTrapsDisableNothing) {
 }
 
 }  // namespace
-}  // namespace ibsm::sm
+}  // namespace ibsm::sm::trap_filter_test
