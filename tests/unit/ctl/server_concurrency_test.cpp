@@ -339,6 +339,20 @@ TEST_F(ConcurrentServer, AnAnswerOfManyMiBReachesASlowReaderWhole) {
   EXPECT_EQ(log_text.str().find("IBSM-8021"), std::string::npos) << log_text.str();
 }
 
+// `printf 'perfmgr print_counters ...\n' | nc -U SOCKET`: the input ends at once, and
+// the big answer still comes whole before the close.
+TEST_F(ConcurrentServer, AClientThatEndsItsInputGetsABigAnswerWhole) {
+  start({});
+  Client c(path());
+  c.send("perfmgr print_counters big 4\nversion\n");
+  c.shutdown_write();
+  const std::string got = c.rest();
+  EXPECT_EQ(got.size(), 4 * kMiB + 4 + 13);
+  EXPECT_TRUE(
+      got.ends_with(big_report_line(4 * kMiB / kReportLine - 1) + "\n.ok\nibsm 9.9\n.ok\n"));
+  EXPECT_TRUE(eventually([&] { return server->connections() == 0; }));
+}
+
 // A client that asks for a big answer and stops reading is cut off once nothing of it
 // could be written for ctl_idle_timeout (on the injected clock), and no earlier.
 TEST_F(ConcurrentServer, AClientThatStopsReadingIsCutOffAfterTheIdleTimeout) {
