@@ -485,17 +485,16 @@ void ControlServer::submit(Conn& c, const Command& cmd, std::string_view line) {
 
 namespace {
 
-// The SM's reply as an answer. The text is moved, not copied (a PerfMgr dump can be
-// tens of MiB), and the JSON form is made only for a --json request.
+// The SM's reply as an answer, in the one form the request asked for: the text moved,
+// not copied (a PerfMgr dump can be tens of MiB), or its JSON document.
 Answer answer_of_reply(sm::ops::ControlReply reply, bool json) {
   Answer a;
   a.ok = reply.ok;
-  if (reply.ok) {
-    if (json) {
-      JsonWriter j;
-      j.begin_object().field("message", reply.text).end_object();
-      a.json = j.text();
-    }
+  if (reply.ok && json) {
+    JsonWriter j;
+    j.begin_object().field("message", reply.text).end_object();
+    a.json = std::move(j).take();
+  } else if (reply.ok) {
     a.text = std::move(reply.text);
     a.text += '\n';
   } else {
