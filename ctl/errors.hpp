@@ -27,6 +27,7 @@ inline constexpr ErrorId kErrUsage{8017};
 inline constexpr ErrorId kErrConsoleSetup{8018};
 inline constexpr ErrorId kErrThreads{8019};
 inline constexpr ErrorId kErrInternal{8020};
+inline constexpr ErrorId kErrStoppedReading{8021};
 inline constexpr ErrorId kErrSweepFailed{8040};
 inline constexpr ErrorId kErrNotSweeping{8041};
 inline constexpr ErrorId kErrNoModel{8042};
@@ -123,6 +124,15 @@ inline constexpr ErrorInfo kCtlErrors[] = {
      "names the command and the reason. The request's answer is this error, the connection "
      "stays usable and the SM is not affected.",
      "Report it with the log line; retry the command."},
+    {kErrStoppedReading, "Control client stopped reading its answers",
+     "A control connection (ibsm-ctl, the loopback console) left an answer unread: nothing of it "
+     "could be written for ctl_idle_timeout seconds (default 30), or more than 1 MiB of further "
+     "output piled up behind the answer being sent. ibsm logs this warning, drops what was "
+     "waiting and closes the connection; ibsm-ctl at the other end reports IBSM-8014. An answer "
+     "of any size is sent whole to a client that keeps reading it, however slowly; an event "
+     "follower that falls behind loses events (events_dropped) rather than its connection.",
+     "Read answers as they come (ibsm-ctl does, even into a pager); for a slow consumer, raise "
+     "ctl_idle_timeout."},
     {kErrSweepFailed, "Requested sweep did not bring the subnet up",
      "The sweep a resweep, reroute or update_desc asked for ended with problems; the answer "
      "counts them and the log lists them.",

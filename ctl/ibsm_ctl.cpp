@@ -76,15 +76,19 @@ class Connection {
     }
     return true;
   }
-  // One line without its newline; false at end of stream.
+  // One line without its newline; false at end of stream. buf_[0, taken_) are lines
+  // already returned (dropped once all is taken: an answer of many MiB is not shifted
+  // line by line).
   bool read_line(std::string& line) {
     for (;;) {
-      const auto nl = buf_.find('\n');
+      const auto nl = buf_.find('\n', taken_);
       if (nl != std::string::npos) {
-        line = buf_.substr(0, nl);
-        buf_.erase(0, nl + 1);
+        line.assign(buf_, taken_, nl - taken_);
+        taken_ = nl + 1;
         return true;
       }
+      buf_.erase(0, taken_);
+      taken_ = 0;
       char tmp[65536];
       const ssize_t n = ::read(fd_, tmp, sizeof(tmp));
       if (n < 0 && errno == EINTR) continue;
@@ -99,23 +103,34 @@ class Connection {
  private:
   int fd_ = -1;
   std::string buf_;
+  std::size_t taken_ = 0;
 };
 
-// Reads one framed answer: returns 0 (".ok"), 1 (".err") or 3 (broken off).
+// Reads one framed answer, whole, then prints it: returns 0 (".ok"), 1 (".err") or 3
+// (broken off). The answer is taken off the socket as fast as ibsm sends it, whatever
+// standard output does: ibsm cuts off a client that stops reading (IBSM-8021), and an
+// admin reading the first page of `ibsm-ctl routes | less` has not stopped.
 int read_answer(Connection& c) {
-  std::string line;
+  std::string out, err, line;
   bool error = false;
+  int rc = 3;
   while (c.read_line(line)) {
-    if (line == ".ok") return 0;
-    if (line == ".err") return 1;
+    if (line == ".ok" || line == ".err") {
+      rc = line == ".ok" ? 0 : 1;
+      break;
+    }
     if (line.starts_with(".")) line.erase(0, 1);
     if (!error && line.starts_with("IBSM-8")) error = true;
-    (error ? std::cerr : std::cout) << line << "\n";
+    std::string& to = error ? err : out;
+    to += line;
+    to += '\n';
   }
-  std::cout.flush();
-  std::cerr << "ibsm-ctl: " << format_error_id(ibsm::ctl::kErrProtocol)
-            << ": the connection closed before the answer ended\n";
-  return 3;
+  std::cout << out << std::flush;
+  std::cerr << err;
+  if (rc == 3)
+    std::cerr << "ibsm-ctl: " << format_error_id(ibsm::ctl::kErrProtocol)
+              << ": the connection closed before the answer ended\n";
+  return rc;
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include <spdlog/fmt/fmt.h>
@@ -62,6 +63,8 @@ class JsonWriter {
     return *this;
   }
   const std::string& text() const { return out_; }
+  // The document, moved out (an answer of many MiB is not copied).
+  std::string take() && { return std::move(out_); }
 
  private:
   JsonWriter& open(char c) {

@@ -25,6 +25,7 @@
 #include "ctl/answer_wire.hpp"
 #include "ctl/errors.hpp"
 #include "ctl/json.hpp"
+#include "ctl/outbox.hpp"
 #include "ctl/sm_request.hpp"
 
 namespace ibsm::ctl {
@@ -36,6 +37,9 @@ enum Kind : int { kUnix = 0, kTcp = 1, kLocal = 2 };
 // Lines wait in a connection's buffer while its request is in flight; beyond this much
 // the client is not read (the socket's buffers push back on it).
 constexpr std::size_t kMaxUnread = kMaxLine + 64 * 1024;
+
+// The most one write to a client's socket is given.
+constexpr std::size_t kSendStep = 256 * 1024;
 
 // Supplementary groups of a process, from /proc/<pid>/status ("Groups: 0 4 27").
 std::vector<std::uint32_t> process_groups(pid_t pid) {
@@ -92,7 +96,7 @@ struct ControlServer::Conn {
   std::size_t in_used = 0;
   bool discarding = false;  // inside a line longer than kMaxLine
   bool eof = false;         // the peer sent all it will: answer that, then close
-  std::string out;
+  Outbox out;               // what the client has not read yet
   Clock::TimePoint last_line;
   bool in_flight = false;  // a request at a worker or at the SM: later lines wait
   std::shared_ptr<sm::ops::Subscription> follow;
@@ -376,24 +380,31 @@ void ControlServer::accept_tcp() {
 }
 
 void ControlServer::send_raw(Conn& c, std::string_view text) {
-  c.out.append(text);
+  c.out.push_stream(text, clock_.now());
   flush(c);
 }
 
-void ControlServer::send_answer(Conn& c, const Command* cmd, std::string_view name,
-                                const Answer& a) {
-  c.out += encode_answer(c.framed(), cmd != nullptr && cmd->json, name, a);
+void ControlServer::send_answer(Conn& c, const Command* cmd, std::string_view name, Answer a) {
+  send_wire(c, encode_answer_parts(c.framed(), cmd != nullptr && cmd->json, name, std::move(a)));
+}
+
+void ControlServer::send_wire(Conn& c, AnswerWire wire) {
+  c.out.push_answer(std::move(wire.head), std::move(wire.body), std::move(wire.tail), clock_.now());
   flush(c);
 }
 
 void ControlServer::flush(Conn& c) {
   while (!c.out.empty()) {
+    // At most kSendStep bytes a call: a send() lasts as long as the client keeps taking
+    // the bytes, and the time of the progress is the time the call began.
+    const std::string_view next = c.out.front().substr(0, kSendStep);
+    const auto now = clock_.now();
     // The local console writes to the terminal (blocking: a person reads it).
     const ssize_t n = c.kind == kLocal
-                          ? ::write(1, c.out.data(), c.out.size())
-                          : ::send(c.fd, c.out.data(), c.out.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
+                          ? ::write(1, next.data(), next.size())
+                          : ::send(c.fd, next.data(), next.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
     if (n > 0) {
-      c.out.erase(0, static_cast<std::size_t>(n));
+      c.out.consumed(static_cast<std::size_t>(n), now);
       continue;
     }
     if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)) break;
@@ -401,24 +412,39 @@ void ControlServer::flush(Conn& c) {
     c.out.clear();
     break;
   }
-  // A reader that takes nothing: cut off rather than buffer without bound (followers
-  // stop taking events long before, see pump_events).
-  if (c.out.size() > settings_.max_output) {
-    log_->warn("control connection {} does not read its answers; closed", c.peer.describe);
-    c.out.clear();
-    c.closing = true;
+  cut_off_if_stuck(c, clock_.now());
+}
+
+// A client that takes nothing of what waits for it, for ctl_idle_timeout, or lets more
+// than max_output pile up beyond the answer it is being sent, is cut off rather than
+// buffered for without bound. One answer of any size is sent whole to a client that
+// keeps taking it.
+void ControlServer::cut_off_if_stuck(Conn& c, Clock::TimePoint now) {
+  const auto verdict = judge_outbox(c.out, now, settings_.idle_timeout, settings_.max_output);
+  if (verdict == OutboxVerdict::kKeep) return;
+  if (!c.closing) {
+    const auto seconds =
+        std::chrono::duration_cast<std::chrono::seconds>(settings_.idle_timeout).count();
+    log_->warn(
+        "{}: control connection {} stopped reading its answers ({} bytes unread, {}); closed",
+        format_error_id(kErrStoppedReading), c.peer.describe, c.out.bytes(),
+        verdict == OutboxVerdict::kStalled
+            ? fmt::format("none taken for {} s, ctl_idle_timeout", seconds)
+            : fmt::format("more than {} bytes beyond the answer being sent", settings_.max_output));
   }
+  c.out.clear();
+  c.closing = true;
 }
 
 void ControlServer::pump_events(Conn& c) {
   if (!c.follow) return;
   // Events stay in the subscription (bounded; it drops and counts) while the client
   // has not taken what was already written.
-  if (c.out.size() > 256 * 1024) return;
-  for (const auto& e : c.follow->take()) {
-    c.out += c.follow_json ? sm::ops::encode_json(*e) : sm::ops::encode_text(*e);
-    c.out += '\n';
-  }
+  if (c.out.bytes() > 256 * 1024) return;
+  const auto now = clock_.now();
+  for (const auto& e : c.follow->take())
+    c.out.push_stream((c.follow_json ? sm::ops::encode_json(*e) : sm::ops::encode_text(*e)) + "\n",
+                      now);
   flush(c);
 }
 
@@ -459,14 +485,18 @@ void ControlServer::submit(Conn& c, const Command& cmd, std::string_view line) {
 
 namespace {
 
-Answer answer_of(const sm::ops::ControlReply& reply) {
+// The SM's reply as an answer, in the one form the request asked for: the text moved,
+// not copied (a PerfMgr dump can be tens of MiB), or its JSON document.
+Answer answer_of_reply(sm::ops::ControlReply reply, bool json) {
   Answer a;
   a.ok = reply.ok;
-  if (reply.ok) {
-    a.text = reply.text + "\n";
+  if (reply.ok && json) {
     JsonWriter j;
     j.begin_object().field("message", reply.text).end_object();
-    a.json = j.text();
+    a.json = std::move(j).take();
+  } else if (reply.ok) {
+    a.text = std::move(reply.text);
+    a.text += '\n';
   } else {
     a = error_answer(Error{ErrorId{reply.error_id}, reply.text});
   }
@@ -488,7 +518,9 @@ void ControlServer::take_replies() {
       // What the SM left to do from its immutable snapshot (format counters, write
       // dump_counters' file) is done on a worker, even for a client that has left.
       run_on_worker(r.conn, framed, r.json, std::move(r.name),
-                    [finish = std::move(r.reply.finish)] { return answer_of(finish()); });
+                    [finish = std::move(r.reply.finish), json = r.json] {
+                      return answer_of_reply(finish(), json);
+                    });
       continue;
     }
     if (it == conns_.end()) continue;  // the client left; the SM did the work anyway
@@ -496,7 +528,7 @@ void ControlServer::take_replies() {
     c.in_flight = false;
     Command cmd;
     cmd.json = r.json;
-    send_answer(c, &cmd, r.name, answer_of(r.reply));
+    send_answer(c, &cmd, r.name, answer_of_reply(std::move(r.reply), r.json));
   }
 }
 
@@ -515,7 +547,7 @@ void ControlServer::run_on_worker(std::uint64_t conn, bool framed, bool json, st
           kErrInternal,
           fmt::format("'{}' failed inside ibsm ({}); the SM is not affected", name, e.what())});
     }
-    std::string wire = encode_answer(framed, json, name, a);
+    AnswerWire wire = encode_answer_parts(framed, json, name, std::move(a));
     {
       std::lock_guard lock(results_mu_);
       results_.push_back(Result{conn, std::move(wire)});
@@ -542,8 +574,7 @@ void ControlServer::take_results() {
     if (it == conns_.end()) continue;
     Conn& c = *it->second;
     c.in_flight = false;
-    c.out += r.wire;
-    flush(c);
+    send_wire(c, std::move(r.wire));
   }
 }
 
@@ -580,7 +611,9 @@ void ControlServer::on_line(Conn& c, std::string_view line) {
         c.follow = ops_.events.subscribe(settings_.follow_queue, [this] { wake(); });
         if (cmd.number) {  // history first, then live
           for (const auto& e : ops_.events.history(*cmd.number))
-            c.out += (cmd.json ? sm::ops::encode_json(*e) : sm::ops::encode_text(*e)) + "\n";
+            c.out.push_stream(
+                (cmd.json ? sm::ops::encode_json(*e) : sm::ops::encode_text(*e)) + "\n",
+                clock_.now());
         }
         flush(c);
         return;
@@ -652,9 +685,11 @@ void ControlServer::read_input(Conn& c) {
 }
 
 // Takes the complete lines received, one request at a time: a line waits while the
-// one before it is in flight, and while the client leaves its answers unread.
+// one before it is in flight, and until its answer has left for the client (so that
+// one answer at most waits in the connection's outbox).
 void ControlServer::parse_input(Conn& c) {
-  while (!c.closing && !c.in_flight && c.out.size() <= settings_.max_output / 2) {
+  while (!c.closing && !c.in_flight && !c.out.answer_waiting() &&
+         c.out.bytes() <= settings_.max_output / 2) {
     const std::size_t nl = c.in.find('\n', c.in_used);
     if (nl == std::string::npos) {
       if (c.unread() > kMaxLine) {  // the rest of this line is read and dropped
@@ -697,11 +732,12 @@ void ControlServer::close_conn(Conn& c) {
 }
 
 void ControlServer::housekeep(Clock::TimePoint now) {
+  std::size_t waiting = 0;
   for (auto it = conns_.begin(); it != conns_.end();) {
     Conn& c = *it->second;
     parse_input(c);
     pump_events(c);
-    if (c.next_loop && now >= *c.next_loop && !c.in_flight && c.out.size() < 64 * 1024 &&
+    if (c.next_loop && now >= *c.next_loop && !c.in_flight && c.out.bytes() < 64 * 1024 &&
         ops_.snapshot.current()) {
       Command cmd;
       cmd.id = CommandId::kStatus;
@@ -718,10 +754,15 @@ void ControlServer::housekeep(Clock::TimePoint now) {
     // status loop ends with its input too (an ibsm-ctl that was killed), so that a
     // dead reader of a quiet fabric does not hold a place until the next event.
     if (c.eof && !c.in_flight && c.in.find('\n', c.in_used) == std::string::npos) c.closing = true;
+    // A client that stopped taking its output is cut off (its progress is judged, not
+    // the size of the answer it is taking).
+    cut_off_if_stuck(c, now);
     // Half-open and silent connections: no complete line for idle_timeout and nothing
-    // in flight, followed or looping.
-    const bool busy = c.in_flight || c.follow || c.next_loop || c.kind == kLocal;
-    if (!busy && !c.closing && now - c.last_line > settings_.idle_timeout) {
+    // in flight, being written, followed or looping. The time counts from the request,
+    // or from the last byte of its answer taken.
+    const bool busy = c.in_flight || !c.out.empty() || c.follow || c.next_loop || c.kind == kLocal;
+    const auto quiet_since = std::max(c.last_line, c.out.last_progress());
+    if (!busy && !c.closing && now - quiet_since > settings_.idle_timeout) {
       Command dummy;
       send_answer(
           c, &dummy, "",
@@ -732,14 +773,17 @@ void ControlServer::housekeep(Clock::TimePoint now) {
                               .count())}));
       c.closing = true;
     }
-    if (c.closing && (c.out.empty() || now - c.last_line > settings_.idle_timeout)) {
+    // Closing: once the last words are written, or when they are not taken.
+    if (c.closing && (c.out.empty() || now - c.out.last_progress() > settings_.idle_timeout)) {
       close_conn(c);
       it = conns_.erase(it);
       continue;
     }
+    waiting += c.out.bytes();
     ++it;
   }
   connection_count_ = conns_.size();
+  output_waiting_ = waiting;
 }
 
 void ControlServer::loop() {
@@ -769,7 +813,7 @@ void ControlServer::loop() {
     for (auto& [id, c] : conns_) {
       short ev = 0;
       if (!c->eof && !c->closing && c->unread() < kMaxUnread &&
-          c->out.size() <= settings_.max_output / 2)
+          c->out.bytes() <= settings_.max_output / 2)
         ev |= POLLIN;
       if (!c->out.empty() && c->kind != kLocal) ev |= POLLOUT;  // stdout is written directly
       // Nothing wanted: left out of the poll (-1), so that a peer that hung up does not

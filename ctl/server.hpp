@@ -30,6 +30,7 @@
 #include "common/error.hpp"
 #include "common/log.hpp"
 #include "common/result.hpp"
+#include "ctl/answer_wire.hpp"
 #include "ctl/command.hpp"
 #include "ctl/reports.hpp"
 #include "ctl/worker_pool.hpp"
@@ -47,7 +48,10 @@ struct ServerSettings {
   std::size_t workers = 2;                        // started with the server
   std::size_t max_workers = 16;                   // started on demand, when all are busy
   std::size_t follow_queue = 4096;                // events a follower may fall behind by
-  std::size_t max_output = 1024 * 1024;  // bytes queued for one client before it is cut off
+  // Bytes that may wait for one client beyond the answer it is being sent (prompts,
+  // events) before it is cut off; one answer of any size goes to a client that takes it,
+  // and a client that takes nothing for idle_timeout is cut off.
+  std::size_t max_output = 1024 * 1024;
   std::chrono::milliseconds status_loop{5000};
 };
 
@@ -79,6 +83,8 @@ class ControlServer {
   void stop();
   std::size_t connections() const { return connection_count_.load(); }
   std::size_t workers() const { return workers_.threads(); }
+  // Bytes waiting for clients that have not taken them yet, all connections together.
+  std::size_t output_waiting() const { return output_waiting_.load(); }
   // CPU time of the socket thread and the workers so far (benchmarks).
   double cpu_seconds() const;
 
@@ -93,9 +99,11 @@ class ControlServer {
   void read_input(Conn& c);
   void parse_input(Conn& c);
   void on_line(Conn& c, std::string_view line);
-  void send_answer(Conn& c, const Command* cmd, std::string_view name, const Answer& a);
+  void send_answer(Conn& c, const Command* cmd, std::string_view name, Answer a);
+  void send_wire(Conn& c, AnswerWire wire);
   void send_raw(Conn& c, std::string_view text);
   void flush(Conn& c);
+  void cut_off_if_stuck(Conn& c, Clock::TimePoint now);
   void pump_events(Conn& c);
   void take_replies();
   void take_results();
@@ -122,6 +130,7 @@ class ControlServer {
   std::atomic<bool> stop_{false};
   std::atomic<bool> wake_pending_{false};
   std::atomic<std::size_t> connection_count_{0};
+  std::atomic<std::size_t> output_waiting_{0};
   std::thread thread_;
   clockid_t thread_clock_{};
   bool thread_clock_ok_ = false;
@@ -146,7 +155,7 @@ class ControlServer {
 
   struct Result {
     std::uint64_t conn;
-    std::string wire;
+    AnswerWire wire;
   };
   std::mutex results_mu_;
   std::vector<Result> results_;

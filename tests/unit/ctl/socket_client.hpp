@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <string>
 #include <string_view>
+#include <utility>
 
 #include <gtest/gtest.h>
 
@@ -47,6 +48,14 @@ class Client {
       if (n <= 0) return {};
       buf_.append(tmp, static_cast<std::size_t>(n));
     }
+  }
+  // What one read returns (at most `max` bytes; empty at end of stream or after 10 s).
+  std::string read_some(std::size_t max) {
+    if (!buf_.empty()) return std::exchange(buf_, {});
+    std::string out(max, '\0');
+    const ssize_t n = ::read(fd_, out.data(), max);
+    out.resize(n > 0 ? static_cast<std::size_t>(n) : 0);
+    return out;
   }
   // No more requests: the server answers what it got, then closes.
   void shutdown_write() { ::shutdown(fd_, SHUT_WR); }
