@@ -758,18 +758,8 @@ TEST(LoopbackConsole, AnswersWithAPromptAndQuitCloses) {
   ops.snapshot.publish(s);
   ServerSettings st;
   st.console = "loopback";
-  std::uint16_t port = 0;
-  {  // a free port, from the kernel
-    const int probe = ::socket(AF_INET, SOCK_STREAM, 0);
-    sockaddr_in a{};
-    a.sin_family = AF_INET;
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    socklen_t len = sizeof(a);
-    ASSERT_EQ(::bind(probe, reinterpret_cast<sockaddr*>(&a), sizeof(a)), 0);
-    ::getsockname(probe, reinterpret_cast<sockaddr*>(&a), &len);
-    port = ntohs(a.sin_port);
-    ::close(probe);
-  }
+  const std::uint16_t port = free_loopback_port();
+  ASSERT_NE(port, 0);
   st.console_port = port;
   ControlServer server(ops, logger, st);
   server.start();

@@ -415,18 +415,8 @@ TEST_F(ConcurrentServer, ATwentyMiBAnswerCostsLittleBeyondItself) {
 
 // The console on 127.0.0.1 is refused over the cap too, in plain text (no prompt).
 TEST_F(ConcurrentServer, OverTheCapTheConsoleIsToldWhyInPlainText) {
-  std::uint16_t port = 0;
-  {  // a free port, from the kernel
-    const int probe = ::socket(AF_INET, SOCK_STREAM, 0);
-    sockaddr_in a{};
-    a.sin_family = AF_INET;
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    socklen_t len = sizeof(a);
-    ASSERT_EQ(::bind(probe, reinterpret_cast<sockaddr*>(&a), sizeof(a)), 0);
-    ::getsockname(probe, reinterpret_cast<sockaddr*>(&a), &len);
-    port = ntohs(a.sin_port);
-    ::close(probe);
-  }
+  const std::uint16_t port = free_loopback_port();
+  ASSERT_NE(port, 0);
   ServerSettings st;
   st.console = "loopback";
   st.console_port = port;

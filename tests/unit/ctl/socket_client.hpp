@@ -3,10 +3,13 @@
 // server that never answers fails the test instead of hanging it.
 #pragma once
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <unistd.h>
 
+#include <cstdint>
 #include <cstdio>
 #include <string>
 #include <string_view>
@@ -15,6 +18,21 @@
 #include <gtest/gtest.h>
 
 namespace ibsm::ctl {
+
+// A loopback TCP port free a moment ago (the kernel picks it), for the console.
+inline std::uint16_t free_loopback_port() {
+  const int probe = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t len = sizeof(a);
+  std::uint16_t port = 0;
+  if (::bind(probe, reinterpret_cast<sockaddr*>(&a), sizeof(a)) == 0 &&
+      ::getsockname(probe, reinterpret_cast<sockaddr*>(&a), &len) == 0)
+    port = ntohs(a.sin_port);
+  ::close(probe);
+  return port;
+}
 
 class Client {
  public:
