@@ -71,6 +71,58 @@ void serve_gzip(const std::shared_ptr<const sm::ops::OpsSnapshot>& snap,
       });
 }
 
+// cpp-httplib 0.11 gzips a body (set_content, or a chunked provider) whenever the
+// request's Accept-Encoding contains "gzip", even "gzip;q=0", which refuses it (RFC 9110
+// 12.5.3). A length-known provider it sends as it is: for such a client that is what
+// carries the body.
+bool gzip_refused_but_named(const httplib::Request& req) {
+  const std::string accept = req.get_header_value("Accept-Encoding");
+  return accept.find("gzip") != std::string::npos && !accepts_gzip(accept);
+}
+
+void set_body(const httplib::Request& req, httplib::Response& res, std::string body,
+              const char* type) {
+  if (!gzip_refused_but_named(req)) return res.set_content(std::move(body), type);
+  auto held = std::make_shared<const std::string>(std::move(body));
+  res.set_content_provider(
+      held->size(), type, [held](std::size_t offset, std::size_t length, httplib::DataSink& sink) {
+        return sink.write(held->data() + offset, std::min(length, held->size() - offset));
+      });
+}
+
+// The exposition uncompressed with a known length, for a client that refuses gzip
+// but names it: one pass sums the parts' sizes, the provider makes them again one at a
+// time as the writer reaches them (it asks for increasing offsets), so the text is
+// never held whole.
+void serve_plain_sized(const std::shared_ptr<const sm::ops::OpsSnapshot>& snap,
+                       httplib::Response& res) {
+  struct Stream {
+    explicit Stream(std::shared_ptr<const sm::ops::OpsSnapshot> s) : exposition(std::move(s)) {}
+    Exposition exposition;
+    std::size_t next = 0;   // the part after `part`
+    std::size_t start = 0;  // offset of `part` in the body
+    std::string part;
+  };
+  auto st = std::make_shared<Stream>(snap);
+  std::size_t total = 0;
+  for (std::size_t i = 0; i < st->exposition.parts(); ++i)
+    total += st->exposition.part(i).size();
+  res.set_content_provider(total, kExpositionType,
+                           [st](std::size_t offset, std::size_t length, httplib::DataSink& sink) {
+                             while (offset >= st->start + st->part.size()) {
+                               if (st->next == st->exposition.parts())
+                                 return false;  // past the end
+                               st->start += st->part.size();
+                               st->part = st->exposition.part(st->next++);
+                             }
+                             if (offset < st->start)
+                               return false;  // a step back: not how httplib writes
+                             const std::size_t from = offset - st->start;
+                             return sink.write(st->part.data() + from,
+                                               std::min(length, st->part.size() - from));
+                           });
+}
+
 }  // namespace
 
 Result<ListenAddress> parse_listen(const std::string& text) {
@@ -135,6 +187,7 @@ Status MetricsEndpoint::start(const ListenAddress& at) {
       // Counters newer than the background's copy (just after a PerfMgr sweep): the
       // stream below, which cpp-httplib compresses as it goes.
     }
+    if (gzip_refused_but_named(req)) return serve_plain_sized(snap, res);
     // Streamed one family at a time (chunked): a big fabric's text is never held whole.
     auto exposition = std::make_shared<Exposition>(snap);
     auto next = std::make_shared<std::size_t>(0);
@@ -148,7 +201,7 @@ Status MetricsEndpoint::start(const ListenAddress& at) {
                                        return sink.write(part.data(), part.size());
                                      });
   });
-  const auto page = [this](const httplib::Request&, httplib::Response& res) {
+  const auto page = [this](const httplib::Request& req, httplib::Response& res) {
     res.set_header("Content-Security-Policy", kPagePolicy);
     res.set_header("X-Content-Type-Options", "nosniff");
     res.set_header("Cache-Control", "no-store");
@@ -159,11 +212,11 @@ Status MetricsEndpoint::start(const ListenAddress& at) {
       return;
     }
     const auto parts = precomputed_.status_parts(*snap);
-    res.set_content(status_page(*snap, parts.get()), "text/html; charset=utf-8");
+    set_body(req, res, status_page(*snap, parts.get()), "text/html; charset=utf-8");
   };
   s.Get("/", page);
   s.Get("/index.html", page);
-  s.Get("/topology.svg", [this](const httplib::Request&, httplib::Response& res) {
+  s.Get("/topology.svg", [this](const httplib::Request& req, httplib::Response& res) {
     res.set_header("Content-Security-Policy", kPagePolicy);
     res.set_header("X-Content-Type-Options", "nosniff");
     res.set_header("Cache-Control", "no-store");
@@ -174,7 +227,8 @@ Status MetricsEndpoint::start(const ListenAddress& at) {
       res.set_content("no fabric yet\n", "text/plain");
       return;
     }
-    res.set_content("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n" + parts->svg, "image/svg+xml");
+    set_body(req, res, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n" + parts->svg,
+             "image/svg+xml");
   });
   s.set_error_handler([](const httplib::Request&, httplib::Response& res) {
     if (res.body.empty())

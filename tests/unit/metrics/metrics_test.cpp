@@ -269,6 +269,31 @@ TEST_F(Endpoint, GzipAnswerIsTheExposition) {
   EXPECT_EQ(plain->body, render(*publisher_.current()));
 }
 
+// "gzip;q=0" refuses gzip (RFC 9110 12.5.3), though it names it: every answer comes
+// uncompressed, the exposition whole (also while the counters are not yet compressed in
+// the background, when the plain answer is made) and the status page and topology.
+TEST_F(Endpoint, GzipRefusedWithQZeroIsNeverCompressed) {
+  publisher_.publish(snapshot_with_counters());
+  httplib::Client c("127.0.0.1", port_);
+  const httplib::Headers refused{{"Accept-Encoding", "gzip;q=0, identity"}};
+  auto r = c.Get("/metrics", refused);
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 200);
+  EXPECT_FALSE(r->has_header("Content-Encoding"));
+  EXPECT_EQ(r->get_header_value("Content-Type"), "text/plain; version=0.0.4; charset=utf-8");
+  EXPECT_EQ(r->body, render(*publisher_.current()));
+  auto page = c.Get("/", refused);
+  ASSERT_TRUE(page);
+  EXPECT_EQ(page->status, 200);
+  EXPECT_FALSE(page->has_header("Content-Encoding"));
+  EXPECT_NE(page->body.find("id=\"sm-state\">MASTER<"), std::string::npos);
+  // The same client naming gzip without q=0 gets it (the page compressed by cpp-httplib).
+  auto gz = c.Get("/", httplib::Headers{{"Accept-Encoding", "gzip"}});
+  ASSERT_TRUE(gz);
+  EXPECT_EQ(gz->get_header_value("Content-Encoding"), "gzip");
+  EXPECT_EQ(gz->body, page->body);
+}
+
 TEST_F(Endpoint, ServesTheStatusPage) {
   httplib::Client c("127.0.0.1", port_);
   auto before = c.Get("/");
