@@ -763,14 +763,8 @@ TEST(LoopbackConsole, AnswersWithAPromptAndQuitCloses) {
   st.console_port = port;
   ControlServer server(ops, logger, st);
   server.start();
-  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_port = htons(port);
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  ASSERT_EQ(::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof(a)), 0);
-  timeval tv{10, 0};
-  ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+  const int fd = connect_loopback(port);
+  ASSERT_GE(fd, 0);
   std::string got;
   auto until_prompt = [&] {
     char buf[4096];

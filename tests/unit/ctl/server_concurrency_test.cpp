@@ -424,14 +424,8 @@ TEST_F(ConcurrentServer, OverTheCapTheConsoleIsToldWhyInPlainText) {
   start(st);
   Client unix_client(path());
   ASSERT_TRUE(eventually([&] { return server->connections() == 1; }));
-  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_port = htons(port);
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  ASSERT_EQ(::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof(a)), 0);
-  timeval tv{10, 0};
-  ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+  const int fd = connect_loopback(port);
+  ASSERT_GE(fd, 0);
   std::string got;
   char buf[4096];
   for (ssize_t n; (n = ::read(fd, buf, sizeof(buf))) > 0;)

@@ -34,6 +34,23 @@ inline std::uint16_t free_loopback_port() {
   return port;
 }
 
+// A TCP connection to the console on 127.0.0.1:`port`, reads bounded by a 10 s
+// receive timeout; -1 when it cannot connect.
+inline int connect_loopback(std::uint16_t port) {
+  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_port = htons(port);
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  if (::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof(a)) != 0) {
+    ::close(fd);
+    return -1;
+  }
+  timeval tv{10, 0};
+  ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+  return fd;
+}
+
 class Client {
  public:
   explicit Client(const std::string& path) {
