@@ -27,9 +27,9 @@ constexpr bool iequal(std::string_view a, std::string_view b) {
   return true;
 }
 
-// A GUID or other 64-bit identifier as OpenSM's logs and dumps print it: 0x and 16 hex
-// digits.
-inline std::string hex64(std::uint64_t v) {
+// A GUID or other 64-bit identifier as OpenSM's logs, dumps and files print it: 0x and
+// 16 hex digits ("0x0002c90300a1b2c3").
+inline std::string hex_guid(std::uint64_t v) {
   char buf[24];
   std::snprintf(buf, sizeof buf, "0x%016llx", static_cast<unsigned long long>(v));
   return buf;

@@ -34,12 +34,6 @@ std::string hex_pkey(std::uint16_t pkey) {
   return buf;
 }
 
-std::string hex_guid(std::uint64_t guid) {
-  char buf[24];
-  std::snprintf(buf, sizeof buf, "0x%016llx", static_cast<unsigned long long>(guid));
-  return buf;
-}
-
 std::string canonical_field(const SyntaxTree& t, const Field& f, bool member) {
   const std::string_view key = t.slice(f.key);
   const std::string_view value = t.slice(f.value);

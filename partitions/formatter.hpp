@@ -10,6 +10,7 @@
 
 #include <string>
 
+#include "common/text.hpp"
 #include "partitions/model.hpp"
 #include "partitions/syntax.hpp"
 
@@ -27,6 +28,5 @@ std::string config_text(const Config& config);
 std::string canonical_field(const SyntaxTree& tree, const Field& f, bool member);
 std::string member_text(const Member& m);
 std::string hex_pkey(std::uint16_t pkey);  // "0x7fff"
-std::string hex_guid(std::uint64_t guid);  // "0x0002c90300a1b2c3"
 
 }  // namespace ibsm::partitions

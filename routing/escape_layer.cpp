@@ -341,7 +341,7 @@ Result<EscapeLayerStats> route_unreached_on_escape_layer(const Topology& topo, R
       pc.unreached.empty() ? std::string("every end port reaches every LID") : counts;
   if (!pc.unreached.empty())
     what += "; routed every switch to them on SL 1 (VL 1) by up/down around " +
-            hex64(topo.switches[stats.root].guid) + " (" + std::to_string(stats.switch_lids) +
+            hex_guid(topo.switches[stats.root].guid) + " (" + std::to_string(stats.switch_lids) +
             " switch LIDs, " + std::to_string(stats.end_port_lids) + " end-port LIDs)";
   if (stats.filled_entries > 0)
     what += "; " + std::to_string(stats.filled_entries) +

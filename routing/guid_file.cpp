@@ -11,12 +11,6 @@
 
 namespace ibsm::routing {
 
-std::string hex_guid(std::uint64_t guid) {
-  char buf[24];
-  std::snprintf(buf, sizeof buf, "0x%016" PRIx64, guid);
-  return buf;
-}
-
 namespace {
 
 // "0x" followed by 1..16 hex digits.

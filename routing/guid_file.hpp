@@ -12,11 +12,11 @@
 #include <vector>
 
 #include "common/error.hpp"
+#include "common/text.hpp"
 
 namespace ibsm::routing {
 
-// "0x0002c90000000001": how every routing message and dump writes a GUID.
-std::string hex_guid(std::uint64_t guid);
+// GUIDs in routing messages and dumps: hex_guid() of common/text.hpp.
 
 struct GuidFile {
   std::vector<std::uint64_t> guids;                          // in file order, duplicates kept

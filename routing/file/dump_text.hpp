@@ -59,6 +59,6 @@ std::string at(std::string_view path, std::size_t line, std::string_view what);
 // The start of an offending line for messages, printable and at most 40 characters.
 std::string excerpt(std::string_view line);
 
-using routing::hex_guid;  // routing/guid_file.hpp
+using ibsm::hex_guid;  // common/text.hpp
 
 }  // namespace ibsm::routing::dump_text

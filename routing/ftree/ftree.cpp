@@ -45,7 +45,7 @@ Roles assign_roles(const Topology& topo, const EngineConfig& config) {
     for (std::uint64_t g : guids) {
       auto it = ports_by_guid.find(g);
       if (it == ports_by_guid.end()) {
-        r.warnings.push_back({kErrFtreeGuidUnknown, std::string(file) + " GUID " + hex64(g) +
+        r.warnings.push_back({kErrFtreeGuidUnknown, std::string(file) + " GUID " + hex_guid(g) +
                                                         " is no end port; ignored"});
         continue;
       }
@@ -72,7 +72,7 @@ Roles assign_roles(const Topology& topo, const EngineConfig& config) {
       roots.insert(topo.end_ports[p->second.front()].sw);  // a CA's switch, as OpenSM
     } else {
       r.warnings.push_back(
-          {kErrFtreeGuidUnknown, "root_guid_file GUID " + hex64(g) + " is no switch; ignored"});
+          {kErrFtreeGuidUnknown, "root_guid_file GUID " + hex_guid(g) + " is no switch; ignored"});
     }
   }
   r.roots.assign(roots.begin(), roots.end());
@@ -225,7 +225,7 @@ class FtreeEngine final : public Engine {
   static std::string example(const Topology& topo, const ftree::Router& router) {
     const auto ex = router.examples();
     if (ex.empty()) return "none";
-    return "switch " + hex64(topo.switches[ex.front().first].guid) + " to LID " +
+    return "switch " + hex_guid(topo.switches[ex.front().first].guid) + " to LID " +
            std::to_string(ex.front().second);
   }
 

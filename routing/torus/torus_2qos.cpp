@@ -133,7 +133,7 @@ Status check_port_groups(const Topology& topo, const TorusLayout& t, unsigned ma
     for (const auto& g : t.groups[s])
       most = std::max(most, g.size());
     if (most > max_ports)
-      return fail(kErrTorusMismatch, "switch " + hex64(topo.switches[s].guid) +
+      return fail(kErrTorusMismatch, "switch " + hex_guid(topo.switches[s].guid) +
                                          " has a port group of " + std::to_string(most) +
                                          " ports, above portgroup_max_ports " +
                                          std::to_string(max_ports) + " (" + file_name + ")");
@@ -207,7 +207,7 @@ Result<Routes> Torus2QosEngine::route(const Topology& topo) {
       const int g = router.route(s, dsw, topo);
       if (g < 0) {
         if (unroutable++ == 0)
-          first_unroutable = hex64(topo.switches[s].guid) + " -> LID " + std::to_string(lid);
+          first_unroutable = hex_guid(topo.switches[s].guid) + " -> LID " + std::to_string(lid);
         continue;
       }
       const auto& ports = t.groups[s][static_cast<unsigned>(g)];

@@ -206,23 +206,24 @@ std::string place_seed(Placer& p, const TorusSeed& seed, const TorusConfig& cfg,
     return it == by_guid.end() ? kNoSwitch : it->second;
   };
   const std::uint32_t from = find(seed.from);
-  if (from == kNoSwitch) return "switch " + hex64(seed.from) + " is not in the fabric";
+  if (from == kNoSwitch) return "switch " + hex_guid(seed.from) + " is not in the fabric";
   Coord origin{};
   for (unsigned d = 0; d < kDims; ++d)
     origin[d] = cfg.radix[d] > 1 ? canonical(-seed.dateline[d], cfg.radix[d]) : 0;
-  if (!p.place(from, origin)) return "cannot place " + hex64(seed.from);
+  if (!p.place(from, origin)) return "cannot place " + hex_guid(seed.from);
   for (unsigned d = 0; d < kDims; ++d)
     for (int side = 0; side < 2; ++side) {
       const std::uint64_t g = seed.neighbour[d][side];
       if (g == 0) continue;
       const std::uint32_t s = find(g);
-      if (s == kNoSwitch) return "switch " + hex64(g) + " is not in the fabric";
-      if (!p.adjacent(from, s)) return hex64(seed.from) + " and " + hex64(g) + " are not cabled";
+      if (s == kNoSwitch) return "switch " + hex_guid(g) + " is not in the fabric";
+      if (!p.adjacent(from, s))
+        return hex_guid(seed.from) + " and " + hex_guid(g) + " are not cabled";
       const auto c = p.moved(origin, d, side == 1 ? 1 : -1);
-      if (!c) return "the dateline puts " + hex64(g) + " outside the mesh";
+      if (!c) return "the dateline puts " + hex_guid(g) + " outside the mesh";
       if (p.at(*c) == s) continue;  // radix 2/3: + and - may be the same place
       if (!p.place(s, *c))
-        return "the seed links of " + hex64(seed.from) + " contradict each other";
+        return "the seed links of " + hex_guid(seed.from) + " contradict each other";
     }
   return {};
 }
@@ -274,7 +275,7 @@ Result<TorusLayout> place_switches(const Topology& topo, const TorusConfig& cfg,
   for (std::uint32_t s = 0; s < n; ++s) {
     const Switch& sw = topo.switches[s];
     if (!p.coords()[s])
-      return fail(kErrTorusMismatch, "switch " + hex64(sw.guid) + " (" + sw.description +
+      return fail(kErrTorusMismatch, "switch " + hex_guid(sw.guid) + " (" + sw.description +
                                          ") fits no coordinate of the " + file_name + " torus");
     out.coord[s] = *p.coords()[s];
   }
@@ -286,8 +287,8 @@ Result<TorusLayout> place_switches(const Topology& topo, const TorusConfig& cfg,
       const auto dir = p.direction(out.coord[s], out.coord[l.peer]);
       if (!dir || l.peer == s)
         return fail(kErrTorusMismatch,
-                    "link " + hex64(sw.guid) + "/" + std::to_string(l.port) + " " +
-                        coord_text(out.coord[s]) + " -> " + hex64(topo.switches[l.peer].guid) +
+                    "link " + hex_guid(sw.guid) + "/" + std::to_string(l.port) + " " +
+                        coord_text(out.coord[s]) + " -> " + hex_guid(topo.switches[l.peer].guid) +
                         " " + coord_text(out.coord[l.peer]) + " joins no torus neighbours");
       out.port_dir[s][l.port] = *dir;
       out.groups[s][*dir].push_back(l.port);
