@@ -15,6 +15,7 @@ import re
 import shutil
 import signal
 import subprocess
+import threading
 import time
 import uuid
 from pathlib import Path
@@ -61,6 +62,14 @@ def _spawn(argv, **kw) -> subprocess.Popen:
 def _kill_leftovers() -> None:
     for proc in list(_LIVE):
         _kill_group(proc, grace=0.5)
+
+
+# SIGTERM (meson test's timeout, a CI runner, `kill`) ends the run as Ctrl-C does: pytest
+# tears the fixtures down and the atexit hook above runs, so no simulator or SM (each in
+# a session of its own, out of reach of a signal to the run's group) outlives it.
+if (threading.current_thread() is threading.main_thread()
+        and signal.getsignal(signal.SIGTERM) == signal.SIG_DFL):
+    signal.signal(signal.SIGTERM, signal.default_int_handler)
 
 
 def _kill_group(proc: subprocess.Popen, grace: float = 2.0) -> None:

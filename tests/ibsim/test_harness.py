@@ -110,3 +110,47 @@ def test_net_model_rejects_one_sided_link(tmp_path):
     p.write_text('Switch 4 "s"\n[1] "h"[1]\n\nHca 1 "h"\n')
     with pytest.raises(ValueError):
         NetModel(p)
+
+
+def test_sigterm_ends_a_run_without_leaving_a_simulator(tmp_path):
+    """meson test's timeout and CI runners end a run with SIGTERM. Simulators and SMs run
+    in sessions of their own (so a signal to the run's group misses them): the harness
+    must stop them itself. A child interpreter starts a simulator through the harness,
+    says so, and is sent SIGTERM; afterwards no process of that simulator's session
+    remains."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    from ibsimlib import wait_for
+
+    net = tmp_path / "ft2.net"
+    net.write_text(GENERATED["ft2"]().render())
+    here = Path(__file__).resolve().parent
+    child = (
+        "import sys, time\n"
+        f"sys.path.insert(0, {str(here)!r})\n"
+        "from ibsimlib import Simulator\n"
+        f"sim = Simulator({str(net)!r}, {str(tmp_path)!r}).start()\n"
+        "print(sim.proc.pid, flush=True)\n"
+        "time.sleep(120)\n")
+    proc = subprocess.Popen([sys.executable, "-c", child], stdout=subprocess.PIPE, text=True)
+    try:
+        sim_pid = int(proc.stdout.readline())
+        assert os.path.exists(f"/proc/{sim_pid}")
+        proc.send_signal(signal.SIGTERM)
+        proc.wait(timeout=30)
+
+        def gone() -> bool:
+            try:
+                stat = Path(f"/proc/{sim_pid}/stat").read_text()
+            except FileNotFoundError:
+                return True
+            return stat[stat.rindex(")") + 2] == "Z"
+        wait_for(gone, 10, f"the simulator (pid {sim_pid}) to go after its run got SIGTERM")
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
