@@ -55,6 +55,10 @@ else
   phase() { echo "test.sh: $1 at $(($(date +%s) - t0)) s" >&2; }
   results="$logs/testlog.json $asan/meson-logs/testlog.json $asan/meson-logs/testlog-ibsim.json"
   ibsim_pid=
+  # Ended early (Ctrl-C, SIGTERM from a CI runner's timeout): the ibsim suite in the
+  # background is told too, so meson stops its pytest and the harness its simulators.
+  trap 'if [ -n "$ibsim_pid" ]; then kill "$ibsim_pid" 2>/dev/null || true; fi; exit 130' INT
+  trap 'if [ -n "$ibsim_pid" ]; then kill "$ibsim_pid" 2>/dev/null || true; fi; exit 143' TERM
   if ninja -C "$asan" --quiet sm/ibsm agent/ibsm-agent ctl/ibsm-ctl \
     >"$asan/meson-logs/build-console.txt" 2>&1; then
     phase "the sanitized programs built; the ibsim suite starts"
