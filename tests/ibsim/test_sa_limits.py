@@ -9,6 +9,11 @@ host succeeds, saquery from a third host gets its NodeRecords, and the flooding 
 may still re-register (update) one of its records and delete one, after which one
 more new record fits. Before the limits, all 10 000 were registered (status 0).
 
+Multicast: one host's 2000 MCMemberRecord joins, each creating a group of its own,
+stop at sa_max_mcast_groups_per_port (256) with ERR_NO_RESOURCES; another host still
+joins one of them and creates a group of its own. Before the limits, one host took
+MLIDs until the switches' multicast tables were full.
+
 The time the 10 000 Sets take is printed (`-s` shows it).
 """
 
@@ -35,6 +40,11 @@ ST_NO_RESOURCES = 0x0100
 SM_NODE, FLOODER, OTHER, JUDGE = "h0_0", "h1_1", "h2_2", "h3_3"
 SR_MASK = sac.SR_SID | sac.SR_SGID | sac.SR_PKEY | sac.SR_LEASE | sac.SR_NAME
 SR_RID = sac.SR_SID | sac.SR_SGID | sac.SR_PKEY
+GROUPS_LIMIT = 256  # sa_max_mcast_groups_per_port's default
+JOINS = 2000
+# MCMemberRecord ComponentMask (IBA 15.2.5.17): MGID, PortGID, Q_Key, TClass, P_Key, SL,
+# FlowLabel, JoinState: what a create needs (OpenSM's REQUIRED_MC_CREATE_COMP_MASK).
+MC_CREATE = (1 << 0) | (1 << 1) | (1 << 2) | (1 << 6) | (1 << 7) | (1 << 12) | (1 << 13) | (1 << 16)
 
 
 @pytest.fixture
@@ -114,4 +124,40 @@ def test_ten_thousand_service_records_from_one_port_stop_at_the_bound(ibsm_fabri
         r = flooder.get(sac.ATTR_SERVICE_RECORD, SR_MASK, record(flooder, base + SETS + 1, "x"),
                         method=sac.SET)
         assert r is not None and r.status == ST_NO_RESOURCES, f"and then the bound again: {r}"
+    assert proc.alive(), proc.tail()
+
+
+def join_mad(cl: SaClient, n: int) -> bytes:
+    rec = bytearray(56)
+    rec[0:16] = bytes([0xff, 0x15, 0x40, 0x01, 0xff, 0xff]) + bytes(6) + n.to_bytes(4, "big")
+    rec[16:32] = cl.gid
+    rec[32:36] = (0x80010000).to_bytes(4, "big")  # Q_Key as rdma_cm sets it
+    rec[40:42] = (0xFFFF).to_bytes(2, "big")
+    rec[48] = 0x01  # JoinState: full member
+    return sac.SaMad(method=sac.SET, attr_id=sac.ATTR_MCMEMBER_RECORD, comp_mask=MC_CREATE,
+                     data=bytes(rec)).encode()
+
+
+def test_groups_created_by_one_port_stop_at_the_bound(ibsm_fabric, workdir):
+    sim, proc = ibsm_fabric
+    with SaClient(sim, FLOODER, workdir / "flooder") as flooder, \
+            SaClient(sim, OTHER, workdir / "other") as other:
+        t0 = time.monotonic()
+        statuses = flooder.burst([join_mad(flooder, i) for i in range(JOINS)])
+        took = time.monotonic() - t0
+        ok = sum(1 for s in statuses if s == 0)
+        print(f"{JOINS} creating joins from one port in {took:.1f} s: {ok} created, "
+              f"{sum(1 for s in statuses if s == ST_NO_RESOURCES)} ERR_NO_RESOURCES, "
+              f"{sum(1 for s in statuses if s is None)} unanswered")
+        assert proc.alive(), proc.tail()
+        assert statuses[:GROUPS_LIMIT] == [0] * GROUPS_LIMIT, \
+            f"the first {GROUPS_LIMIT} create their group: {sorted(set(statuses[:GROUPS_LIMIT]), key=str)}"
+        assert statuses[GROUPS_LIMIT:] == [ST_NO_RESOURCES] * (JOINS - GROUPS_LIMIT), \
+            (f"every create past the bound is refused with 0x0100: {ok} created, other statuses "
+             f"{sorted({s for s in statuses[GROUPS_LIMIT:] if s != ST_NO_RESOURCES}, key=str)}")
+        assert "IBSM-7007" in proc.log()
+        # Another port joins one of them and creates one of its own.
+        for n in (5, JOINS + 1):
+            r = other.request(sac.SaMad.decode(join_mad(other, n)))
+            assert r is not None and r.status == 0, f"join of group {n} from another port: {r}"
     assert proc.alive(), proc.tail()
