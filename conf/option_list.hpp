@@ -205,7 +205,7 @@
   X(kLogging, log_prefix, std::string, "", text(), kHup, kYes, cli_arg(0, "log_prefix"), "Prefix of syslog messages") \
   /* ---- ibsm extensions: ibsm's own keys with ibsm's defaults, after all OpenSM keys ---- */ \
   X(kIbsm, master_sm_priority, std::uint8_t, 0, dec(0, 15), kHup, kYes, cli_arg(0, "master_sm_priority"), "Priority a MASTER advertises in SMInfo (0 = sm_priority); above sm_priority it keeps a recovered higher-priority SM from taking the fabric back (no automatic fail-back)") \
-  X(kIbsm, sa_max_service_records_per_port, std::uint32_t, 1000, dec(1, 100000000), kHup, kYes, no_cli(), "ServiceRecords one port may hold registered with the SA (an update of its own RID is not a new one); one more is refused with ERR_NO_RESOURCES and IBSM-7007") \
+  X(kIbsm, sa_max_service_records_per_port, std::uint32_t, 1000, dec(1, 100000000), kHup, kYes, no_cli(), "ServiceRecords one port may hold registered with the SA (a Set with the RID of a record already held is an update, not a new one); one more is refused with ERR_NO_RESOURCES and IBSM-7007") \
   X(kIbsm, sa_max_service_records, std::uint32_t, 10000, dec(1, 100000000), kHup, kYes, no_cli(), "ServiceRecords the SA holds for all ports together; one more is refused with ERR_NO_RESOURCES and IBSM-7007") \
   X(kIbsm, sa_max_inform_info_per_port, std::uint32_t, 100, dec(1, 100000000), kHup, kYes, no_cli(), "InformInfo (event) subscriptions one port may hold; one more is refused with ERR_NO_RESOURCES and IBSM-7007") \
   X(kIbsm, sa_max_inform_info, std::uint32_t, 10000, dec(1, 100000000), kHup, kYes, no_cli(), "InformInfo subscriptions the SA holds for all ports together; one more is refused with ERR_NO_RESOURCES and IBSM-7007") \
