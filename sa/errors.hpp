@@ -11,6 +11,7 @@ inline constexpr ErrorId kErrSaUnsupported{7003};
 inline constexpr ErrorId kErrSaSendFailed{7004};
 inline constexpr ErrorId kErrSaTrimmed{7005};
 inline constexpr ErrorId kErrSaUnknownRequester{7006};
+inline constexpr ErrorId kErrSaLimit{7007};
 inline constexpr ErrorId kErrSaDbLoad{7030};
 inline constexpr ErrorId kErrSaDbWrite{7031};
 
@@ -42,6 +43,18 @@ inline constexpr ErrorInfo kSaErrors[] = {
      "about nodes, ports, paths, groups and services from it are not answered.",
      "A port that came up after the last sweep; the next sweep assigns it. Frequent lines: "
      "check that sweeps complete."},
+    {kErrSaLimit, "SA limit of a port reached",
+     "A port asked the SA to hold one more ServiceRecord, InformInfo subscription, multicast "
+     "membership or created multicast group than its limit (sa_max_service_records_per_port, "
+     "sa_max_inform_info_per_port, sa_max_mcast_memberships_per_port, "
+     "sa_max_mcast_groups_per_port), or the SA as a whole holds its total "
+     "(sa_max_service_records, sa_max_inform_info, sa_max_mcast_memberships). The request is "
+     "refused with ERR_NO_RESOURCES (0x0100), as OpenSM refuses what it cannot allocate; the "
+     "line names the port (GUID and LID) and is logged on the 1st, 2nd, 4th, ... refusal of "
+     "its kind. Other requests are answered as before.",
+     "A client that registers without ever deleting (or a hostile one): find it by the GUID. "
+     "If the use is legitimate, raise the limit in opensm.conf (SIGHUP); a lease that runs "
+     "out, a Delete, an unsubscribe or a leave frees a slot."},
     {kErrSaDbLoad, "SA database file not restored",
      "The file named by sa_db_file (-S) could not be read, or a line of it is not an SA "
      "database record as OpenSM writes them (opensm-sa.dump). The message names the file, the "

@@ -135,14 +135,28 @@ const Subscription* InformStore::find(const Subscription& probe) const {
   return nullptr;
 }
 
-void InformStore::subscribe(const Subscription& s) {
-  dirty_ = true;
+Admit InformStore::subscribe(const Subscription& s, Bounds bounds) {
+  const Guid owner = gid_interface_id(s.subscriber_gid);
+  std::size_t held = 0;
   for (Subscription& old : subs_) {
-    if (!same_subscription(old, s)) continue;
-    old = s;
-    return;
+    if (same_subscription(old, s)) {
+      old = s;
+      dirty_ = true;
+      return Admit::kYes;
+    }
+    if (gid_interface_id(old.subscriber_gid) == owner) ++held;
   }
+  const Admit a = admit(held, bounds.per_port, subs_.size(), bounds.total);
+  if (a != Admit::kYes) return a;
   subs_.insert(subs_.begin(), s);
+  dirty_ = true;
+  return a;
+}
+
+std::size_t InformStore::held_by(Guid port_guid) const {
+  return static_cast<std::size_t>(std::count_if(
+      subs_.begin(), subs_.end(),
+      [&](const Subscription& s) { return gid_interface_id(s.subscriber_gid) == port_guid; }));
 }
 
 bool InformStore::unsubscribe(const Subscription& probe) {

@@ -18,6 +18,7 @@
 #include "common/clock.hpp"
 #include "common/log.hpp"
 #include "mad/transport.hpp"
+#include "sa/limits.hpp"
 #include "sa/sa_mad.hpp"
 #include "sa/snapshot.hpp"
 
@@ -114,8 +115,16 @@ class InformStore {
   // Subscriptions, newest first.
   const std::vector<Subscription>& subscriptions() const { return subs_; }
   const Subscription* find(const Subscription& probe) const;
-  // Adds a subscription or replaces the identical one.
-  void subscribe(const Subscription& s);
+  struct Bounds {
+    std::size_t per_port = SIZE_MAX;
+    std::size_t total = SIZE_MAX;
+  };
+  // Adds a subscription or replaces the identical one (a renewal, which counts
+  // once). A new one is refused (nothing changes) when its subscriber port
+  // already holds `bounds.per_port` subscriptions or the store `bounds.total`.
+  Admit subscribe(const Subscription& s, Bounds bounds);
+  // Subscriptions whose subscriber is this port.
+  std::size_t held_by(Guid port_guid) const;
   // Removes the identical subscription; false when there is none.
   bool unsubscribe(const Subscription& probe);
   // Removes every subscription of a port (drop_event_subscriptions); how many.

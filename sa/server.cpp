@@ -106,6 +106,7 @@ void SaServer::publish_groups() {
   for (const auto& [mgid, g] : mcast.groups())
     if (g.has_full_member()) had_full.emplace(mgid, g.pkey);
   mcast.drop_absent_ports(snap);
+  mcast.forget_absent_requesters(snap);
   for (const auto& [mgid, pkey] : had_full) {
     McGroupRec* g = mcast.find(mgid);
     if (g != nullptr && g->has_full_member()) continue;

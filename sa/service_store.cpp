@@ -37,15 +37,31 @@ std::optional<Clock::Duration> lease_of(const ServiceRecordBytes& record) {
 
 }  // namespace
 
-bool ServiceStore::put(const ServiceRecordBytes& record, Clock::TimePoint now) {
-  dirty_ = true;
+ServiceStore::PutResult ServiceStore::put(const ServiceRecordBytes& record, std::uint64_t owner,
+                                          Clock::TimePoint now, Bounds bounds) {
+  std::size_t held = 0;
   for (Entry& e : entries_) {
-    if (!same_service_rid(e.record, record)) continue;
-    e = make_entry(record, lease_of(record), now);  // an update restarts the lease
-    return false;
+    if (same_service_rid(e.record, record)) {
+      const std::uint64_t keep = e.owner;
+      e = make_entry(record, lease_of(record), now);  // an update restarts the lease
+      e.owner = keep;
+      dirty_ = true;
+      return {};
+    }
+    if (e.owner == owner) ++held;
   }
-  entries_.insert(entries_.begin(), make_entry(record, lease_of(record), now));
-  return true;
+  const Admit a = admit(held, bounds.per_port, entries_.size(), bounds.total);
+  if (a != Admit::kYes) return {a, false};
+  Entry e = make_entry(record, lease_of(record), now);
+  e.owner = owner;
+  entries_.insert(entries_.begin(), e);
+  dirty_ = true;
+  return {Admit::kYes, true};
+}
+
+std::size_t ServiceStore::held_by(std::uint64_t owner) const {
+  return static_cast<std::size_t>(std::count_if(entries_.begin(), entries_.end(),
+                                                [&](const Entry& e) { return e.owner == owner; }));
 }
 
 std::optional<ServiceRecordBytes> ServiceStore::erase(std::span<const std::uint8_t> rid) {
@@ -67,7 +83,12 @@ const ServiceStore::Entry* ServiceStore::find(std::span<const std::uint8_t> rid)
 bool ServiceStore::restore(const ServiceRecordBytes& record,
                            std::optional<Clock::Duration> remaining, Clock::TimePoint now) {
   if (find(record) != nullptr) return false;
-  entries_.push_back(make_entry(record, remaining, now));  // keeps the file's order
+  Entry e = make_entry(record, remaining, now);
+  std::uint64_t gid_guid = 0;  // the ServiceGID's interface ID
+  for (std::size_t i = 0; i < 8; ++i)
+    gid_guid = (gid_guid << 8) | record[service_field::kGid + 8 + i];
+  e.owner = gid_guid;
+  entries_.push_back(e);  // keeps the file's order
   dirty_ = true;
   return true;
 }

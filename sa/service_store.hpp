@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "common/clock.hpp"
+#include "sa/limits.hpp"
 
 namespace ibsm::sa {
 
@@ -50,11 +51,28 @@ class ServiceStore {
     ServiceRecordBytes record{};
     bool infinite = true;
     Clock::TimePoint expires{};  // when !infinite
+    // The port GUID that registered it: what it counts against (sa/limits.hpp).
+    // A record read back from the SA database counts against its ServiceGID's port.
+    std::uint64_t owner = 0;
   };
 
-  // Registers `record`, or replaces the one with its RID; the lease in the
-  // record starts now. Returns true when the RID was new.
-  bool put(const ServiceRecordBytes& record, Clock::TimePoint now);
+  struct Bounds {
+    std::size_t per_port = SIZE_MAX;
+    std::size_t total = SIZE_MAX;
+  };
+  struct PutResult {
+    Admit admit = Admit::kYes;  // kYes: stored; else refused, nothing changed
+    bool added = false;         // a new RID (not an update)
+  };
+
+  // Registers `record` for port `owner`, or replaces the one with its RID (an
+  // update: it keeps its owner and counts once); the lease in the record starts
+  // now. A new RID is refused when `owner` already holds `bounds.per_port`
+  // records or the store `bounds.total`.
+  PutResult put(const ServiceRecordBytes& record, std::uint64_t owner, Clock::TimePoint now,
+                Bounds bounds);
+  // Records `owner` holds.
+  std::size_t held_by(std::uint64_t owner) const;
   // Removes the record with the RID of `rid` (at least 26 bytes) and returns it.
   std::optional<ServiceRecordBytes> erase(std::span<const std::uint8_t> rid);
   const Entry* find(std::span<const std::uint8_t> rid) const;

@@ -28,6 +28,15 @@ struct SaSettings {
   std::uint32_t transaction_timeout_ms = 200;  // Reports we send
   std::uint32_t transaction_retries = 3;
   std::uint8_t resp_time_value = 0x10;  // ClassPortInfo.RespTimeValue
+  // What one port, and all ports together, may make the SA hold (sa/limits.hpp,
+  // docs/sa.md "Limits"); ibsm's keys sa_max_*.
+  std::uint32_t max_service_records_per_port = 1000;
+  std::uint32_t max_service_records = 10000;
+  std::uint32_t max_inform_info_per_port = 100;
+  std::uint32_t max_inform_info = 10000;
+  std::uint32_t max_mcast_memberships_per_port = 1000;
+  std::uint32_t max_mcast_groups_per_port = 256;
+  std::uint32_t max_mcast_memberships = 1000000;
   // The SA database (sa/sa_db.hpp): restored from sa_db_file at start, written
   // to dump_files_dir/opensm-sa.dump after sweeps when sa_db_dump is set.
   std::string sa_db_file;

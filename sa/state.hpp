@@ -4,6 +4,7 @@
 
 #include "sa/alias_guids.hpp"
 #include "sa/inform_store.hpp"
+#include "sa/limits.hpp"
 #include "sa/mcast/group_store.hpp"
 #include "sa/sa_db.hpp"
 #include "sa/service_store.hpp"
@@ -14,9 +15,10 @@ class SaState {
  public:
   ServiceStore services;
   InformStore informs;
-  SaDbKept db_kept;    // SA database records other capabilities own (sa/sa_db.hpp)
-  AliasGuids aliases;  // GUIDInfoRecord Set/Delete (sa/records/guid_info_record.cpp)
-  McGroupStore mcast;  // multicast groups and members (sa/mcast/group_store.hpp)
+  SaDbKept db_kept;       // SA database records other capabilities own (sa/sa_db.hpp)
+  AliasGuids aliases;     // GUIDInfoRecord Set/Delete (sa/records/guid_info_record.cpp)
+  McGroupStore mcast;     // multicast groups and members (sa/mcast/group_store.hpp)
+  LimitCounters refused;  // requests refused at a limit (sa/limits.hpp)
 };
 
 }  // namespace ibsm::sa

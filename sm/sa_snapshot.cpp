@@ -26,6 +26,13 @@ sa::SaSettings sa_settings(const conf::Options& o) {
   s.sa_db_file = o.sa_db_file;
   s.sa_db_dump = o.sa_db_dump;
   s.dump_files_dir = o.dump_files_dir;
+  s.max_service_records_per_port = o.sa_max_service_records_per_port;
+  s.max_service_records = o.sa_max_service_records;
+  s.max_inform_info_per_port = o.sa_max_inform_info_per_port;
+  s.max_inform_info = o.sa_max_inform_info;
+  s.max_mcast_memberships_per_port = o.sa_max_mcast_memberships_per_port;
+  s.max_mcast_groups_per_port = o.sa_max_mcast_groups_per_port;
+  s.max_mcast_memberships = o.sa_max_mcast_memberships;
   return s;
 }
 

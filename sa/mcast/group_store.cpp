@@ -154,6 +154,78 @@ std::vector<Gid> McGroupStore::drop_absent_ports(const Snapshot& snap) {
   return deleted;
 }
 
+void McGroupStore::note_membership(Guid requester, const Gid& mgid, Guid member_id) {
+  joins_by_[requester].push_back({mgid, member_id});
+  ++noted_total_;
+}
+
+void McGroupStore::note_created(Guid requester, const Gid& mgid) {
+  created_by_[requester].push_back(mgid);
+}
+
+bool McGroupStore::still_held(Guid requester, const Noted& n) const {
+  const McGroupRec* g = find(n.mgid);
+  if (g == nullptr) return false;
+  const McMember* m = g->members.find(n.member_id);
+  return m != nullptr && m->joined_by == requester;
+}
+
+std::size_t McGroupStore::memberships_of(Guid requester) {
+  auto it = joins_by_.find(requester);
+  if (it == joins_by_.end()) return 0;
+  auto& list = it->second;
+  const std::size_t gone =
+      std::erase_if(list, [&](const Noted& n) { return !still_held(requester, n); });
+  noted_total_ -= gone;
+  if (list.empty()) {
+    joins_by_.erase(it);
+    return 0;
+  }
+  return list.size();
+}
+
+std::size_t McGroupStore::groups_created_by(Guid requester) {
+  auto it = created_by_.find(requester);
+  if (it == created_by_.end()) return 0;
+  auto& list = it->second;
+  std::erase_if(list, [&](const Gid& mgid) {
+    const McGroupRec* g = find(mgid);
+    return g == nullptr || g->creator != requester;
+  });
+  if (list.empty()) {
+    created_by_.erase(it);
+    return 0;
+  }
+  return list.size();
+}
+
+std::size_t McGroupStore::memberships_total(std::size_t cap) {
+  // Below the cap the count with stale notes is enough; at it, the notes are
+  // checked once, and again only after a member set changed (mark_dirty).
+  if (noted_total_ < cap || pruned_at_changes_ == changes_seen_) return noted_total_;
+  for (auto it = joins_by_.begin(); it != joins_by_.end();) {
+    const std::size_t before = it->second.size();
+    std::erase_if(it->second, [&](const Noted& n) { return !still_held(it->first, n); });
+    noted_total_ -= before - it->second.size();
+    it = it->second.empty() ? joins_by_.erase(it) : std::next(it);
+  }
+  pruned_at_changes_ = changes_seen_;
+  return noted_total_;
+}
+
+void McGroupStore::forget_absent_requesters(const Snapshot& snap) {
+  for (auto it = joins_by_.begin(); it != joins_by_.end();) {
+    if (snap.find_port_guid(it->first).valid()) {
+      ++it;
+      continue;
+    }
+    noted_total_ -= it->second.size();
+    it = joins_by_.erase(it);
+  }
+  std::erase_if(created_by_,
+                [&](const auto& kv) { return !snap.find_port_guid(kv.first).valid(); });
+}
+
 std::set<Lid> McGroupStore::take_dirty() {
   std::set<Lid> out;
   out.swap(dirty_);

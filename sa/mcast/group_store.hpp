@@ -32,6 +32,7 @@ struct McMember {
   Guid port_guid = 0;  // the base port GUID it resolved to
   std::uint8_t join_state = 0;
   bool proxy = false;
+  Guid joined_by = 0;  // the port whose join made it a member (its limit counts it)
 };
 
 // A group's members in join order, found by the interface ID of their PortGID (its
@@ -85,6 +86,7 @@ struct McGroupRec {
   std::uint8_t tclass = 0;
   std::uint8_t scope = 2;
   bool well_known = false;  // pre-created by the SM: never deleted by a leave
+  Guid creator = 0;         // the port whose join created it (0: configured)
   McMembers members;
 
   // Full or SendOnlyFull members keep a created group alive (IBA 15.2.5.17.2).
@@ -148,7 +150,34 @@ class McGroupStore {
   // A counter for SA-assigned MGIDs (sa/mcast/join_rules.hpp sa_assigned_mgid).
   std::uint32_t next_mgid_counter() { return mgid_counter_++; }
 
+  // What each port's joins hold, for the limits of sa/limits.hpp. The handler
+  // notes every membership a join adds and every group it creates; what leaves,
+  // port removal and group deletion take away is found lazily (a noted item that
+  // is no longer in the store, or no longer the port's, does not count), so no
+  // path that removes members has to report it.
+  void note_membership(Guid requester, const Gid& mgid, Guid member_id);
+  void note_created(Guid requester, const Gid& mgid);
+  // Memberships a port's joins made that still exist (proxy joins count for the
+  // port that sent them); groups it created that still exist.
+  std::size_t memberships_of(Guid requester);
+  std::size_t groups_created_by(Guid requester);
+  // Memberships made by joins, all ports (an exact count when near `cap`, an
+  // upper bound below it, so that it costs little while far from the limit).
+  std::size_t memberships_total(std::size_t cap);
+  // Forgets the notes of ports not in `snap` (their memberships went with them).
+  void forget_absent_requesters(const Snapshot& snap);
+
  private:
+  struct Noted {
+    Gid mgid{};
+    Guid member_id = 0;
+  };
+  bool still_held(Guid requester, const Noted& n) const;
+  std::unordered_map<Guid, std::vector<Noted>> joins_by_;
+  std::unordered_map<Guid, std::vector<Gid>> created_by_;
+  std::size_t noted_total_ = 0;  // entries in joins_by_, stale ones included
+  std::uint64_t pruned_at_changes_ = ~std::uint64_t{0};
+
   std::map<Gid, McGroupRec> groups_;
   std::map<Lid, unsigned> mlid_users_;  // groups per MLID
   std::set<Lid> dirty_;

@@ -105,7 +105,16 @@ HandlerResult handle_inform_info(RequestContext& ctx) {
     // that one, whatever the request carried; RespTimeValue is kept.
     put_be(s.info, inform_field::kQpnRespTime, ctx.from.qpn & 0xFFFFFF, 3);
     if (!may_subscribe(ctx, s.info)) return echo(status::kReqInvalid, info, true);
-    store.subscribe(s);
+    // The subscriber port is charged for it (sa/limits.hpp); OpenSM answers a
+    // subscription it cannot allocate with ERR_NO_RESOURCES and Subscribe 0 (o13-13.1.1).
+    const InformStore::Bounds bounds{ctx.settings.max_inform_info_per_port,
+                                     ctx.settings.max_inform_info};
+    if (const Admit a = store.subscribe(s, bounds); a != Admit::kYes) {
+      note_refusal(ctx.log, ctx.state.refused.inform_infos, "InformInfo subscriptions", a,
+                   ctx.snap.port(ctx.requester).guid, ctx.from.lid,
+                   a == Admit::kPortFull ? bounds.per_port : bounds.total);
+      return echo(status::kNoResources, info, true);
+    }
     ctx.log->debug("SA: LID {} QPN 0x{:x} subscribed to trap 0x{:x} (type 0x{:x})", ctx.from.lid,
                    ctx.from.qpn, be16(info, inform_field::kTrapNumber),
                    be16(info, inform_field::kType));

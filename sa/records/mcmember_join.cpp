@@ -174,6 +174,34 @@ McGroupRec* create_group(RequestContext& ctx, const McRequest& r, McGroupRec g) 
   return store.create(std::move(g), wanted);
 }
 
+// The limits of sa/limits.hpp for a join by `requester` that would create a group
+// and/or add a membership: ERR_NO_RESOURCES (OpenSM's status when it cannot
+// allocate a group or a member) when one is reached.
+std::uint16_t within_limits(RequestContext& ctx, Guid requester, bool create, bool new_member) {
+  McGroupStore& store = ctx.state.mcast;
+  const SaSettings& s = ctx.settings;
+  if (create) {
+    const Admit a = admit(store.groups_created_by(requester), s.max_mcast_groups_per_port, 0, 1);
+    if (a != Admit::kYes) {
+      note_refusal(ctx.log, ctx.state.refused.mcast_groups, "created multicast groups", a,
+                   requester, ctx.from.lid, s.max_mcast_groups_per_port);
+      return status::kNoResources;
+    }
+  }
+  if (new_member) {
+    const std::size_t total = s.max_mcast_memberships;
+    const Admit a = admit(store.memberships_of(requester), s.max_mcast_memberships_per_port,
+                          store.memberships_total(total), total);
+    if (a != Admit::kYes) {
+      note_refusal(ctx.log, ctx.state.refused.mcast_memberships, "multicast memberships", a,
+                   requester, ctx.from.lid,
+                   a == Admit::kPortFull ? s.max_mcast_memberships_per_port : total);
+      return status::kNoResources;
+    }
+  }
+  return status::kOk;
+}
+
 HandlerResult do_join(RequestContext& ctx) {
   const auto q = ctx.query(kRecordBytes);
   McRequest r = mcast::decode_request(q, ctx.comp_mask());
@@ -219,15 +247,22 @@ HandlerResult do_join(RequestContext& ctx) {
         m && !may_modify(ctx, *g, *m))
       return HandlerResult::error(status::kReqInvalid);
   }
+  const Guid requester = ctx.snap.port(ctx.requester).guid;
+  const bool new_member = create || find_member(*g, gid_interface_id(r.port_gid)) == nullptr;
+  if (const auto st = within_limits(ctx, requester, create, new_member); st != status::kOk)
+    return HandlerResult::error(st);
   if (create) {
+    planned.creator = requester;
     g = create_group(ctx, r, std::move(planned));
     if (g == nullptr) return HandlerResult::error(status::kNoResources);
+    store.note_created(requester, g->mgid);
   }
 
   const bool had_full = g->has_full_member();
   McMember* m = find_member(*g, gid_interface_id(r.port_gid));
   if (m == nullptr) {
-    m = &g->members.push_back({r.port_gid, base, r.join_state, proxy});
+    m = &g->members.push_back({r.port_gid, base, r.join_state, proxy, requester});
+    store.note_membership(requester, g->mgid, gid_interface_id(r.port_gid));
     store.mark_dirty(g->mlid);
   } else if ((m->join_state | r.join_state) != m->join_state) {
     m->join_state = static_cast<std::uint8_t>(m->join_state | r.join_state);

@@ -84,7 +84,18 @@ HandlerResult set_service(RequestContext& ctx, const std::vector<std::uint8_t>& 
   ServiceRecordBytes rec{};
   std::copy_n(query.begin(), kServiceRecordSize, rec.begin());
   if (!ctx.has(kServiceBitLease)) put_be(rec, service_field::kLease, kInfiniteLease, 4);
-  const bool added = ctx.state.services.put(rec, ctx.now);
+  // The port that registers a record is charged for it (sa/limits.hpp); an update of
+  // an existing RID is not a new record.
+  const std::uint64_t owner = ctx.snap.port(ctx.requester).guid;
+  const ServiceStore::Bounds bounds{ctx.settings.max_service_records_per_port,
+                                    ctx.settings.max_service_records};
+  const auto put = ctx.state.services.put(rec, owner, ctx.now, bounds);
+  if (put.admit != Admit::kYes) {
+    note_refusal(ctx.log, ctx.state.refused.service_records, "ServiceRecords", put.admit, owner,
+                 ctx.from.lid, put.admit == Admit::kPortFull ? bounds.per_port : bounds.total);
+    return refuse(status::kNoResources, query);
+  }
+  const bool added = put.added;
   ctx.log->debug("SA: service 0x{:016x} '{}' {} by LID {} (lease {})",
                  get_be(rec, service_field::kId, 8), service_name(rec),
                  added ? "registered" : "updated", ctx.from.lid, service_lease(rec));

@@ -432,6 +432,18 @@ class SaClient:
             raise PumpError(r["error"])
         return r
 
+    def burst(self, mads: list[bytes], window: int = 16, timeout: float = 5.0,
+              dlid: int | None = None) -> list[int | None]:
+        """Send every request pipelined, at most `window` waiting for their answer, each
+        with a TID of ours; the status of each answer in order (None: no answer within
+        `timeout` seconds of the last send)."""
+        r = self._call({"op": "burst", "mads": [m.hex() for m in mads], "window": window,
+                        "dlid": dlid or self.sm_lid, "timeout": timeout},
+                       timeout + 0.01 * len(mads) + 30)
+        if "error" in r:
+            raise PumpError(r["error"])
+        return r["statuses"]
+
     def stats(self) -> dict:
         return self._call({"op": "stats"}, 1.0)
 
@@ -688,6 +700,44 @@ def _pump(issm: bool) -> int:  # pragma: no cover - runs under umad2sim
                     answers += 1
             counters["sent"] += sent
             emit({"sent": sent, "failed": failed, "answers": answers})
+            continue
+        if op == "burst":
+            # Pipelined requests with our TIDs (resource-limit tests): a window of them in
+            # flight, the next sent as an answer arrives; answers matched on the low 32
+            # TID bits, their statuses returned in the order of the requests.
+            mads = [bytearray(bytes.fromhex(h)) for h in msg["mads"]]
+            window = max(1, int(msg.get("window", 16)))
+            statuses: list = [None] * len(mads)
+            waiting: dict[int, int] = {}
+            nxt = 0
+            deadline = time.monotonic() + float(msg.get("timeout", 5.0))
+            while (nxt < len(mads) or waiting) and time.monotonic() < deadline:
+                while nxt < len(mads) and len(waiting) < window:
+                    tid = next_tid[0]
+                    next_tid[0] = (next_tid[0] + 1) & 0xFFFFFFFF
+                    mads[nxt][8:16] = struct.pack(">Q", tid)
+                    if send_raw(sa_agent, bytes(mads[nxt]), int(msg["dlid"]), 1, QKEY_GSI) >= 0:
+                        waiting[tid] = nxt
+                        counters["sent"] += 1
+                    nxt += 1
+                    deadline = time.monotonic() + float(msg.get("timeout", 5.0))
+                got = recv(100)
+                if got is None:
+                    continue
+                a, m, slid, st = got
+                if len(m) < 24:
+                    continue
+                if not m[3] & 0x80:
+                    unsolicited(a, m, slid)
+                    continue
+                tid, = struct.unpack_from(">Q", m, 8)
+                i = waiting.pop(tid & 0xFFFFFFFF, None)
+                if i is None:
+                    counters["unmatched"] += 1
+                    continue
+                counters["responses"] += 1
+                statuses[i] = struct.unpack_from(">H", m, 4)[0]
+            emit({"statuses": statuses})
             continue
         if op == "send":
             mad = bytearray(bytes.fromhex(msg["mad"]))
