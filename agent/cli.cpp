@@ -144,6 +144,14 @@ int verify_wait(const Options& o, std::ostream& out, std::ostream& err) {
   return r.status;
 }
 
+// The port source --port-source names: umad (the default on /) or sysfs (under --root).
+std::unique_ptr<PortSource> make_port_source(const Options& o, const Fs& fs) {
+  bool live = o.root == "/";
+  bool umad = o.port_source == "umad" || (o.port_source == "auto" && live);
+  if (umad) return std::make_unique<UmadPortSource>(fs);
+  return std::make_unique<SysfsPortSource>(fs);
+}
+
 int watch(const Options& o, const Fs& fs, bool ibping_responder, std::ostream& err) {
   SignalEvents events;
   const char* sock = std::getenv("NOTIFY_SOCKET");
@@ -154,12 +162,15 @@ int watch(const Options& o, const Fs& fs, bool ibping_responder, std::ostream& e
   // agent.ibping_responder: answer ibping beside the passes, started again if it exits.
   SupervisedChild responder({o.self_exe, "ping-responder"}, std::chrono::seconds(10), err);
   if (ibping_responder) config.on_wake = [&] { responder.keep_running(); };
+  const auto ports = make_port_source(o, fs);
   return run_watch(
       config, events, notifier,
       [&] {
         return run_self(o, {"apply", "--unattended"});
       },
-      [&] { return fabric_fingerprint(fs); }, err);
+      // The ports as the passes see them: through the same port source (under umad2sim
+      // libibumad sees the simulated ports, sysfs does not).
+      [&] { return port_fingerprint(*ports); }, err);
 }
 
 // ping-responder: answer ibping until SIGTERM/SIGINT. The signals are blocked and taken
@@ -280,19 +291,13 @@ constexpr const char* usage_text =
     "plan (the default) is read-only; apply changes the host; watch keeps it converged.\n";
 
 Result<Observed> observe(const Options& o, const Fs& fs) {
-  bool live = o.root == "/";
-  bool umad = o.port_source == "umad" || (o.port_source == "auto" && live);
-  std::unique_ptr<PortSource> ports;
-  if (umad)
-    ports = std::make_unique<UmadPortSource>(fs);
-  else
-    ports = std::make_unique<SysfsPortSource>(fs);
-  auto devices = ports->devices();
+  auto devices = make_port_source(o, fs)->devices();
   if (!devices) return fail(devices.error());
   Observed obs;
   obs.devices = std::move(*devices);
   obs.netdevs = read_netdevs(fs);
   obs.default_route_interfaces = read_default_route_interfaces(fs);
+  drop_unsafe_names(obs);
   return obs;
 }
 
@@ -404,6 +409,8 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
     err << to_string(observed.error()) << "\n";
     return kExitError;
   }
+  for (const Error& w : observed->refused)
+    err << "warning " << to_string(w) << "\n";
   if (o.verb == "show") {
     out << render_show(*observed, fmt);
     return kExitOk;
@@ -448,6 +455,7 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
   // A tree read through sysfs has no port to send from: "auto" plans with 2048 there.
   const bool ask_sa = o.root == "/" || o.port_source == "umad";
   UmadGroupMtuSource sa;
+  sa.set_log(&err);
   if (ask_sa) {
     for (const Error& w : resolve_broadcast_mtus(*config, *observed, sa))
       err << "warning " << to_string(w) << "\n";

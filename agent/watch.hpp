@@ -15,6 +15,7 @@
 
 #include "agent/fs.hpp"
 #include "agent/kernel.hpp"
+#include "agent/port_source.hpp"
 
 namespace ibsm::agent {
 
@@ -57,6 +58,11 @@ class SignalEvents final : public WatchEvents {
 // The state of a host's ports that should make the agent look again: per port,
 // its state, SM LID and P_Key table, from sysfs (cheap, and live on a real host).
 std::string fabric_fingerprint(const Fs& fs);
+
+// The same facts (state, LID, SM LID, P_Key table of each port) through a port source:
+// what watch polls, so that it sees what its passes see (libibumad under umad2sim,
+// where sysfs has no simulated ports). A source that fails gives its error's text.
+std::string port_fingerprint(const PortSource& ports);
 
 struct WatchConfig {
   std::chrono::milliseconds poll{1000};       // fingerprint polls
