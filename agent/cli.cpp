@@ -152,7 +152,7 @@ std::unique_ptr<PortSource> make_port_source(const Options& o, const Fs& fs) {
   return std::make_unique<SysfsPortSource>(fs);
 }
 
-int watch(const Options& o, const Fs& fs, bool ibping_responder, std::ostream& err) {
+int watch(const Options& o, bool ibping_responder, std::ostream& err) {
   SignalEvents events;
   const char* sock = std::getenv("NOTIFY_SOCKET");
   SocketNotifier notifier(sock ? sock : "");
@@ -162,15 +162,19 @@ int watch(const Options& o, const Fs& fs, bool ibping_responder, std::ostream& e
   // agent.ibping_responder: answer ibping beside the passes, started again if it exits.
   SupervisedChild responder({o.self_exe, "ping-responder"}, std::chrono::seconds(10), err);
   if (ibping_responder) config.on_wake = [&] { responder.keep_running(); };
-  const auto ports = make_port_source(o, fs);
   return run_watch(
       config, events, notifier,
       [&] {
         return run_self(o, {"apply", "--unattended"});
       },
-      // The ports as the passes see them: through the same port source (under umad2sim
-      // libibumad sees the simulated ports, sysfs does not).
-      [&] { return port_fingerprint(*ports); }, err);
+      // The ports as the passes see them: through the same port source, in a fresh
+      // process as a pass is (libibumad under umad2sim sees the simulated ports only as
+      // they were when the process attached; sysfs under --root has none).
+      [&] {
+        PassResult r = run_self(o, {"fingerprint"});
+        return std::to_string(r.status) + "\n" + r.output;
+      },
+      err);
 }
 
 // ping-responder: answer ibping until SIGTERM/SIGINT. The signals are blocked and taken
@@ -365,7 +369,8 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
     return kExitError;
   };
   if (o.verb != "show" && o.verb != "plan" && o.verb != "apply" && o.verb != "verify" &&
-      o.verb != "watch" && o.verb != "render" && o.verb != "test" && o.verb != "ping-responder")
+      o.verb != "watch" && o.verb != "render" && o.verb != "test" && o.verb != "ping-responder" &&
+      o.verb != "fingerprint")
     return usage_error("unknown verb \"" + o.verb +
                        "\" (show, plan, apply, verify, watch, render, test, ping-responder)");
   if ((!o.ca.empty() || o.ca_port != 0) && o.verb != "ping-responder")
@@ -394,6 +399,12 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
 
   RootFs fs(o.root);
   if (o.verb == "ping-responder") return ping_responder(o, out, err);
+  if (o.verb == "fingerprint") {
+    // watch's poll (not in the usage: an internal verb): the ports' state, LIDs and P_Key
+    // tables through the port source, from a fresh process, as the passes see them.
+    out << port_fingerprint(*make_port_source(o, fs));
+    return kExitOk;
+  }
   if (o.verb == "verify" && o.wait_s) return verify_wait(o, out, err);
   if (o.verb == "watch") {
     // Fail at start on what no pass could fix, so that systemd shows it.
@@ -402,7 +413,7 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
       err << to_string(c.error()) << "\n";
       return kExitError;
     }
-    return watch(o, fs, c->ibping_responder, err);
+    return watch(o, c->ibping_responder, err);
   }
   auto observed = observe(o, fs);
   if (!observed) {

@@ -103,6 +103,10 @@ def host_tree(root: Path, guid: str) -> None:
 
 
 def timed_child(probe: Probe, child: Path, pkey: str, what: str) -> float:
+    # The SM's bring-up is not the watch's: first the probe sees the change, then the
+    # watch has DEADLINE_S (far less than its 60 s interval) to apply it.
+    wait_for(lambda: probe.first_with or pkey_file(child) == pkey + "\n", 2 * UP_TIMEOUT,
+             f"P_Key {pkey} on {HOST}'s port")
     wait_for(lambda: pkey_file(child) == pkey + "\n", DEADLINE_S, what)
     # When TreeKernel wrote the child's P_Key (wall clock, as the probe's times).
     return child.stat().st_mtime - probe.last_without
