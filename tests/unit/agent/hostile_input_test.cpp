@@ -298,5 +298,28 @@ TEST(WatchFingerprint, SeesAPortGoingActiveAndANewPKeyThroughItsPortSource) {
   EXPECT_EQ(port_fingerprint(ports), port_fingerprint(ports));
 }
 
+// watch polls `ibsm-agent fingerprint` (a fresh process, the given --port-source): the
+// verb's output changes when the SM programs a P_Key or the port goes Active.
+TEST(WatchFingerprint, TheVerbWatchPollsSeesTheTreesPortsChange) {
+  Host host;
+  auto fingerprint = [&] {
+    std::vector<std::string> args{"ibsm-agent",     "fingerprint",   "--root",
+                                  host.tree.root(), "--port-source", "sysfs"};
+    std::vector<const char*> argv;
+    for (const auto& a : args)
+      argv.push_back(a.c_str());
+    std::ostringstream o, e;
+    EXPECT_EQ(run_cli(static_cast<int>(argv.size()), argv.data(), o, e), kExitOk) << e.str();
+    return o.str();
+  };
+  const std::string before = fingerprint();
+  EXPECT_THAT(before, HasSubstr("mlx5_0/1 4 ACTIVE lid 17 sm 1 pkeys 0:65535"));
+  host.tree.file("/sys/class/infiniband/mlx5_0/ports/1/pkeys/9", "0x8009\n");
+  const std::string added = fingerprint();
+  EXPECT_NE(added, before);
+  host.tree.file("/sys/class/infiniband/mlx5_0/ports/1/state", "2: INIT\n");
+  EXPECT_NE(fingerprint(), added);
+}
+
 }  // namespace
 }  // namespace ibsm::agent
