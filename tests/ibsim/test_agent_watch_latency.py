@@ -34,12 +34,11 @@ HOST = "Hca3"
 BOUND_S = 2.0  # the issue's bound from the change to the applied child
 DEADLINE_S = 20.0  # far below the 60 s interval: a miss fails instead of waiting for it
 
-pytestmark = pytest.mark.parametrize("fabric", ["ex-2sw2path4hca"], indirect=True, scope="module")
 
 
-def show_port(sim, cwd: Path) -> dict | None:
+def show_port(sim, cwd: Path, host: str) -> dict | None:
     r = subprocess.run([AGENT, "show", "--format", "json", "--port-source", "umad"], cwd=cwd,
-                       env=sim.env(HOST), capture_output=True, text=True, timeout=60,
+                       env=sim.env(host), capture_output=True, text=True, timeout=60,
                        start_new_session=True)
     if r.returncode != 0:
         return None
@@ -55,8 +54,8 @@ def has_pkey(port: dict | None, pkey: str) -> bool:
 class Probe:
     """Polls the port in a thread; remembers when the last poll without `pkey` began."""
 
-    def __init__(self, sim, cwd: Path, pkey: str):
-        self.sim, self.cwd, self.pkey = sim, cwd, pkey
+    def __init__(self, sim, cwd: Path, host: str, pkey: str):
+        self.sim, self.cwd, self.host, self.pkey = sim, cwd, host, pkey
         self.last_without = time.time()
         self.first_with: float | None = None
         self.stop = threading.Event()
@@ -65,7 +64,7 @@ class Probe:
     def run(self):
         while not self.stop.is_set() and self.first_with is None:
             t = time.time()
-            if has_pkey(show_port(self.sim, self.cwd), self.pkey):
+            if has_pkey(show_port(self.sim, self.cwd, self.host), self.pkey):
                 self.first_with = time.time()
             else:
                 self.last_without = t
@@ -106,14 +105,29 @@ def timed_child(probe: Probe, child: Path, pkey: str, what: str) -> float:
     # The SM's bring-up is not the watch's: first the probe sees the change, then the
     # watch has DEADLINE_S (far less than its 60 s interval) to apply it.
     wait_for(lambda: probe.first_with or pkey_file(child) == pkey + "\n", 2 * UP_TIMEOUT,
-             f"P_Key {pkey} on {HOST}'s port")
+             f"P_Key {pkey} on {probe.host}'s port")
     wait_for(lambda: pkey_file(child) == pkey + "\n", DEADLINE_S, what)
     # When TreeKernel wrote the child's P_Key (wall clock, as the probe's times).
     return child.stat().st_mtime - probe.last_without
 
 
+@pytest.mark.parametrize("fabric", ["ex-2sw2path4hca"], indirect=True, scope="module")
 def test_watch_applies_a_port_going_active_and_a_new_pkey_within_2s(fabric, sims, sm_procs,
                                                                     workdir):
+    watch_latency(fabric, HOST, sims, sm_procs, workdir)
+
+
+def test_watch_latency_on_a_random_25_switch_fabric(sims, sm_procs, workdir):
+    """The issue's measurement: a random (jellyfish) fabric of 25 switches."""
+    import gen_fabric
+    from conftest import Fabric
+    path = workdir / "jellyfish-25.net"
+    path.write_text(gen_fabric.jellyfish(switches=25, net_ports=4, hosts=2, seed=38).render())
+    fabric = Fabric("jellyfish-25", path)
+    watch_latency(fabric, fabric.judge, sims, sm_procs, workdir)
+
+
+def watch_latency(fabric, host: str, sims, sm_procs, workdir) -> None:
     if not AGENT or not os.access(AGENT, os.X_OK):
         pytest.skip("IBSM_AGENT_BIN is not set to an ibsm-agent binary")
     sm = Ibsm()
@@ -124,8 +138,8 @@ def test_watch_applies_a_port_going_active_and_a_new_pkey_within_2s(fabric, sims
     sim = sims(fabric, "watch-latency")
     cwd = workdir / "agent"
     cwd.mkdir()
-    port = wait_for(lambda: show_port(sim, cwd), UP_TIMEOUT, f"{HOST}'s port through ibsim")
-    assert port["state"] != "ACTIVE", f"{HOST} ACTIVE before any SM ran: {port}"
+    port = wait_for(lambda: show_port(sim, cwd, host), UP_TIMEOUT, f"{host}'s port through ibsim")
+    assert port["state"] != "ACTIVE", f"{host} ACTIVE before any SM ran: {port}"
     root = workdir / "root"
     host_tree(root, port["port_guid"])
     net = root / "sys/class/net"
@@ -134,7 +148,7 @@ def test_watch_applies_a_port_going_active_and_a_new_pkey_within_2s(fabric, sims
     # The defaults: --interval 60 s, --poll-ms 1000.
     watch = subprocess.Popen([AGENT, "watch", "--root", str(root), "--port-source", "umad",
                               "--backend", "direct", "-c", str(root / "node.toml")],
-                             cwd=cwd, env=sim.env(HOST), stdout=log, stderr=subprocess.STDOUT,
+                             cwd=cwd, env=sim.env(host), stdout=log, stderr=subprocess.STDOUT,
                              start_new_session=True)
     latencies = {}
     try:
@@ -145,7 +159,7 @@ def test_watch_applies_a_port_going_active_and_a_new_pkey_within_2s(fabric, sims
         conf = workdir / "partitions.conf"
         conf.write_text("Default=0x7fff, ipoib, defmember=full : ALL, ALL_SWITCHES=full ;\n"
                         "storage=0x0002, ipoib, defmember=full : ALL ;\n")
-        with Probe(sim, cwd, "0x8002") as probe:
+        with Probe(sim, cwd, host, "0x8002") as probe:
             proc = SMProcess(sm, sim, fabric.sm_node, workdir / "sm", once=False,
                              extra=["-P", str(conf)])
             sm_procs.append(proc)
@@ -155,7 +169,7 @@ def test_watch_applies_a_port_going_active_and_a_new_pkey_within_2s(fabric, sims
                 "the watch to create ib0.8002 after the port went Active")
 
         conf.write_text(conf.read_text() + "compute=0x0003, ipoib, defmember=full : ALL ;\n")
-        with Probe(sim, cwd, "0x8003") as probe:
+        with Probe(sim, cwd, host, "0x8003") as probe:
             proc.proc.send_signal(signal.SIGHUP)
             latencies["P_Key 0x8003 added"] = timed_child(
                 probe, net / "ib0.8003/pkey", "0x8003",
@@ -170,7 +184,7 @@ def test_watch_applies_a_port_going_active_and_a_new_pkey_within_2s(fabric, sims
                 watch.kill()
                 watch.wait()
         log.close()
-    print(f"watch latency ({sm.name}): " +
+    print(f"watch latency ({fabric.name}, {sm.name}): " +
           ", ".join(f"{k}: {v:.2f} s" for k, v in latencies.items()))
     text = log_path.read_text()
     assert "pass (ports changed)" in text, text
