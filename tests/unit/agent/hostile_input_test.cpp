@@ -194,6 +194,8 @@ TEST(HostileNodeFile, RefusedNamingFileAndLineAndTheHostIsUnchanged) {
       EXPECT_THAT(host.err, HasSubstr(h.id)) << h.what << " " << backend << ": " << host.err;
       EXPECT_THAT(host.err, HasSubstr(h.location)) << h.what << " " << backend << ": " << host.err;
       EXPECT_TRUE(snapshot(host.tree.root()) == before) << h.what << " " << backend;
+      // No action ran: apply reports every step it takes ("done: ...") on stdout.
+      EXPECT_EQ(host.out, "") << h.what << " " << backend;
     }
 }
 
