@@ -1,6 +1,7 @@
 // `ibsm-agent watch`: the node service. It converges the host at start and
 // again whenever the fabric changes: a port's state, its P_Key table or its SM
-// LID (the fingerprint below, polled cheaply from sysfs), on SIGHUP, and every
+// LID (port_fingerprint below, polled each --poll-ms by a fresh `ibsm-agent fingerprint`
+// process through the given port source), on SIGHUP, and every
 // --interval (which also retries pending sections). Each pass is a fresh
 // `ibsm-agent apply --unattended` process: it re-reads the node file, asks the SA
 // anew, applies only what is safe without a person, and a crash in a pass never
@@ -60,8 +61,9 @@ class SignalEvents final : public WatchEvents {
 std::string fabric_fingerprint(const Fs& fs);
 
 // The same facts (state, LID, SM LID, P_Key table of each port) through a port source:
-// what watch polls, so that it sees what its passes see (libibumad under umad2sim,
-// where sysfs has no simulated ports). A source that fails gives its error's text.
+// what `ibsm-agent fingerprint` prints for watch, so that it sees what its passes see
+// (libibumad under umad2sim, where sysfs has no simulated ports). A source that fails
+// gives its error's text.
 std::string port_fingerprint(const PortSource& ports);
 
 struct WatchConfig {
