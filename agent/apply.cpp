@@ -1,4 +1,5 @@
 #include "agent/apply.hpp"
+#include "agent/input_grammar.hpp"
 
 #include <algorithm>
 #include <set>
@@ -34,8 +35,11 @@ Status run_action(const Action& a, Fs& fs, Kernel& kernel) {
       return kernel.create_ipoib_child(a.parent, a.iface, a.pkey, a.value);
     case ActionKind::kSetMode:
       return kernel.set_ipoib_mode(a.iface, a.value);
-    case ActionKind::kSetMtu:
-      return kernel.set_mtu(a.iface, std::stoi(a.value));
+    case ActionKind::kSetMtu: {
+      auto mtu = parse_uint(a.value, 65535);
+      if (!mtu) return fail(kStepFailed, "set mtu " + a.iface + ": bad value \"" + a.value + "\"");
+      return kernel.set_mtu(a.iface, static_cast<int>(*mtu));
+    }
     case ActionKind::kSetAlias:
       return kernel.set_alias(a.iface, a.value);
     case ActionKind::kAddAddress:

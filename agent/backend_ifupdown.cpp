@@ -5,6 +5,7 @@
 #include <set>
 
 #include "agent/errors.hpp"
+#include "agent/input_grammar.hpp"
 #include "agent/network_backend.hpp"
 #include "agent/owned_file.hpp"
 #include "agent/renderers.hpp"
@@ -43,6 +44,19 @@ void plan_ifupdown(const PlanContext& ctx, const std::vector<ResolvedIface>& ifa
     return;
   }
   for (const ResolvedIface& r : ifaces) {
+    // The stanza's pre-up/up/down lines run through /bin/sh as root: every value in them
+    // must match a grammar without shell metacharacters (names, addresses; the rest the
+    // agent formats itself). The node file and sysfs were checked on the way in; this
+    // keeps the rule where the shell line is made.
+    bool safe = valid_ifname(r.name) && (r.parent.empty() || valid_ifname(r.parent));
+    for (const auto& a : r.addresses)
+      safe = safe && valid_address(a);
+    if (!safe) {
+      plan.errors.push_back(Error{kNodeFileBadName, "iface " + r.name +
+                                                        ": a name or address fails its grammar; "
+                                                        "no stanza written"});
+      continue;
+    }
     std::string path = ifupdown_path(r.name);
     desired.insert(path);
     note_foreign_profiles(ctx, r, kInterfacesDir, path, "iface " + r.name + " ", plan);
@@ -73,6 +87,8 @@ void plan_ifupdown(const PlanContext& ctx, const std::vector<ResolvedIface>& ifa
     auto at = text.find("\niface ");
     if (at == std::string::npos) return std::nullopt;
     std::string iface = text.substr(at + 7, text.find(' ', at + 7) - at - 7);
+    // The file is the agent's own, but it lies in /etc: a name that is not one is left alone.
+    if (!valid_ifname(iface)) return std::nullopt;
     return LiveRemoval{{"ifdown", iface}, iface, true};
   });
 }

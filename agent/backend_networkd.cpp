@@ -4,6 +4,7 @@
 #include <set>
 
 #include "agent/errors.hpp"
+#include "agent/input_grammar.hpp"
 #include "agent/ipoib_rules.hpp"
 #include "agent/network_backend.hpp"
 #include "agent/owned_file.hpp"
@@ -57,6 +58,7 @@ void plan_networkd(const PlanContext& ctx, const std::vector<ResolvedIface>& ifa
         file.compare(file.size() - ext.size(), ext.size(), ext))
       return std::nullopt;
     std::string iface = file.substr(prefix.size(), file.size() - prefix.size() - ext.size());
+    if (!valid_ifname(iface)) return std::nullopt;
     return LiveRemoval{{"networkctl", "delete", iface}, iface, false};
   });
   if (plan.actions.size() > from)

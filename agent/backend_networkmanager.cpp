@@ -4,6 +4,7 @@
 #include <set>
 
 #include "agent/errors.hpp"
+#include "agent/input_grammar.hpp"
 #include "agent/ipoib_rules.hpp"
 #include "agent/network_backend.hpp"
 #include "agent/owned_file.hpp"
@@ -51,6 +52,7 @@ void plan_networkmanager(const PlanContext& ctx, const std::vector<ResolvedIface
     if (file.size() <= ext.size() || file.compare(file.size() - ext.size(), ext.size(), ext))
       return std::nullopt;
     std::string id = file.substr(0, file.size() - ext.size());
+    if (id.size() <= 5 || !valid_ifname(id.substr(5))) return std::nullopt;
     return LiveRemoval{{"nmcli", "connection", "delete", "id", id}, id.substr(5), true};
   });
 }

@@ -144,7 +144,15 @@ int verify_wait(const Options& o, std::ostream& out, std::ostream& err) {
   return r.status;
 }
 
-int watch(const Options& o, const Fs& fs, bool ibping_responder, std::ostream& err) {
+// The port source --port-source names: umad (the default on /) or sysfs (under --root).
+std::unique_ptr<PortSource> make_port_source(const Options& o, const Fs& fs) {
+  bool live = o.root == "/";
+  bool umad = o.port_source == "umad" || (o.port_source == "auto" && live);
+  if (umad) return std::make_unique<UmadPortSource>(fs);
+  return std::make_unique<SysfsPortSource>(fs);
+}
+
+int watch(const Options& o, bool ibping_responder, std::ostream& err) {
   SignalEvents events;
   const char* sock = std::getenv("NOTIFY_SOCKET");
   SocketNotifier notifier(sock ? sock : "");
@@ -159,7 +167,14 @@ int watch(const Options& o, const Fs& fs, bool ibping_responder, std::ostream& e
       [&] {
         return run_self(o, {"apply", "--unattended"});
       },
-      [&] { return fabric_fingerprint(fs); }, err);
+      // The ports as the passes see them: through the same port source, in a fresh
+      // process as a pass is (libibumad under umad2sim sees the simulated ports only as
+      // they were when the process attached; sysfs under --root has none).
+      [&] {
+        PassResult r = run_self(o, {"fingerprint"});
+        return std::to_string(r.status) + "\n" + r.output;
+      },
+      err);
 }
 
 // ping-responder: answer ibping until SIGTERM/SIGINT. The signals are blocked and taken
@@ -280,19 +295,13 @@ constexpr const char* usage_text =
     "plan (the default) is read-only; apply changes the host; watch keeps it converged.\n";
 
 Result<Observed> observe(const Options& o, const Fs& fs) {
-  bool live = o.root == "/";
-  bool umad = o.port_source == "umad" || (o.port_source == "auto" && live);
-  std::unique_ptr<PortSource> ports;
-  if (umad)
-    ports = std::make_unique<UmadPortSource>(fs);
-  else
-    ports = std::make_unique<SysfsPortSource>(fs);
-  auto devices = ports->devices();
+  auto devices = make_port_source(o, fs)->devices();
   if (!devices) return fail(devices.error());
   Observed obs;
   obs.devices = std::move(*devices);
   obs.netdevs = read_netdevs(fs);
   obs.default_route_interfaces = read_default_route_interfaces(fs);
+  drop_unsafe_names(obs);
   return obs;
 }
 
@@ -360,7 +369,8 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
     return kExitError;
   };
   if (o.verb != "show" && o.verb != "plan" && o.verb != "apply" && o.verb != "verify" &&
-      o.verb != "watch" && o.verb != "render" && o.verb != "test" && o.verb != "ping-responder")
+      o.verb != "watch" && o.verb != "render" && o.verb != "test" && o.verb != "ping-responder" &&
+      o.verb != "fingerprint")
     return usage_error("unknown verb \"" + o.verb +
                        "\" (show, plan, apply, verify, watch, render, test, ping-responder)");
   if ((!o.ca.empty() || o.ca_port != 0) && o.verb != "ping-responder")
@@ -389,6 +399,12 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
 
   RootFs fs(o.root);
   if (o.verb == "ping-responder") return ping_responder(o, out, err);
+  if (o.verb == "fingerprint") {
+    // watch's poll (not in the usage: an internal verb): the ports' state, LIDs and P_Key
+    // tables through the port source, from a fresh process, as the passes see them.
+    out << port_fingerprint(*make_port_source(o, fs));
+    return kExitOk;
+  }
   if (o.verb == "verify" && o.wait_s) return verify_wait(o, out, err);
   if (o.verb == "watch") {
     // Fail at start on what no pass could fix, so that systemd shows it.
@@ -397,13 +413,15 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
       err << to_string(c.error()) << "\n";
       return kExitError;
     }
-    return watch(o, fs, c->ibping_responder, err);
+    return watch(o, c->ibping_responder, err);
   }
   auto observed = observe(o, fs);
   if (!observed) {
     err << to_string(observed.error()) << "\n";
     return kExitError;
   }
+  for (const Error& w : observed->refused)
+    err << "warning " << to_string(w) << "\n";
   if (o.verb == "show") {
     out << render_show(*observed, fmt);
     return kExitOk;
@@ -448,6 +466,7 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
   // A tree read through sysfs has no port to send from: "auto" plans with 2048 there.
   const bool ask_sa = o.root == "/" || o.port_source == "umad";
   UmadGroupMtuSource sa;
+  sa.set_log(&err);
   if (ask_sa) {
     for (const Error& w : resolve_broadcast_mtus(*config, *observed, sa))
       err << "warning " << to_string(w) << "\n";

@@ -1,4 +1,5 @@
 #include "agent/dcb.hpp"
+#include "agent/input_grammar.hpp"
 
 #include <sstream>
 
@@ -9,10 +10,8 @@ namespace {
 
 // 0..hi, or -1.
 int small(const std::string& s, int hi) {
-  if (s.empty() || s.size() > 3 || s.find_first_not_of("0123456789") != std::string::npos)
-    return -1;
-  int v = std::stoi(s);
-  return v <= hi ? v : -1;
+  auto v = parse_uint(s, static_cast<std::uint64_t>(hi < 0 ? 0 : hi));
+  return v && hi >= 0 ? static_cast<int>(*v) : -1;
 }
 
 // Why a show command failed, for the skipped verdict.

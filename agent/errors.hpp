@@ -12,6 +12,8 @@ inline constexpr ErrorId kNodeFileUnreadable{6001};
 inline constexpr ErrorId kNodeFileSyntax{6002};
 inline constexpr ErrorId kNodeFileUnknownKey{6003};
 inline constexpr ErrorId kNodeFileBadValue{6004};
+inline constexpr ErrorId kNodeFileBadName{6005};
+inline constexpr ErrorId kNodeFileBadAddress{6006};
 
 // 61xx: plan-time validation (known run-time failures caught before apply).
 inline constexpr ErrorId kInvalidPKey{6101};
@@ -39,6 +41,10 @@ inline constexpr ErrorId kPortQueryFailed{6302};
 // Warnings: the agent plans on with a broadcast group MTU of 2048.
 inline constexpr ErrorId kGroupMtuNoAnswer{6303};
 inline constexpr ErrorId kGroupMtuRejected{6304};
+// An answer on the agent's own MAD agent that does not belong to its request (dropped).
+inline constexpr ErrorId kMadAnswerMismatch{6305};
+// A name read from sysfs or an owned file that the agent's grammars refuse (ignored).
+inline constexpr ErrorId kUnsafeObservedName{6306};
 
 // 64xx: command line.
 inline constexpr ErrorId kUsage{6401};
@@ -69,6 +75,18 @@ inline constexpr ErrorInfo kAgentErrors[] = {
     {kNodeFileBadValue, "Bad value in node file",
      "A key has a value of the wrong type or outside its allowed set.",
      "Use one of the values listed in the message."},
+    {kNodeFileBadName, "Bad name in node file",
+     "An interface, RDMA device, kernel module, group or service name does not match its "
+     "grammar (interfaces: [A-Za-z0-9_.:-], 1 to 15 characters, not . or ..; the message names "
+     "the grammar). Names end up in paths, in commands and in files the agent renders, some "
+     "of which a shell runs (ifupdown's pre-up/up/down lines), so the agent refuses the whole "
+     "file and changes nothing.",
+     "Correct the name at the file:line:column given."},
+    {kNodeFileBadAddress, "Bad address in node file",
+     "An address is not an IPv4 or IPv6 address (as inet_pton reads it) followed by / and a "
+     "prefix length of 0..32 or 0..128, with nothing else in the string. The agent refuses the "
+     "whole file and changes nothing.",
+     "Write addresses as 10.0.0.5/16 or fd00::5/64."},
     {kInvalidPKey, "Invalid P_Key",
      "P_Key 0x0000 and 0x8000 are reserved and the kernel, NetworkManager and systemd-networkd "
      "reject them; values above 0xffff do not exist.",
@@ -162,6 +180,19 @@ inline constexpr ErrorInfo kAgentErrors[] = {
      "cannot use. The agent plans on with 2048.",
      "Add `ipoib` (and `mtu=`) to the partition in the SM's partitions.conf, or write "
      "broadcast_mtu as a number in the node file."},
+    {kMadAnswerMismatch, "MAD answer does not match the request (dropped)",
+     "An answer reached the agent's MAD agent (SA queries, ibping) whose TID, source LID, "
+     "attribute ID or attribute modifier differs from the request it claims to answer; any "
+     "host on the fabric can send such a MAD. The agent drops it and waits on for the real "
+     "answer. Logged at most once a second, with a count of the others dropped.",
+     "None if rare. Many of them mean a host on the fabric forges answers: find it by the "
+     "source LID in the message (ibsm-ctl, smpquery nodedesc)."},
+    {kUnsafeObservedName, "Name from the system refused (ignored)",
+     "A network interface or RDMA device name read from sysfs, or an interface name read from "
+     "one of the agent's own files, does not match the agent's grammar ([A-Za-z0-9_.:-], not . "
+     "or ..). The kernel allows more; the agent leaves such an object alone rather than put "
+     "the name into a path, a command or a rendered file.",
+     "Rename the interface (ip link set NAME name NEW) if the agent should manage it."},
     {kUsage, "Command line error", "The command line could not be parsed.",
      "See ibsm-agent --help or ibsm-agent(8)."},
     {kIfupdownSnippetsUnread, "ifupdown does not read /etc/network/interfaces.d",

@@ -1,4 +1,5 @@
 #include "agent/memlock_check.hpp"
+#include "agent/input_grammar.hpp"
 
 #include <cstdint>
 #include <limits>
@@ -13,13 +14,15 @@ constexpr std::uint64_t kUnlimited = std::numeric_limits<std::uint64_t>::max();
 // "unlimited" (/proc, limits.conf) and "infinity" (systemd) are the same; else bytes.
 std::optional<std::uint64_t> limit_value(const std::string& s) {
   if (s == "unlimited" || s == "infinity") return kUnlimited;
-  if (s.empty() || s.find_first_not_of("0123456789") != std::string::npos) return std::nullopt;
-  return std::stoull(s);
+  return parse_uint(s, kUnlimited - 1);
 }
 
 // limits.conf counts KiB.
 std::uint64_t kib_limit(const std::string& kib_or_unlimited) {
-  return kib_or_unlimited == "unlimited" ? kUnlimited : std::stoull(kib_or_unlimited) * 1024;
+  if (kib_or_unlimited == "unlimited") return kUnlimited;
+  // The node file admits at most INT64_MAX / 1024 KiB; anything else counts as unlimited.
+  auto kib = parse_uint(kib_or_unlimited, (kUnlimited - 1) / 1024);
+  return kib ? *kib * 1024 : kUnlimited;
 }
 
 std::string bytes_text(std::uint64_t v) {
@@ -52,8 +55,7 @@ std::optional<unsigned> group_id(const Fs& fs, const std::string& group) {
     std::getline(f, name, ':');
     std::getline(f, pw, ':');
     std::getline(f, gid, ':');
-    if (!gid.empty() && gid.find_first_not_of("0123456789") == std::string::npos)
-      return static_cast<unsigned>(std::stoul(gid));
+    if (auto v = parse_uint(gid, 0xffffffffu)) return static_cast<unsigned>(*v);
   }
   return std::nullopt;
 }

@@ -1,4 +1,5 @@
 #include "agent/netdev_reader.hpp"
+#include "agent/input_grammar.hpp"
 
 #include <cstdlib>
 #include <sstream>
@@ -12,16 +13,18 @@ std::vector<NetDevice> read_netdevs(const Fs& fs) {
     if (!fs.is_dir(base)) continue;
     NetDevice n;
     n.name = name;
-    n.type = std::atoi(fs.read(base + "/type").value_or("0").c_str());
+    n.type = static_cast<int>(
+        parse_sysfs_uint(fs.read(base + "/type").value_or(""), 0xffff).value_or(0));
     n.address = trim(fs.read(base + "/address").value_or(""));
-    n.mtu = std::atoi(fs.read(base + "/mtu").value_or("0").c_str());
+    n.mtu = static_cast<int>(
+        parse_sysfs_uint(fs.read(base + "/mtu").value_or(""), INT32_MAX).value_or(0));
     n.operstate = trim(fs.read(base + "/operstate").value_or(""));
     n.ifalias = trim(fs.read(base + "/ifalias").value_or(""));
     if (auto c = fs.read(base + "/carrier"); c && !trim(*c).empty()) n.carrier = trim(*c) == "1";
     if (n.ipoib()) {
       n.mode = trim(fs.read(base + "/mode").value_or(""));
       if (auto pk = fs.read(base + "/pkey"))
-        n.pkey = static_cast<std::uint16_t>(std::strtoul(pk->c_str(), nullptr, 16));
+        if (auto v = parse_sysfs_uint(*pk, 0xffff, 16)) n.pkey = static_cast<std::uint16_t>(*v);
       n.parent = trim(fs.read(base + "/parent").value_or(""));
     }
     out.push_back(std::move(n));

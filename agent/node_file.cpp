@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "agent/errors.hpp"
+#include "agent/input_grammar.hpp"
 
 namespace ibsm::agent {
 namespace {
@@ -59,6 +60,53 @@ class Walker {
   std::string str(const toml::node& n, const std::string& key) const {
     if (auto v = n.value<std::string>(); v && n.is_string()) return *v;
     fail_at(kNodeFileBadValue, n.source(), key, "expected a string");
+  }
+
+  // A string that must match `ok` (agent/input_grammar.hpp): names and addresses end
+  // up in paths, argv and rendered files (ifupdown's lines run through /bin/sh).
+  std::string checked(const toml::node& n, const std::string& key, bool (*ok)(std::string_view),
+                      ErrorId id, const char* grammar) const {
+    std::string s = str(n, key);
+    if (!ok(s)) fail_at(id, n.source(), key, "\"" + printable(s) + "\" is not " + grammar);
+    return s;
+  }
+
+  std::string ifname(const toml::node& n, const std::string& key) const {
+    return checked(n, key, valid_ifname, kNodeFileBadName,
+                   "an interface name ([A-Za-z0-9_.:-], 1 to 15 characters, not . or ..)");
+  }
+
+  std::string device(const toml::node& n, const std::string& key) const {
+    return checked(n, key, valid_rdma_device_name, kNodeFileBadName,
+                   "an RDMA device name ([A-Za-z0-9_.:-], 1 to 64 characters, not . or ..)");
+  }
+
+  std::vector<std::string> addresses(const toml::node& n, const std::string& key) const {
+    auto* a = n.as_array();
+    if (!a) fail_at(kNodeFileBadValue, n.source(), key, "expected an array of strings");
+    std::vector<std::string> out;
+    for (std::size_t i = 0; i < a->size(); ++i)
+      out.push_back(checked((*a)[i], key + "[" + std::to_string(i) + "]", valid_address,
+                            kNodeFileBadAddress,
+                            "an address with its prefix (10.0.0.5/16, fd00::5/64)"));
+    return out;
+  }
+
+  // `what` quoted in a message: control bytes and non-ASCII as \xNN, at most 80 bytes.
+  static std::string printable(const std::string& s) {
+    std::string out;
+    for (unsigned char c : s) {
+      if (out.size() >= 80) return out + "...";
+      if (c >= 0x20 && c < 0x7f && c != '\\' && c != '"') {
+        out += static_cast<char>(c);
+      } else {
+        static constexpr char kHex[] = "0123456789abcdef";
+        out += "\\x";
+        out += kHex[c >> 4];
+        out += kHex[c & 15];
+      }
+    }
+    return out;
   }
 
   std::int64_t integer(const toml::node& n, const std::string& key, std::int64_t lo,
@@ -153,16 +201,15 @@ class Walker {
       } else {
         // GUIDs with the top bit set do not fit TOML's signed integers: accept a string.
         std::string s = str(*g, key + ".guid");
-        try {
-          std::size_t used = 0;
-          p.guid = std::stoull(s, &used, 16);
-          if (used != s.size()) throw std::invalid_argument(s);
-        } catch (const std::exception&) {
-          fail_at(kNodeFileBadValue, g->source(), key + ".guid", "expected a hex GUID");
-        }
+        std::string_view digits = s;
+        if (digits.size() > 2 && digits[0] == '0' && (digits[1] == 'x' || digits[1] == 'X'))
+          digits.remove_prefix(2);
+        auto v = digits.size() <= 16 ? parse_uint(digits, UINT64_MAX, 16) : std::nullopt;
+        if (!v) fail_at(kNodeFileBadValue, g->source(), key + ".guid", "expected a hex GUID");
+        p.guid = *v;
       }
     }
-    if (auto* d = t.get("device")) p.device = str(*d, key + ".device");
+    if (auto* d = t.get("device")) p.device = device(*d, key + ".device");
     if (auto* pn = t.get("port")) p.port = static_cast<int>(integer(*pn, key + ".port", 1, 254));
     if (p.guid.has_value() == !p.device.empty())
       fail_at(kNodeFileBadValue, n.source(), key, "give either guid or device (+ port)");
@@ -175,10 +222,10 @@ class Walker {
     auto* pk = t.get("pkey");
     if (!pk) fail_at(kNodeFileBadValue, t.source(), key + ".pkey", "missing");
     c.pkey = static_cast<std::uint16_t>(integer(*pk, key + ".pkey", 0, 0xffff));
-    if (auto* v = t.get("name")) c.name = str(*v, key + ".name");
+    if (auto* v = t.get("name")) c.name = ifname(*v, key + ".name");
     if (auto* v = t.get("mode")) c.mode = mode(*v, key + ".mode");
     if (auto* v = t.get("mtu")) c.mtu = mtu(*v, key + ".mtu");
-    if (auto* v = t.get("addresses")) c.addresses = strings(*v, key + ".addresses");
+    if (auto* v = t.get("addresses")) c.addresses = addresses(*v, key + ".addresses");
     if (auto* v = t.get("membership")) c.membership = membership(*v, key + ".membership");
     return c;
   }
@@ -191,10 +238,10 @@ class Walker {
     auto* p = t.get("port");
     if (!p) fail_at(kNodeFileBadValue, t.source(), key + ".port", "missing");
     i.port = port(*p, key + ".port");
-    if (auto* v = t.get("name")) i.name = str(*v, key + ".name");
+    if (auto* v = t.get("name")) i.name = ifname(*v, key + ".name");
     if (auto* v = t.get("mode")) i.mode = mode(*v, key + ".mode");
     if (auto* v = t.get("mtu")) i.mtu = mtu(*v, key + ".mtu");
-    if (auto* v = t.get("addresses")) i.addresses = strings(*v, key + ".addresses");
+    if (auto* v = t.get("addresses")) i.addresses = addresses(*v, key + ".addresses");
     if (auto* v = t.get("broadcast_mtu"))
       i.broadcast_mtu = broadcast_mtu(*v, key + ".broadcast_mtu");
     if (auto* v = t.get("membership")) i.membership = membership(*v, key + ".membership");
@@ -255,10 +302,8 @@ class Walker {
       for (const auto& m : strings(*v, key + ".dscp_prio")) {
         auto colon = m.find(':');
         auto num = [](const std::string& s, int hi) {
-          if (s.empty() || s.size() > 2 || s.find_first_not_of("0123456789") != std::string::npos)
-            return -1;
-          int x = std::stoi(s);
-          return x <= hi ? x : -1;
+          auto x = s.size() <= 2 ? parse_uint(s, static_cast<std::uint64_t>(hi)) : std::nullopt;
+          return x ? static_cast<int>(*x) : -1;
         };
         int dscp = colon == std::string::npos ? -1 : num(m.substr(0, colon), 63);
         int prio = colon == std::string::npos ? -1 : num(m.substr(colon + 1), 7);
@@ -293,26 +338,18 @@ class Walker {
     auto* where = mt.get("where");
     if (!what || !where)
       fail_at(kNodeFileBadValue, mt.source(), k, "needs what = \"server:/export\" and where");
-    m.what = str(*what, k + ".what");
-    auto colon = m.what.find(":/");
-    if (colon == std::string::npos || colon == 0 ||
-        m.what.find_first_of(" \t\n,") != std::string::npos)
-      fail_at(kNodeFileBadValue, what->source(), k + ".what",
-              "\"" + m.what + "\" is not server:/export");
-    m.where = str(*where, k + ".where");
-    if (m.where.size() < 2 || m.where[0] != '/' || m.where.back() == '/' ||
-        m.where.find("/../") != std::string::npos || m.where.find("//") != std::string::npos ||
-        m.where.find_first_of(" \t\n") != std::string::npos ||
-        (m.where.size() >= 3 && m.where.compare(m.where.size() - 3, 3, "/..") == 0))
-      fail_at(kNodeFileBadValue, where->source(), k + ".where",
-              "\"" + m.where + "\" is not an absolute mount point (no trailing /, .. or spaces)");
+    m.what = checked(*what, k + ".what", valid_nfs_export, kNodeFileBadValue,
+                     "server:/export (host of [A-Za-z0-9_.-] or [IPv6], path components of "
+                     "[A-Za-z0-9_.+@-])");
+    m.where = checked(*where, k + ".where", valid_plain_path, kNodeFileBadValue,
+                      "an absolute mount point (components of [A-Za-z0-9_.+@-], no trailing /, "
+                      ". or ..)");
     if (auto* o = mt.get("options")) {
       m.options = strings(*o, k + ".options");
       for (const auto& opt : m.options)
-        if (opt.empty() || opt.find_first_of(", \t\n") != std::string::npos ||
-            opt.rfind("proto=", 0) == 0 || opt.rfind("port=", 0) == 0)
+        if (!valid_mount_option(opt) || opt.rfind("proto=", 0) == 0 || opt.rfind("port=", 0) == 0)
           fail_at(kNodeFileBadValue, o->source(), k + ".options",
-                  "\"" + opt +
+                  "\"" + printable(opt) +
                       "\": one mount option per string, without proto= or port= "
                       "(the agent sets proto=rdma and nfs_rdma.port)");
     }
@@ -334,8 +371,15 @@ class Walker {
                                      {"networkd", Backend::kNetworkd},
                                      {"ifupdown", Backend::kIfupdown},
                                      {"direct", Backend::kDirect}});
-      if (auto* v = at.get("protected_interfaces"))
-        c.protected_interfaces = strings(*v, "agent.protected_interfaces");
+      if (auto* v = at.get("protected_interfaces")) {
+        auto* list = v->as_array();
+        if (!list)
+          fail_at(kNodeFileBadValue, v->source(), "agent.protected_interfaces",
+                  "expected an array of strings");
+        for (std::size_t n = 0; n < list->size(); ++n)
+          c.protected_interfaces.push_back(
+              ifname((*list)[n], "agent.protected_interfaces[" + std::to_string(n) + "]"));
+      }
     }
     if (auto* v = t.get("ipoib"))
       each_table(*v, "ipoib", [&](const toml::table& it, const std::string& k) {
@@ -347,7 +391,7 @@ class Walker {
         RoceSetting r;
         auto* d = rt.get("device");
         if (!d) fail_at(kNodeFileBadValue, rt.source(), k + ".device", "missing");
-        r.device = str(*d, k + ".device");
+        r.device = device(*d, k + ".device");
         if (auto* p = rt.get("port")) r.port = static_cast<int>(integer(*p, k + ".port", 1, 254));
         if (auto* m = rt.get("default_mode"))
           r.mode = choice<RoceMode>(*m, k + ".default_mode",
@@ -362,44 +406,53 @@ class Walker {
         SoftRdma s;
         for (auto req : {"name", "type", "netdev"})
           if (!st.get(req)) fail_at(kNodeFileBadValue, st.source(), k + "." + req, "missing");
-        s.name = str(*st.get("name"), k + ".name");
+        s.name = device(*st.get("name"), k + ".name");
         s.type = choice<SoftRdmaType>(*st.get("type"), k + ".type",
                                       {{"rxe", SoftRdmaType::kRxe}, {"siw", SoftRdmaType::kSiw}});
-        s.netdev = str(*st.get("netdev"), k + ".netdev");
+        s.netdev = ifname(*st.get("netdev"), k + ".netdev");
         c.soft_rdma.push_back(s);
       });
     if (auto* v = t.get("modules")) {
       const auto& mt = table(*v, "modules");
       only(mt, "modules", {"infiniband", "roce", "iwarp", "opa", "rdma"});
-      for (auto&& [k, list] : mt)
-        c.modules.push_back(
-            ModuleList{std::string(k.str()), strings(list, "modules." + std::string(k.str()))});
+      for (auto&& [k, list] : mt) {
+        std::string key = "modules." + std::string(k.str());
+        auto* a = list.as_array();
+        if (!a) fail_at(kNodeFileBadValue, list.source(), key, "expected an array of strings");
+        ModuleList l{std::string(k.str()), {}};
+        for (std::size_t n = 0; n < a->size(); ++n)
+          l.modules.push_back(checked((*a)[n], key + "[" + std::to_string(n) + "]",
+                                      valid_module_name, kNodeFileBadName,
+                                      "a kernel module name ([A-Za-z0-9_-], 1 to 56 characters)"));
+        c.modules.push_back(std::move(l));
+      }
     }
     if (auto* v = t.get("memlock")) {
       const auto& mt = table(*v, "memlock");
       only(mt, "memlock", {"group", "soft", "hard", "services"});
       Memlock m;
-      if (auto* g = mt.get("group")) m.group = str(*g, "memlock.group");
+      if (auto* g = mt.get("group"))
+        m.group = checked(*g, "memlock.group", valid_group_name, kNodeFileBadName,
+                          "a group name ([A-Za-z_][A-Za-z0-9_.-], at most 32 characters)");
       for (auto [name, field] : {std::pair{"soft", &m.soft}, std::pair{"hard", &m.hard}}) {
         auto* n = mt.get(name);
         if (!n) continue;
         std::string key = std::string("memlock.") + name;
-        *field = n->is_integer() ? std::to_string(integer(*n, key, 0, INT64_MAX)) : str(*n, key);
-        if (*field != "unlimited" && field->find_first_not_of("0123456789") != std::string::npos)
-          fail_at(kNodeFileBadValue, n->source(), key, "expected \"unlimited\" or KiB as a number");
+        // KiB: at most what fits in bytes as a 64-bit number (memlock_check multiplies by 1024).
+        constexpr std::int64_t kMaxKib = INT64_MAX / 1024;
+        *field = n->is_integer() ? std::to_string(integer(*n, key, 0, kMaxKib)) : str(*n, key);
+        if (*field != "unlimited" && !parse_uint(*field, kMaxKib))
+          fail_at(kNodeFileBadValue, n->source(), key,
+                  "expected \"unlimited\" or KiB as a number up to " + std::to_string(kMaxKib));
       }
       if (auto* s = mt.get("services")) {
         m.services = strings(*s, "memlock.services");
-        for (const auto& unit : m.services) {
-          const std::string suffix = ".service";
-          bool ok = unit.size() > suffix.size() &&
-                    unit.compare(unit.size() - suffix.size(), suffix.size(), suffix) == 0 &&
-                    unit.find('/') == std::string::npos &&
-                    unit.find_first_of(" \t\n") == std::string::npos;
-          if (!ok)
-            fail_at(kNodeFileBadValue, s->source(), "memlock.services",
-                    "\"" + unit + "\" is not a systemd service name (NAME.service)");
-        }
+        for (const auto& unit : m.services)
+          if (!valid_service_name(unit))
+            fail_at(kNodeFileBadName, s->source(), "memlock.services",
+                    "\"" + printable(unit) +
+                        "\" is not a systemd service name (NAME.service, NAME of "
+                        "[A-Za-z0-9_.:@-])");
       }
       c.memlock = m;
     }

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "agent/errors.hpp"
+#include "agent/input_grammar.hpp"
 #include "agent/ipoib_rules.hpp"
 
 namespace ibsm::agent {
@@ -65,6 +67,46 @@ std::vector<std::string> Observed::netdevs_on(const RdmaDevice& dev, const PortS
   }
   add(dev.parent);
   return out;
+}
+
+void drop_unsafe_names(Observed& o) {
+  auto refuse = [&](const std::string& what, const std::string& name) {
+    std::string shown;
+    for (unsigned char c : name.substr(0, 64))
+      shown += c >= 0x20 && c < 0x7f ? static_cast<char>(c) : '?';
+    o.refused.push_back(
+        Error{kUnsafeObservedName, what + " \"" + shown +
+                                       "\" is not a name the agent accepts "
+                                       "([A-Za-z0-9_.:-], not . or ..): left alone"});
+  };
+  std::erase_if(o.devices, [&](RdmaDevice& d) {
+    if (!valid_rdma_device_name(d.name)) {
+      refuse("RDMA device", d.name);
+      return true;
+    }
+    if (!d.parent.empty() && !valid_ifname(d.parent)) {
+      refuse("parent netdev of " + d.name, d.parent);
+      d.parent.clear();
+    }
+    for (auto& p : d.ports)
+      for (auto& g : p.gids)
+        if (!g.ndev.empty() && !valid_ifname(g.ndev)) {
+          refuse("GID netdev of " + d.name, g.ndev);
+          g.ndev.clear();
+        }
+    return false;
+  });
+  std::erase_if(o.netdevs, [&](const NetDevice& n) {
+    if (!valid_ifname(n.name)) {
+      refuse("netdev", n.name);
+      return true;
+    }
+    if (!n.parent.empty() && !valid_ifname(n.parent)) {
+      refuse("parent of " + n.name, n.parent);
+      return true;
+    }
+    return false;
+  });
 }
 
 }  // namespace ibsm::agent

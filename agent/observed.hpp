@@ -11,6 +11,8 @@
 #include <tuple>
 #include <vector>
 
+#include "common/error.hpp"
+
 #include "agent/sa_mcmember.hpp"
 
 namespace ibsm::agent {
@@ -109,6 +111,8 @@ struct Observed {
   std::map<std::string, DcbState> dcb;  // netdev -> what dcb read (only where asked)
   // memlock.services: what systemd has loaded for each (ServiceProbe::memlock).
   std::map<std::string, UnitMemlock> unit_memlock;
+  // Devices and netdevs left out because their names fail agent/input_grammar.hpp.
+  std::vector<Error> refused;
   const RdmaDevice* device(const std::string& name) const;
   const NetDevice* netdev(const std::string& name) const;
   // The port with this GUID, and its device.
@@ -118,5 +122,10 @@ struct Observed {
   // The netdevs behind a port: IPoIB interfaces, RoCE GID netdevs or a soft device's parent.
   std::vector<std::string> netdevs_on(const RdmaDevice& dev, const PortState& port) const;
 };
+
+// Leaves out of `o` every RDMA device and netdev whose name (or parent, or GID netdev)
+// the agent's grammars refuse, recording each in o.refused (kUnsafeObservedName). Sysfs
+// names become paths, argv and rendered lines; the kernel allows names the agent does not.
+void drop_unsafe_names(Observed& o);
 
 }  // namespace ibsm::agent

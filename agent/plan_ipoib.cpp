@@ -4,6 +4,7 @@
 #include <set>
 
 #include "agent/errors.hpp"
+#include "agent/input_grammar.hpp"
 #include "agent/ipoib_rules.hpp"
 #include "agent/kernel_support.hpp"
 #include "agent/planner.hpp"
@@ -25,16 +26,6 @@ std::string existing_ipoib(const Observed& o) {
   for (const auto& n : o.netdevs)
     if (n.ipoib() && n.parent.empty()) s += (s.empty() ? "" : ", ") + n.name;
   return s.empty() ? "none" : s;
-}
-
-bool valid_address(const std::string& a) {
-  auto slash = a.find('/');
-  if (slash == std::string::npos || slash == 0 || slash + 1 == a.size()) return false;
-  std::string prefix = a.substr(slash + 1);
-  if (prefix.find_first_not_of("0123456789") != std::string::npos) return false;
-  int bits = std::stoi(prefix);
-  bool v6 = a.find(':') != std::string::npos;
-  return bits <= (v6 ? 128 : 32);
 }
 
 struct PortMatch {
@@ -196,6 +187,11 @@ std::vector<ResolvedIface> resolve_ipoib(const PlanContext& ctx, Plan& plan) {
                              std::to_string(port->number) +
                              " is not ACTIVE: the SM has not programmed its table yet");
     }
+    if (!valid_ifname(parent.name)) {
+      plan.errors.push_back(
+          Error{kNodeFileBadName, key + ": " + parent.name + " is not an interface name"});
+      continue;
+    }
     for (const auto& a : parent.addresses)
       if (!valid_address(a)) plan.errors.push_back(Error{kBadAddress, parent.name + ": " + a});
     names.insert(parent.name);
@@ -225,6 +221,13 @@ std::vector<ResolvedIface> resolve_ipoib(const PlanContext& ctx, Plan& plan) {
       if (static_cast<int>(r.name.size()) > kMaxIfNameLen) {
         plan.errors.push_back(Error{kNameTooLong, r.name + ": " + std::to_string(r.name.size()) +
                                                       " characters, Linux allows 15"});
+        continue;
+      }
+      // Names reach rendered files a shell runs (ifupdown): the node file's were checked
+      // when read, sysfs's when observed; this keeps the invariant local to the renderers.
+      if (!valid_ifname(r.name)) {
+        plan.errors.push_back(
+            Error{kNodeFileBadName, key + ": " + r.name + " is not an interface name"});
         continue;
       }
       if (!names.insert(r.name).second ||

@@ -1,5 +1,6 @@
 #include "agent/sa_group_source.hpp"
 
+#include <arpa/inet.h>
 #include <infiniband/umad.h>
 
 #include <cerrno>
@@ -96,7 +97,15 @@ Result<std::vector<std::uint8_t>> UmadGroupMtuSource::ask(
       // A non-zero status is the kernel reporting that one of our sends timed out (header
       // only, no TID: it may be an earlier attempt's), so our own deadline decides.
       if (umad_status(recv.data()) != 0) continue;
-      if (!answers_request(got, tid)) continue;  // e.g. a late answer to an earlier attempt
+      // Only the answer to this request, from the SM asked: anything else (a late answer
+      // to an earlier attempt, a forged one) is dropped and the wait goes on.
+      const ib_mad_addr_t* from = umad_get_mad_addr(recv.data());
+      const auto from_lid = static_cast<std::uint16_t>(from ? ntohs(from->lid) : 0);
+      if (const char* why =
+              answer_mismatch(got, from_lid, mad, static_cast<std::uint16_t>(sm_lid))) {
+        note_drop(what, why, from_lid);
+        continue;
+      }
       return std::vector<std::uint8_t>(got.begin(), got.end());
     }
   }
@@ -105,6 +114,22 @@ Result<std::vector<std::uint8_t>> UmadGroupMtuSource::ask(
                               std::to_string(attempts) + " attempts";
   silent_[{device, port}] = silence;
   return fail(kGroupMtuNoAnswer, what + ": " + silence);
+}
+
+void UmadGroupMtuSource::note_drop(const std::string& what, const char* why, unsigned from_lid) {
+  ++dropped_;
+  const auto now = std::chrono::steady_clock::now();
+  if (!log_ || now - last_drop_log_ < std::chrono::seconds(1)) {
+    ++drops_unlogged_;
+    return;
+  }
+  *log_ << "warning "
+        << to_string(Error{kMadAnswerMismatch, what + ": dropped an answer from LID " +
+                                                   std::to_string(from_lid) + ": " + why})
+        << (drops_unlogged_ ? " (and " + std::to_string(drops_unlogged_) + " more since)" : "")
+        << "\n";
+  last_drop_log_ = now;
+  drops_unlogged_ = 0;
 }
 
 Result<BroadcastGroup> UmadGroupMtuSource::broadcast_group(const std::string& device, int port,

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <ostream>
 #include <string>
 #include <utility>
 #include <vector>
@@ -72,6 +73,21 @@ class UmadGroupMtuSource final : public GroupMtuSource {
   // whole deadline, and verify asks after planning did).
   std::map<std::pair<std::string, int>, std::string> silent_;
   std::uint32_t next_tid_ = 0;
+  // Answers dropped because they did not match their request (kMadAnswerMismatch): one
+  // line a second at most on `log_`, with the count of those not shown.
+  std::ostream* log_ = nullptr;
+  std::chrono::steady_clock::time_point last_drop_log_{};
+  unsigned drops_unlogged_ = 0;
+
+ public:
+  // Where dropped answers are reported (the CLI's stderr); none: counted only.
+  void set_log(std::ostream* log) { log_ = log; }
+  // Answers dropped so far (tests).
+  unsigned dropped() const { return dropped_; }
+
+ private:
+  unsigned dropped_ = 0;
+  void note_drop(const std::string& what, const char* why, unsigned from_lid);
 };
 
 }  // namespace ibsm::agent

@@ -145,6 +145,20 @@ bool answers_request(std::span<const std::uint8_t> mad, std::uint32_t tid) {
          (mad[kOffMethod] & 0x80) != 0 && get32(mad, kOffTid + 4) == tid;
 }
 
+const char* answer_mismatch(std::span<const std::uint8_t> answer, std::uint16_t from_lid,
+                            std::span<const std::uint8_t> request, std::uint16_t to_lid) {
+  constexpr std::size_t kOffAttrMod = 20;
+  if (answer.size() < kOffRecord || request.size() < kOffRecord) return "short MAD";
+  if (answer[kOffClass] != request[kOffClass]) return "another management class";
+  if (answer[kOffMethod] != (request[kOffMethod] | kResponseBit)) return "not a response";
+  if (get32(answer, kOffTid + 4) != get32(request, kOffTid + 4)) return "another TID";
+  if (get16(answer, kOffAttrId) != get16(request, kOffAttrId)) return "another attribute ID";
+  if (get32(answer, kOffAttrMod) != get32(request, kOffAttrMod))
+    return "another attribute modifier";
+  if (from_lid != to_lid) return "from another LID than the one asked";
+  return nullptr;
+}
+
 std::string describe_sa_status(std::uint16_t status) {
   // Class-specific codes in bits 8..15 (IBA table 186), common ones in bits 0..4 (table 111).
   static const char* const sa_codes[] = {

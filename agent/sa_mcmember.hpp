@@ -45,6 +45,13 @@ SaMad encode_broadcast_group_get(const Mgid& mgid, std::uint32_t tid);
 // MADs that reach the agent are skipped, not errors.
 bool answers_request(std::span<const std::uint8_t> mad, std::uint32_t tid);
 
+// Why `answer`, which came from LID `from_lid`, is not the answer to `request`, sent to
+// LID `to_lid`: nullptr when it is. A response carries its request's TID (IBA 13.4.6.4),
+// class, attribute ID and modifier, with the response bit set (13.4.5), and comes from
+// the port asked. Anything else is some other host's MAD (or a late one): dropped.
+const char* answer_mismatch(std::span<const std::uint8_t> answer, std::uint16_t from_lid,
+                            std::span<const std::uint8_t> request, std::uint16_t to_lid);
+
 // What verify compares with the port (the rate and MTU an SA join must meet).
 struct BroadcastGroup {
   int mtu_bytes = 0;  // 256..4096

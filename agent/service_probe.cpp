@@ -1,4 +1,5 @@
 #include "agent/service_probe.hpp"
+#include "agent/input_grammar.hpp"
 
 #include <cstdlib>
 
@@ -33,7 +34,7 @@ std::optional<UnitMemlock> SystemctlProbe::memlock(const std::string& unit) cons
   auto props = parse_systemctl_show(r.output);
   if (!props.count("MainPID") || !props.count("LimitMEMLOCK")) return std::nullopt;
   UnitMemlock m;
-  m.main_pid = static_cast<unsigned>(std::strtoul(props["MainPID"].c_str(), nullptr, 10));
+  m.main_pid = static_cast<unsigned>(parse_sysfs_uint(props["MainPID"], 0xffffffffu).value_or(0));
   m.limit_memlock = props["LimitMEMLOCK"];
   return m;
 }

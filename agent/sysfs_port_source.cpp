@@ -1,3 +1,4 @@
+#include "agent/input_grammar.hpp"
 #include "agent/port_source.hpp"
 
 #include <algorithm>
@@ -10,8 +11,11 @@ constexpr std::string_view ib_class_dir = "/sys/class/infiniband";
 
 std::pair<int, std::string> parse_numbered_state(const std::string& text) {
   auto colon = text.find(':');
-  if (colon == std::string::npos) return {std::atoi(text.c_str()), trim(text)};
-  return {std::atoi(text.substr(0, colon).c_str()), trim(text.substr(colon + 1))};
+  auto number = [](const std::string& s) {
+    return static_cast<int>(parse_sysfs_uint(s, 255).value_or(0));
+  };
+  if (colon == std::string::npos) return {number(text), trim(text)};
+  return {number(text.substr(0, colon)), trim(text.substr(colon + 1))};
 }
 
 std::uint64_t gid_guid(const std::string& gid) {
@@ -24,7 +28,11 @@ std::uint64_t gid_guid(const std::string& gid) {
     auto colon = t.rfind(':', pos == 0 ? 0 : pos - 1);
     std::string part = t.substr(colon == std::string::npos ? 0 : colon + 1,
                                 pos - (colon == std::string::npos ? 0 : colon + 1));
-    guid |= (std::strtoull(part.c_str(), nullptr, 16) & 0xffff) << (16 * i);
+    auto v = part.empty()       ? std::optional<std::uint64_t>(0)
+             : part.size() <= 4 ? parse_uint(part, 0xffff, 16)
+                                : std::nullopt;
+    if (!v) return 0;
+    guid |= *v << (16 * i);
     ++groups;
     pos = colon;
   }
@@ -42,7 +50,9 @@ void read_gids(const Fs& fs, const std::string& dev, PortState& port) {
     std::string gid = trim(fs.read(base + "/gids/" + idx).value_or(""));
     if (gid.empty() || zero_gid(gid)) continue;
     GidEntry g;
-    g.index = std::atoi(idx.c_str());
+    auto index = parse_uint(idx, 0xffff);
+    if (!index) continue;
+    g.index = static_cast<int>(*index);
     g.gid = gid;
     g.type = trim(fs.read(base + "/gid_attrs/types/" + idx).value_or(""));
     g.ndev = trim(fs.read(base + "/gid_attrs/ndevs/" + idx).value_or(""));
@@ -65,21 +75,25 @@ Result<std::vector<RdmaDevice>> SysfsPortSource::devices() const {
     for (const auto& pn : fs_.list(base + "/ports")) {
       std::string pb = base + "/ports/" + pn;
       PortState p;
-      p.number = std::atoi(pn.c_str());
+      auto number = parse_uint(pn, 255);
+      if (!number) continue;
+      p.number = static_cast<int>(*number);
       std::tie(p.state_code, p.state) = parse_numbered_state(fs_.read(pb + "/state").value_or(""));
       p.phys_state = parse_numbered_state(fs_.read(pb + "/phys_state").value_or("")).second;
+      // "0x1\n": the kernel writes LIDs in hex.
       p.lid = static_cast<unsigned>(
-          std::strtoul(fs_.read(pb + "/lid").value_or("0").c_str(), nullptr, 0));
+          parse_sysfs_uint(fs_.read(pb + "/lid").value_or(""), 0xffff, 16).value_or(0));
       p.sm_lid = static_cast<unsigned>(
-          std::strtoul(fs_.read(pb + "/sm_lid").value_or("0").c_str(), nullptr, 0));
+          parse_sysfs_uint(fs_.read(pb + "/sm_lid").value_or(""), 0xffff, 16).value_or(0));
       p.link_layer = trim(fs_.read(pb + "/link_layer").value_or("InfiniBand"));
       // "100 Gb/sec (4X EDR)", "2.5 Gb/sec (1X SDR)"
       p.rate_gbps = std::strtod(fs_.read(pb + "/rate").value_or("0").c_str(), nullptr);
       p.guid = gid_guid(fs_.read(pb + "/gids/0").value_or(""));
       for (const auto& idx : fs_.list(pb + "/pkeys")) {
-        auto v = std::strtoul(fs_.read(pb + "/pkeys/" + idx).value_or("0").c_str(), nullptr, 16);
-        if ((v & 0x7fff) != 0)
-          p.pkeys.push_back({std::atoi(idx.c_str()), static_cast<std::uint16_t>(v)});
+        auto v = parse_sysfs_uint(fs_.read(pb + "/pkeys/" + idx).value_or(""), 0xffff, 16);
+        auto index = parse_uint(idx, 0xffff);
+        if (v && index && (*v & 0x7fff) != 0)
+          p.pkeys.push_back({static_cast<int>(*index), static_cast<std::uint16_t>(*v)});
       }
       std::sort(p.pkeys.begin(), p.pkeys.end(),
                 [](const PKeyEntry& a, const PKeyEntry& b) { return a.index < b.index; });

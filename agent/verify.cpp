@@ -1,4 +1,5 @@
 #include "agent/verify.hpp"
+#include "agent/input_grammar.hpp"
 
 #include <arpa/inet.h>
 
@@ -60,7 +61,9 @@ static Verdict verify_roce_gids(const std::string& resource, const Observed& o) 
   std::string where = resource.substr(5);
   auto slash = where.find('/');
   const RdmaDevice* d = o.device(where.substr(0, slash));
-  const PortState* p = d ? d->port(std::atoi(where.substr(slash + 1).c_str())) : nullptr;
+  auto number =
+      slash == std::string::npos ? std::nullopt : parse_uint(where.substr(slash + 1), 255);
+  const PortState* p = d && number ? d->port(static_cast<int>(*number)) : nullptr;
   if (!p) return v;
   std::set<std::string> ndevs;
   for (const auto& g : p->gids)

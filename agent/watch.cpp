@@ -70,6 +70,22 @@ std::string fabric_fingerprint(const Fs& fs) {
   return out;
 }
 
+std::string port_fingerprint(const PortSource& ports) {
+  auto devices = ports.devices();
+  if (!devices) return "error " + devices.error().message + "\n";
+  std::string out;
+  for (const auto& d : *devices)
+    for (const auto& p : d.ports) {
+      out += d.name + "/" + std::to_string(p.number) + " " + std::to_string(p.state_code) + " " +
+             p.state + " lid " + std::to_string(p.lid) + " sm " + std::to_string(p.sm_lid) +
+             " pkeys";
+      for (const auto& k : p.pkeys)
+        out += " " + std::to_string(k.index) + ":" + std::to_string(k.value);
+      out += "\n";
+    }
+  return out;
+}
+
 std::string pass_status(int status) {
   switch (status) {
     case kExitOk:

@@ -1,6 +1,7 @@
 // `ibsm-agent watch`: the node service. It converges the host at start and
 // again whenever the fabric changes: a port's state, its P_Key table or its SM
-// LID (the fingerprint below, polled cheaply from sysfs), on SIGHUP, and every
+// LID (port_fingerprint below, polled each --poll-ms by a fresh `ibsm-agent fingerprint`
+// process through the given port source), on SIGHUP, and every
 // --interval (which also retries pending sections). Each pass is a fresh
 // `ibsm-agent apply --unattended` process: it re-reads the node file, asks the SA
 // anew, applies only what is safe without a person, and a crash in a pass never
@@ -15,6 +16,7 @@
 
 #include "agent/fs.hpp"
 #include "agent/kernel.hpp"
+#include "agent/port_source.hpp"
 
 namespace ibsm::agent {
 
@@ -57,6 +59,12 @@ class SignalEvents final : public WatchEvents {
 // The state of a host's ports that should make the agent look again: per port,
 // its state, SM LID and P_Key table, from sysfs (cheap, and live on a real host).
 std::string fabric_fingerprint(const Fs& fs);
+
+// The same facts (state, LID, SM LID, P_Key table of each port) through a port source:
+// what `ibsm-agent fingerprint` prints for watch, so that it sees what its passes see
+// (libibumad under umad2sim, where sysfs has no simulated ports). A source that fails
+// gives its error's text.
+std::string port_fingerprint(const PortSource& ports);
 
 struct WatchConfig {
   std::chrono::milliseconds poll{1000};       // fingerprint polls

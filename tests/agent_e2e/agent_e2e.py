@@ -134,6 +134,44 @@ def plan_children(fabric, host, root):
     return sorted(a["change"] for a in plan["actions"] if a["kind"] == "create-child")
 
 
+def tree_snapshot(root):
+    """Every file under `root` with its content, and every directory."""
+    out = {}
+    for d, dirs, files in os.walk(root):
+        for name in dirs:
+            out[os.path.join(d, name)] = "dir"
+        for name in files:
+            with open(os.path.join(d, name), "rb") as f:
+                out[os.path.join(d, name)] = f.read()
+    return out
+
+
+def hostile_node_files(fabric, tmp, guid):
+    """Issue 38: the real binary refuses a node file carrying shell in an address or a name
+    leaving the directory, naming file and line, and the host tree is left as it was (the
+    ifupdown backend, whose stanza lines /bin/sh runs as root)."""
+    cases = [
+        ('addresses = ["10.0.0.1;reboot;#/24"]', "IBSM-6006", "node.toml:3:"),
+        ('name = "ib0/../../../etc"', "IBSM-6005", "node.toml:3:"),
+        ('[[ipoib.child]]\npkey = 0x0002\nname = "x\\n    up reboot"', "IBSM-6005", "node.toml:5:"),
+    ]
+    for n, (line, id_, where) in enumerate(cases):
+        root = os.path.join(tmp, "root-hostile-%d" % n)
+        host_tree(root, guid, line)
+        os.makedirs(os.path.join(root, "etc/network/interfaces.d"))
+        with open(os.path.join(root, "etc/network/interfaces"), "w") as f:
+            f.write("source /etc/network/interfaces.d/*\n")
+        before = tree_snapshot(root)
+        r = fabric.agent_run("h1", ["apply", "--root", root, "--port-source", "umad", "--backend",
+                                    "ifupdown", "-c", os.path.join(root, "node.toml")])
+        if r.returncode != 1 or id_ not in r.stderr or where not in r.stderr:
+            fail("hostile %r: exit %d (want 1 with %s at %s)\n%s%s"
+                 % (line, r.returncode, id_, where, r.stdout, r.stderr))
+        if tree_snapshot(root) != before:
+            fail("hostile %r: the tree changed" % line)
+        print("refused: %s" % r.stderr.strip().splitlines()[-1])
+
+
 def main():
     if len(sys.argv) not in (2, 3):
         print(__doc__)
@@ -254,6 +292,7 @@ def main():
         if r.returncode != 3 or child.get("state") != "failed" or "limited" not in child.get("reason", ""):
             fail("h1 limited member: exit %d, %s (want 3, failed)" % (r.returncode, verdicts))
         print("verify limited: h1 ib0.8003 %s (%s)" % (child["state"], child["reason"]))
+        hostile_node_files(fabric, tmp, g1)
         return 0
     finally:
         fabric.stop()

@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include "agent/errors.hpp"
+#include "agent/node_file.hpp"
 #include "plan_fixture.hpp"
 
 namespace ibsm::agent {
@@ -50,10 +51,14 @@ TEST(PlanIpoib, ReservedPKeysAreRejected) {
 }
 
 TEST(PlanIpoib, NamesOver15CharactersAreRejected) {
-  PlanRun r(
+  // Refused where it enters (the node file), naming the line; nothing is planned.
+  auto c = parse_node_file(
       "[[ipoib]]\nport = { device = \"mlx5_0\" }\n[[ipoib.child]]\npkey = 2\nname = "
-      "\"storage-net.8002\"\n");
-  EXPECT_THAT(error_ids(r.plan), ElementsAre(kNameTooLong.code));
+      "\"storage-net.8002\"\n",
+      "node.toml");
+  ASSERT_FALSE(c.ok());
+  EXPECT_EQ(c.error().id, kNodeFileBadName);
+  EXPECT_THAT(c.error().message, HasSubstr("node.toml:5:"));
 }
 
 TEST(PlanIpoib, ConnectedModeOnEnhancedIpoibIsRejected) {
@@ -113,8 +118,11 @@ TEST(PlanIpoib, UnprogrammedAndLimitedPKeysAreNotedNotRefused) {
 }
 
 TEST(PlanIpoib, BadAddressIsRejected) {
-  PlanRun r("[[ipoib]]\nport = { device = \"mlx5_0\" }\naddresses = [\"10.0.0.1\"]\n");
-  EXPECT_THAT(error_ids(r.plan), ElementsAre(kBadAddress.code));
+  auto c = parse_node_file(
+      "[[ipoib]]\nport = { device = \"mlx5_0\" }\naddresses = [\"10.0.0.1\"]\n", "node.toml");
+  ASSERT_FALSE(c.ok());
+  EXPECT_EQ(c.error().id, kNodeFileBadAddress);
+  EXPECT_THAT(c.error().message, HasSubstr("node.toml:3:"));
 }
 
 }  // namespace
