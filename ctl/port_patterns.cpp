@@ -10,6 +10,38 @@
 
 namespace ibsm::ctl {
 
+namespace {
+
+// POSIX bracket expressions hold collating elements ([.a.]) and equivalence classes
+// ([=a=]), which RE2 does not know: it would read "[[.a.]]" as a class of '[', '.' and
+// 'a' followed by ']', a different pattern. Such a pattern is refused, not misread.
+// Character classes ([:digit:]) RE2 knows.
+bool has_collating_syntax(std::string_view p) {
+  for (std::size_t i = 0; i < p.size(); ++i) {
+    if (p[i] == '\\') {
+      ++i;
+      continue;
+    }
+    if (p[i] != '[') continue;
+    std::size_t j = i + 1;  // inside a bracket expression
+    if (j < p.size() && p[j] == '^') ++j;
+    if (j < p.size() && p[j] == ']') ++j;  // a leading ']' is a member
+    for (; j < p.size() && p[j] != ']'; ++j) {
+      if (p[j] != '[' || j + 1 >= p.size()) continue;
+      if (p[j + 1] == '.' || p[j + 1] == '=') return true;
+      if (p[j + 1] == ':') {  // [:class:] ends at ":]"
+        const auto end = p.find(":]", j + 2);
+        if (end == std::string_view::npos) break;
+        j = end + 1;
+      }
+    }
+    i = j;
+  }
+  return false;
+}
+
+}  // namespace
+
 DescriptionPatterns::DescriptionPatterns(DescriptionPatterns&&) noexcept = default;
 DescriptionPatterns& DescriptionPatterns::operator=(DescriptionPatterns&&) noexcept = default;
 DescriptionPatterns::~DescriptionPatterns() = default;
@@ -32,6 +64,11 @@ Result<DescriptionPatterns> DescriptionPatterns::compile(const std::vector<std::
     if (p.size() > kMaxPatternBytes)
       return fail(kErrPattern, fmt::format("regular expression '{}...' is {} bytes; at most {}",
                                            p.substr(0, 32), p.size(), kMaxPatternBytes));
+    if (has_collating_syntax(p))
+      return fail(kErrPattern, fmt::format("Cannot use regular expression '{}': collating "
+                                           "elements [. .] and equivalence classes [= =] are not "
+                                           "supported",
+                                           p));
     auto re = std::make_unique<RE2>(p, o);
     if (!re->ok())
       return fail(kErrPattern,

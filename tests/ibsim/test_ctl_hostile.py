@@ -28,7 +28,7 @@ CTL = os.environ.get("IBSM_CTL_BIN") or (str(Path(os.environ.get("IBSM_BIN", "")
 KEYS = {"sm_key": "0x2233445566778899", "sa_key": "0x33445566778899aa", "cc_key": "0x445566778899aabb"}
 # Every command that changes the SM or the fabric (ctl/command.cpp), with arguments.
 CHANGING = [
-    "loglevel 0xff", "permodlog reload", "permodlog sm 0xff", "priority 15", "resweep heavy",
+    "loglevel 0xff", "permodlog reload", "permodlog osm_lid_mgr.c 0xff", "priority 15", "resweep heavy",
     "resweep light", "reroute", "sweep off", "logflush on", "update_desc", "handover",
     "node_names reload", "dump_portguid file /tmp/ibsm-hostile-portguids .", "perfmgr enable",
     "perfmgr disable", "perfmgr clear_counters", "perfmgr dump_counters", "perfmgr set_rm_nodes",
