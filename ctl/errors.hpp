@@ -28,6 +28,9 @@ inline constexpr ErrorId kErrConsoleSetup{8018};
 inline constexpr ErrorId kErrThreads{8019};
 inline constexpr ErrorId kErrInternal{8020};
 inline constexpr ErrorId kErrStoppedReading{8021};
+inline constexpr ErrorId kErrPattern{8022};
+inline constexpr ErrorId kErrAuth{8023};
+inline constexpr ErrorId kErrConsoleToken{8024};
 inline constexpr ErrorId kErrSweepFailed{8040};
 inline constexpr ErrorId kErrNotSweeping{8041};
 inline constexpr ErrorId kErrNoModel{8042};
@@ -51,13 +54,19 @@ inline constexpr ErrorInfo kCtlErrors[] = {
      "Send one command per line; no command needs more than a few hundred bytes."},
     {kErrNotAllowed, "Control socket access refused",
      "The peer's uid (from the kernel, SO_PEERCRED) is neither root, nor ibsm's own user, nor a "
-     "member of the group named by ctl_group. The connection is closed.",
+     "member of the group named by ctl_group (its groups from the kernel too, SO_PEERGROUPS, "
+     "any number of them). The connection is closed. Refusals are logged with the peer's uid "
+     "and pid, the first 5 in 10 s each, then one line counting the rest.",
      "Run ibsm-ctl as root, or add the user to the ctl_group group (docs/ctl.md)."},
     {kErrRootOnly, "Command changes the SM: root only",
-     "A member of ctl_group sent a command that changes the SM or the fabric (resweep, reroute, "
-     "sweep, priority, handover, loglevel or logflush with an argument, update_desc, "
-     "dump_portguid file). Read-only commands still work on this connection.",
-     "Run the command as root."},
+     "A member of ctl_group, or a loopback console client that has not authenticated, sent a "
+     "command that changes the SM or the fabric (resweep, reroute, sweep, priority, handover, "
+     "loglevel, logflush or permodlog with an argument, update_desc, node_names reload, the "
+     "perfmgr subcommands that change it, dump_portguid file). Nothing was done; read-only "
+     "commands still work on this connection. Logged with the peer, rate-limited like "
+     "IBSM-8004.",
+     "Run the command as root with ibsm-ctl; on the loopback console send `auth TOKEN` first, "
+     "TOKEN being the content of console_token_file (root only; docs/ctl.md)."},
     {kErrIdleTimeout, "Control connection timed out",
      "A connection sent no complete line for ctl_idle_timeout seconds (default 30), or left a "
      "partial line unfinished that long, and is closed. A connection waiting for an answer, "
@@ -133,6 +142,24 @@ inline constexpr ErrorInfo kCtlErrors[] = {
      "follower that falls behind loses events (events_dropped) rather than its connection.",
      "Read answers as they come (ibsm-ctl does, even into a pager); for a slow consumer, raise "
      "ctl_idle_timeout."},
+    {kErrPattern, "dump_portguid pattern refused",
+     "A dump_portguid regular expression is longer than 256 bytes, uses syntax RE2 does not "
+     "take (back-references, collating elements, repetition over 1000), needs more than its "
+     "share of 8 MiB to compile, or the match over every NodeDescription took more than 1 s. "
+     "Nothing was matched; the connection stays usable.",
+     "Use a shorter POSIX extended pattern (RE2 syntax: docs/ctl.md); `.` matches everything."},
+    {kErrAuth, "Console authentication failed",
+     "A loopback console client sent `auth` with a token that is not the one in "
+     "console_token_file (or the console has no token: the file could not be written, "
+     "IBSM-8024). The connection is closed; the refusal is logged with the client's address, "
+     "rate-limited.",
+     "Read the token from console_token_file as root: `printf 'auth %s\\n' \"$(cat FILE)\"`."},
+    {kErrConsoleToken, "Console token file not written",
+     "At start-up ibsm could not write the loopback console's token file (console_token_file: "
+     "its directory is missing or not writable, or no random bytes). The console runs "
+     "read-only: every changing command on it answers IBSM-8005. ibsm-ctl is not affected.",
+     "Create the directory (systemd's RuntimeDirectory makes /run/ibsm), or set "
+     "console_token_file; restart."},
     {kErrSweepFailed, "Requested sweep did not bring the subnet up",
      "The sweep a resweep, reroute or update_desc asked for ended with problems; the answer "
      "counts them and the log lists them.",

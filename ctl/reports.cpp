@@ -1,8 +1,8 @@
 #include "ctl/reports.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <map>
-#include <regex>
 #include <set>
 
 #include <spdlog/fmt/fmt.h>
@@ -10,6 +10,7 @@
 #include "conf/opensm_conf_writer.hpp"
 #include "ctl/errors.hpp"
 #include "ctl/json.hpp"
+#include "ctl/port_patterns.hpp"
 
 namespace ibsm::ctl {
 
@@ -546,24 +547,23 @@ Answer lidbalance(const Snap& f, const NodeNamer& name_of, const Command& cmd) {
 // --- dump_portguid ------------------------------------------------------------------
 
 Answer dump_portguid(const Snap& f, const Command& cmd) {
-  std::vector<std::regex> res;
-  for (const auto& p : cmd.patterns) {
-    try {
-      res.emplace_back(p, std::regex::extended | std::regex::nosubs);
-    } catch (const std::regex_error& e) {
-      return fail_answer(kErrBadArgument,
-                         fmt::format("Cannot parse regular expression '{}': {}", p, e.what()));
-    }
-  }
+  // RE2 (ctl/port_patterns.hpp): linear time, bounded memory; and a bound on the time
+  // the whole request may take, checked every 256 nodes.
+  auto patterns = DescriptionPatterns::compile(cmd.patterns);
+  if (!patterns) return fail_answer(patterns.error().id, patterns.error().message);
+  const auto deadline = std::chrono::steady_clock::now() + kPatternTime;
+  std::size_t looked = 0;
   Answer a;
   JsonWriter j;
   j.begin_object().key("port_guids").begin_array();
   std::set<mad::Guid> seen;
   for (const sa::SnapNode& n : f.nodes) {
-    bool match = false;
-    for (const auto& re : res)
-      match = match || std::regex_search(n.description, re);
-    if (!match) continue;
+    if (++looked % 256 == 0 && std::chrono::steady_clock::now() > deadline)
+      return fail_answer(kErrPattern,
+                         fmt::format("matching took more than {} ms ({} of {} nodes); use fewer "
+                                     "or simpler patterns",
+                                     kPatternTime.count(), looked, f.nodes.size()));
+    if (!patterns->matches(n.description)) continue;
     for (const sa::SnapPort& p : n.ports) {
       if (!p.present || p.guid == 0 || !seen.insert(p.guid).second) continue;
       a.text += hex16(p.guid) + "\n";
@@ -838,7 +838,40 @@ Answer answer_help(const Command& cmd) {
   return a;
 }
 
-Answer answer_read_only(const Command& cmd, const OpsSnapshot& s, const sm::ops::EventBus& events) {
+bool is_secret_option(std::string_view key) {
+  auto has = [&](std::string_view w) { return key.find(w) != std::string_view::npos; };
+  return key.ends_with("_key") || key == "key" || has("secret") || has("password") || has("passwd");
+}
+
+std::string redact_secrets(std::string_view conf_text) {
+  std::string out;
+  out.reserve(conf_text.size());
+  while (!conf_text.empty()) {
+    const auto nl = conf_text.find('\n');
+    std::string_view line = conf_text.substr(0, nl);
+    conf_text.remove_prefix(nl == std::string_view::npos ? conf_text.size() : nl + 1);
+    // "key value" or "#ibsm: key value"; other comments and blank lines pass.
+    std::string_view body = line;
+    std::string_view lead;
+    if (body.starts_with("#ibsm:")) {
+      const auto k = body.find_first_not_of(" \t", 6);
+      lead = body.substr(0, k == std::string_view::npos ? body.size() : k);
+      body.remove_prefix(lead.size());
+    }
+    const auto sp = body.find_first_of(" \t");
+    const std::string_view key = body.substr(0, sp);
+    if (!body.starts_with("#") && sp != std::string_view::npos && is_secret_option(key)) {
+      out.append(lead).append(key).append(" <redacted>");
+    } else {
+      out.append(line);
+    }
+    if (nl != std::string_view::npos) out += '\n';
+  }
+  return out;
+}
+
+Answer answer_read_only(const Command& cmd, const OpsSnapshot& s, const sm::ops::EventBus& events,
+                        bool sees_secrets) {
   const Snap* f = s.fabric.get();
   const NodeNamer name_of(s.node_names.get());
   switch (cmd.id) {
@@ -873,7 +906,8 @@ Answer answer_read_only(const Command& cmd, const OpsSnapshot& s, const sm::ops:
       return partitions(s, f, name_of);
     case CommandId::kDumpConf: {
       if (!s.options) return no_fabric();
-      const std::string text = conf::write_opensm_conf(*s.options);
+      std::string text = conf::write_opensm_conf(*s.options);
+      if (!sees_secrets) text = redact_secrets(text);
       return simple(text, "opensm_conf", text);
     }
     case CommandId::kEvents:

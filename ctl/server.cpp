@@ -6,27 +6,25 @@
 #include <netinet/in.h>
 #include <poll.h>
 #include <pthread.h>
-#include <pwd.h>
 #include <sys/eventfd.h>
 #include <sys/socket.h>
-#include <sys/stat.h>
-#include <sys/un.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <fstream>
-#include <sstream>
 #include <system_error>
 
 #include <spdlog/fmt/fmt.h>
 
 #include "ctl/answer_wire.hpp"
+#include "ctl/console_token.hpp"
 #include "ctl/errors.hpp"
 #include "ctl/json.hpp"
 #include "ctl/outbox.hpp"
 #include "ctl/sm_request.hpp"
+#include "ctl/socket_setup.hpp"
 
 namespace ibsm::ctl {
 
@@ -41,51 +39,7 @@ constexpr std::size_t kMaxUnread = kMaxLine + 64 * 1024;
 // The most one write to a client's socket is given.
 constexpr std::size_t kSendStep = 256 * 1024;
 
-// Supplementary groups of a process, from /proc/<pid>/status ("Groups: 0 4 27").
-std::vector<std::uint32_t> process_groups(pid_t pid) {
-  std::vector<std::uint32_t> out;
-  std::ifstream in("/proc/" + std::to_string(pid) + "/status");
-  std::string line;
-  while (std::getline(in, line)) {
-    if (!line.starts_with("Groups:")) continue;
-    std::istringstream ss(line.substr(7));
-    std::uint32_t g = 0;
-    while (ss >> g)
-      out.push_back(g);
-  }
-  return out;
-}
-
-// The uid owning the TCP socket at `peer` talking to `local` (both loopback), from
-// /proc/net/tcp: the kernel's answer to "who is connected to the console".
-std::optional<std::uint32_t> tcp_peer_uid(const sockaddr_in& peer, const sockaddr_in& local) {
-  std::ifstream in("/proc/net/tcp");
-  std::string line;
-  std::getline(in, line);  // header
-  const auto want_local = fmt::format("{:08X}:{:04X}", peer.sin_addr.s_addr, ntohs(peer.sin_port));
-  const auto want_remote =
-      fmt::format("{:08X}:{:04X}", local.sin_addr.s_addr, ntohs(local.sin_port));
-  while (std::getline(in, line)) {
-    std::istringstream ss(line);
-    std::string sl, loc, rem, st, queues, timer, retr;
-    std::uint32_t uid = 0;
-    if (!(ss >> sl >> loc >> rem >> st >> queues >> timer >> retr >> uid)) continue;
-    if (loc == want_local && rem == want_remote) return uid;
-  }
-  return std::nullopt;
-}
-
 }  // namespace
-
-Peer decide_access(std::uint32_t uid, const std::vector<std::uint32_t>& groups,
-                   std::uint32_t own_uid, std::optional<std::uint32_t> ctl_gid) {
-  Peer p;
-  p.uid = uid;
-  p.may_change = uid == 0 || uid == own_uid;
-  p.may_read = p.may_change ||
-               (ctl_gid && std::find(groups.begin(), groups.end(), *ctl_gid) != groups.end());
-  return p;
-}
 
 struct ControlServer::Conn {
   std::uint64_t id = 0;
@@ -142,61 +96,27 @@ void ControlServer::start() {
     }
   }
   if (!settings_.socket_path.empty()) {
-    sockaddr_un addr{};
-    addr.sun_family = AF_UNIX;
-    if (settings_.socket_path.size() >= sizeof(addr.sun_path)) {
-      log_->error("{}: control socket path {} is longer than {} bytes; no control socket",
-                  format_error_id(kErrSocketSetup), settings_.socket_path,
-                  sizeof(addr.sun_path) - 1);
+    bool replaced = false;
+    auto fd = open_unix_listener(settings_.socket_path, 64, &replaced);
+    if (!fd) {
+      log_->error("{}; no control socket", to_string(fd.error()));
     } else {
-      std::memcpy(addr.sun_path, settings_.socket_path.c_str(), settings_.socket_path.size() + 1);
-      unix_fd_ = ::socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-      // A socket file left by a crashed run is replaced; a live ibsm on it is not
-      // (connect succeeds: the path is in use).
-      if (::connect(unix_fd_, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) == 0) {
-        log_->error(
-            "{}: another ibsm answers on {}; no control socket for this one (set ctl_socket)",
-            format_error_id(kErrSocketSetup), settings_.socket_path);
-        ::close(unix_fd_);
-        unix_fd_ = -1;
-      } else {
-        ::close(unix_fd_);
-        ::unlink(settings_.socket_path.c_str());
-        unix_fd_ = ::socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-        // Everyone may connect; the peer's uid decides what it may do (SO_PEERCRED), so a
-        // refused user gets an answer saying why rather than EACCES.
-        const mode_t old = ::umask(0);
-        const bool ok = ::bind(unix_fd_, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) == 0 &&
-                        ::chmod(settings_.socket_path.c_str(), 0666) == 0 &&
-                        ::listen(unix_fd_, 64) == 0;
-        ::umask(old);
-        if (!ok) {
-          log_->error("{}: cannot open control socket {}: {}", format_error_id(kErrSocketSetup),
-                      settings_.socket_path, std::strerror(errno));
-          ::close(unix_fd_);
-          unix_fd_ = -1;
-        } else {
-          log_->info("control socket {} (ibsm-ctl)", settings_.socket_path);
-        }
-      }
+      unix_fd_ = *fd;
+      log_->info("control socket {} (ibsm-ctl){}", settings_.socket_path,
+                 replaced ? "; a stale socket of an earlier run was replaced" : "");
     }
   }
   if (settings_.console == "loopback") {
-    tcp_fd_ = ::socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-    const int one = 1;
-    ::setsockopt(tcp_fd_, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-    sockaddr_in a{};
-    a.sin_family = AF_INET;
-    a.sin_port = htons(settings_.console_port);
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    if (::bind(tcp_fd_, reinterpret_cast<sockaddr*>(&a), sizeof(a)) != 0 ||
-        ::listen(tcp_fd_, 16) != 0) {
-      log_->error("{}: cannot open the loopback console on 127.0.0.1:{}: {}",
-                  format_error_id(kErrSocketSetup), settings_.console_port, std::strerror(errno));
-      ::close(tcp_fd_);
-      tcp_fd_ = -1;
+    auto fd = open_loopback_listener(settings_.console_port, 16);
+    if (!fd) {
+      log_->error("{}", to_string(fd.error()));
     } else {
-      log_->info("console on 127.0.0.1:{} (console loopback)", settings_.console_port);
+      tcp_fd_ = *fd;
+      open_console_token();
+      log_->info("console on 127.0.0.1:{} (console loopback; {})", settings_.console_port,
+                 console_token_.empty() ? "read-only"
+                                        : "read-only until a client sends auth with the token in " +
+                                              console_token_file_);
     }
   }
   if (settings_.console == "local") {
@@ -223,6 +143,7 @@ void ControlServer::start() {
     workers_.stop();
     if (unix_fd_ >= 0) ::close(unix_fd_), ::unlink(settings_.socket_path.c_str());
     if (tcp_fd_ >= 0) ::close(tcp_fd_);
+    if (!console_token_file_.empty()) ::unlink(console_token_file_.c_str());
     unix_fd_ = tcp_fd_ = -1;
     return;
   }
@@ -242,6 +163,8 @@ void ControlServer::stop() {
     ::unlink(settings_.socket_path.c_str());
   }
   if (tcp_fd_ >= 0) ::close(tcp_fd_);
+  if (!console_token_file_.empty()) ::unlink(console_token_file_.c_str());
+  console_token_file_.clear();
   if (wake_fd_ >= 0) ::close(wake_fd_);
   unix_fd_ = tcp_fd_ = wake_fd_ = -1;
 }
@@ -264,8 +187,9 @@ void ControlServer::add_conn(int fd, int kind, Peer peer) {
   conns_[c->id] = std::move(c);
   connection_count_ = conns_.size();
   if (!ref.peer.may_read) {
-    log_->warn("{}: control connection from {} refused: not root and not in ctl_group",
-               format_error_id(kErrNotAllowed), ref.peer.describe);
+    log_refusal(ref.peer.describe,
+                fmt::format("{}: control connection from {} refused: not root and not in ctl_group",
+                            format_error_id(kErrNotAllowed), ref.peer.describe));
     send_answer(
         ref, nullptr, "",
         error_answer(Error{
@@ -332,17 +256,7 @@ void ControlServer::accept_unix() {
     const int fd = ::accept4(unix_fd_, nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC);
     if (fd < 0) return accept_failed();
     if (refuse_over_cap(fd, kUnix)) continue;
-    ucred cred{};
-    socklen_t len = sizeof(cred);
-    Peer p;
-    if (::getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) == 0) {
-      auto groups = process_groups(cred.pid);
-      groups.push_back(cred.gid);
-      p = decide_access(cred.uid, groups, ::geteuid(), ctl_gid_);
-      p.describe = fmt::format("uid {} (pid {})", cred.uid, cred.pid);
-    } else {
-      p.describe = "unknown peer";
-    }
+    Peer p = unix_peer(fd, ::geteuid(), ctl_gid_);
     add_conn(fd, kUnix, std::move(p));
   }
 }
@@ -355,26 +269,9 @@ void ControlServer::accept_tcp() {
         ::accept4(tcp_fd_, reinterpret_cast<sockaddr*>(&peer), &plen, SOCK_NONBLOCK | SOCK_CLOEXEC);
     if (fd < 0) return accept_failed();
     if (refuse_over_cap(fd, kTcp)) continue;
-    sockaddr_in local{};
-    socklen_t llen = sizeof(local);
-    ::getsockname(fd, reinterpret_cast<sockaddr*>(&local), &llen);
-    Peer p;
-    if (auto uid = tcp_peer_uid(peer, local)) {
-      // TCP carries no credentials: the uid is the socket's owner (the kernel's
-      // /proc/net/tcp), its groups those of the user database.
-      std::vector<std::uint32_t> groups;
-      if (const passwd* pw = ::getpwuid(*uid)) {
-        int count = 64;
-        std::vector<gid_t> list(64);
-        if (::getgrouplist(pw->pw_name, pw->pw_gid, list.data(), &count) >= 0)
-          for (int g = 0; g < count; ++g)
-            groups.push_back(list[static_cast<std::size_t>(g)]);
-      }
-      p = decide_access(*uid, groups, ::geteuid(), ctl_gid_);
-      p.describe = fmt::format("uid {} (127.0.0.1:{})", *uid, ntohs(peer.sin_port));
-    } else {
-      p.describe = fmt::format("unknown user at 127.0.0.1:{}", ntohs(peer.sin_port));
-    }
+    // TCP carries no credentials: the client is anonymous (read-only) until it sends the
+    // console token (on_auth_line).
+    Peer p = console_peer(fmt::format("127.0.0.1:{}", ntohs(peer.sin_port)));
     add_conn(fd, kTcp, std::move(p));
   }
 }
@@ -450,12 +347,18 @@ void ControlServer::pump_events(Conn& c) {
 
 void ControlServer::submit(Conn& c, const Command& cmd, std::string_view line) {
   if (cmd.changes && !c.peer.may_change) {
-    log_->warn("{}: {} refused '{}': changing commands are root only",
-               format_error_id(kErrRootOnly), c.peer.describe, std::string(line.substr(0, 200)));
-    send_answer(
-        c, &cmd, spec_of(cmd.id).name,
-        error_answer(Error{kErrRootOnly, fmt::format("'{}' changes the SM: root only ({} may read)",
-                                                     spec_of(cmd.id).name, c.peer.describe)}));
+    log_refusal(c.peer.describe, fmt::format("{}: {} refused '{}': changing commands are root only",
+                                             format_error_id(kErrRootOnly), c.peer.describe,
+                                             std::string(line.substr(0, 200))));
+    const std::string why = c.kind == kTcp
+                                ? fmt::format(
+                                      "'{}' changes the SM: on the loopback console only after "
+                                      "'auth TOKEN' (TOKEN: the content of console_token_file, "
+                                      "readable by root)",
+                                      spec_of(cmd.id).name)
+                                : fmt::format("'{}' changes the SM: root only ({} may read)",
+                                              spec_of(cmd.id).name, c.peer.describe);
+    send_answer(c, &cmd, spec_of(cmd.id).name, error_answer(Error{kErrRootOnly, why}));
     return;
   }
   auto request = control_request_for(cmd);
@@ -484,6 +387,20 @@ void ControlServer::submit(Conn& c, const Command& cmd, std::string_view line) {
 }
 
 namespace {
+
+// IBSM-8020 for a request whose answer could not be computed or encoded; logged.
+AnswerWire internal_error_wire(const Logger& log, bool framed, bool json, std::string_view name,
+                               std::string_view what) {
+  try {
+    log->error("{}: control request '{}' failed: {}", format_error_id(kErrInternal), name, what);
+  } catch (...) {  // NOLINT(bugprone-empty-catch): the log is best effort here
+  }
+  return encode_answer_parts(
+      framed, json, name,
+      error_answer(Error{kErrInternal, fmt::format("'{}' failed inside ibsm ({}); the SM is not "
+                                                   "affected",
+                                                   name, what)}));
+}
 
 // The SM's reply as an answer, in the one form the request asked for: the text moved,
 // not copied (a PerfMgr dump can be tens of MiB), or its JSON document.
@@ -536,21 +453,25 @@ void ControlServer::run_on_worker(std::uint64_t conn, bool framed, bool json, st
                                   std::function<Answer()> compute) {
   if (auto it = conns_.find(conn); it != conns_.end()) it->second->in_flight = true;
   auto job = [this, conn, framed, json, name = std::move(name), compute = std::move(compute)] {
-    Answer a;
+    // A bug or an exhausted allocator must cost this request, not the SM: computing the
+    // answer and encoding it (which copies it, and may run out of memory) both happen
+    // inside the try; the error answer is small.
+    AnswerWire wire;
     try {
-      a = compute();
+      wire = encode_answer_parts(framed, json, name, compute());
     } catch (const std::exception& e) {
-      // A bug or an exhausted allocator must cost this request, not the SM.
-      log_->error("{}: control request '{}' failed: {}", format_error_id(kErrInternal), name,
-                  e.what());
-      a = error_answer(Error{
-          kErrInternal,
-          fmt::format("'{}' failed inside ibsm ({}); the SM is not affected", name, e.what())});
+      wire = internal_error_wire(log_, framed, json, name, e.what());
+    } catch (...) {
+      wire = internal_error_wire(log_, framed, json, name, "unknown exception");
     }
-    AnswerWire wire = encode_answer_parts(framed, json, name, std::move(a));
-    {
+    try {
       std::lock_guard lock(results_mu_);
       results_.push_back(Result{conn, std::move(wire)});
+    } catch (...) {
+      // No memory even to queue the answer: the client's request stays in flight until
+      // it leaves or times out; the SM and the other clients go on.
+      log_->error("{}: control request '{}': no memory to queue its answer",
+                  format_error_id(kErrInternal), name);
     }
     wake();
   };
@@ -584,6 +505,7 @@ void ControlServer::on_line(Conn& c, std::string_view line) {
     if (!c.framed()) send_raw(c, "ibsm $ ");
     return;
   }
+  if (c.kind == kTcp && on_auth_line(c, line)) return;
   auto parsed = parse_command(line);
   if (!parsed) {
     Command dummy;
@@ -635,6 +557,9 @@ void ControlServer::on_line(Conn& c, std::string_view line) {
     return;
   }
   if (cmd.id == CommandId::kDumpPortGuid && !cmd.file.empty() && !c.peer.may_change) {
+    log_refusal(c.peer.describe,
+                fmt::format("{}: {} refused 'dump_portguid file': writes a file, root only",
+                            format_error_id(kErrRootOnly), c.peer.describe));
     send_answer(c, &cmd, name,
                 error_answer(Error{kErrRootOnly,
                                    "dump_portguid file writes a file as ibsm's user: root only"}));
@@ -642,23 +567,26 @@ void ControlServer::on_line(Conn& c, std::string_view line) {
   }
   // Everything else is read from the published snapshot, on a worker: a report over a
   // big fabric takes as long as it takes without holding up anyone else.
-  run_on_worker(c.id, c.framed(), cmd.json, name, [this, cmd, who = c.peer.describe] {
-    auto snap = ops_.snapshot.current();
-    if (!snap) return error_answer(Error{kErrNoFabric, "the SM has not published its state yet"});
-    Answer a = answer_read_only(cmd, *snap, ops_.events);
-    if (a.ok && cmd.id == CommandId::kDumpPortGuid && !cmd.file.empty()) {
-      std::ofstream f(cmd.file, std::ios::trunc);
-      f << a.text;
-      if (!f.flush()) {
-        a = error_answer(Error{kErrBadArgument,
-                               fmt::format("cannot write {}: {}", cmd.file, std::strerror(errno))});
-      } else {
-        log_->info("control: {} wrote the port GUIDs to {}", who, cmd.file);
-        a.text = fmt::format("port GUIDs written to {}\n", cmd.file);
-      }
-    }
-    return a;
-  });
+  run_on_worker(
+      c.id, c.framed(), cmd.json, name,
+      [this, cmd, who = c.peer.describe, secrets = c.peer.sees_secrets] {
+        auto snap = ops_.snapshot.current();
+        if (!snap)
+          return error_answer(Error{kErrNoFabric, "the SM has not published its state yet"});
+        Answer a = answer_read_only(cmd, *snap, ops_.events, secrets);
+        if (a.ok && cmd.id == CommandId::kDumpPortGuid && !cmd.file.empty()) {
+          std::ofstream f(cmd.file, std::ios::trunc);
+          f << a.text;
+          if (!f.flush()) {
+            a = error_answer(Error{kErrBadArgument, fmt::format("cannot write {}: {}", cmd.file,
+                                                                std::strerror(errno))});
+          } else {
+            log_->info("control: {} wrote the port GUIDs to {}", who, cmd.file);
+            a.text = fmt::format("port GUIDs written to {}\n", cmd.file);
+          }
+        }
+        return a;
+      });
 }
 
 void ControlServer::read_input(Conn& c) {
@@ -723,6 +651,98 @@ void ControlServer::parse_input(Conn& c) {
   }
 }
 
+// The connection's complete lines and its events. An exception (out of memory, a bug)
+// costs this connection its request, answered IBSM-8020, never the socket thread: the
+// other clients and the SM go on.
+void ControlServer::serve_conn_input(Conn& c) {
+  try {
+    parse_input(c);
+    pump_events(c);
+    return;
+  } catch (const std::exception& e) {
+    try {
+      log_->error("{}: control connection {} failed: {}", format_error_id(kErrInternal),
+                  c.peer.describe, e.what());
+    } catch (...) {  // NOLINT(bugprone-empty-catch)
+    }
+  } catch (...) {
+  }
+  try {
+    c.in_flight = false;
+    Command dummy;
+    send_answer(c, &dummy, "",
+                error_answer(Error{kErrInternal,
+                                   "the request failed inside ibsm; the SM is not "
+                                   "affected"}));
+  } catch (...) {
+    c.out.clear();
+    c.closing = true;
+  }
+}
+
+void ControlServer::log_refusal(const std::string& peer, const std::string& line) {
+  const auto now = clock_.now();
+  const auto d = refusals_.note(now, peer);
+  if (d.summary)
+    log_->warn("{}: {} more control refusal(s) in 10 s not logged one by one (the last: {})",
+               format_error_id(kErrNotAllowed), d.summary->suppressed, d.summary->last_peer);
+  if (d.log_this) log_->warn("{}", line);
+}
+
+void ControlServer::log_refusal_summary(Clock::TimePoint now) {
+  if (const auto s = refusals_.due(now))
+    log_->warn("{}: {} more control refusal(s) in 10 s not logged one by one (the last: {})",
+               format_error_id(kErrNotAllowed), s->suppressed, s->last_peer);
+}
+
+// `auth TOKEN` on the loopback console. True if the line was an auth line (answered).
+bool ControlServer::on_auth_line(Conn& c, std::string_view line) {
+  const auto token = auth_line_token(line);
+  if (!token) return false;
+  if (!console_token_.empty() && token_matches(*token, console_token_)) {
+    c.peer = console_authenticated(std::move(c.peer));
+    log_->info("control: {} authenticated on the loopback console", c.peer.describe);
+    send_raw(c, "authenticated: this console may change the SM\n" + std::string(kConsolePrompt));
+    return true;
+  }
+  // The token is never logged, nor echoed. The client is closed: one guess a connection.
+  log_refusal(c.peer.describe, fmt::format("{}: console client {} sent a wrong token; closed",
+                                           format_error_id(kErrAuth), c.peer.describe));
+  send_raw(c, fmt::format("{}: {}\n", format_error_id(kErrAuth),
+                          console_token_.empty()
+                              ? "this console has no token (IBSM-8024 at start-up): read-only"
+                              : "wrong token; closing"));
+  c.in.clear();
+  c.in_used = 0;
+  c.closing = true;
+  return true;
+}
+
+void ControlServer::open_console_token() {
+  const std::string path = settings_.console_token_path.empty() ? console_token_path_for(settings_)
+                                                                : settings_.console_token_path;
+  auto token = make_console_token();
+  if (!token) {
+    log_->error("{}; the loopback console is read-only", to_string(token.error()));
+    return;
+  }
+  if (auto st = write_console_token(path, *token); !st.ok()) {
+    log_->error("{}; the loopback console is read-only", to_string(st.error()));
+    return;
+  }
+  console_token_ = std::move(*token);
+  console_token_file_ = path;
+}
+
+std::string console_token_path_for(const ServerSettings& s) {
+  if (!s.socket_path.empty()) {
+    std::string base = s.socket_path;
+    if (base.ends_with(".sock")) base.resize(base.size() - 5);
+    return base + ".console-token";
+  }
+  return fmt::format("/run/ibsm/console-{}.token", s.console_port);
+}
+
 void ControlServer::close_conn(Conn& c) {
   if (c.kind == kLocal) {
     local_console_ = false;
@@ -735,8 +755,7 @@ void ControlServer::housekeep(Clock::TimePoint now) {
   std::size_t waiting = 0;
   for (auto it = conns_.begin(); it != conns_.end();) {
     Conn& c = *it->second;
-    parse_input(c);
-    pump_events(c);
+    serve_conn_input(c);
     if (c.next_loop && now >= *c.next_loop && !c.in_flight && c.out.bytes() < 64 * 1024 &&
         ops_.snapshot.current()) {
       Command cmd;
@@ -790,7 +809,8 @@ void ControlServer::loop() {
   if (local_console_) {
     Peer p;
     p.uid = ::geteuid();
-    p.may_read = p.may_change = true;
+    p.known = true;
+    p.may_read = p.may_change = p.sees_secrets = true;
     p.describe = fmt::format("uid {} (local console)", p.uid);
     add_conn(0, kLocal, std::move(p));
   }
@@ -829,25 +849,35 @@ void ControlServer::loop() {
       [[maybe_unused]] auto r = ::read(wake_fd_, &v, sizeof(v));
     }
     wake_pending_ = false;
-    std::size_t k = 1;
-    if (unix_fd_ >= 0) {
-      if (fds[k].revents & POLLIN) accept_unix();
-      ++k;
+    // Whatever throws here (out of memory) costs a turn of the loop, not the server.
+    try {
+      std::size_t k = 1;
+      if (unix_fd_ >= 0) {
+        if (fds[k].revents & POLLIN) accept_unix();
+        ++k;
+      }
+      if (tcp_fd_ >= 0) {
+        if (fds[k].revents & POLLIN) accept_tcp();
+        ++k;
+      }
+      for (; k < fds.size(); ++k) {
+        auto it = conns_.find(ids[k]);
+        if (it == conns_.end()) continue;
+        Conn& c = *it->second;
+        if (fds[k].revents & (POLLIN | POLLHUP | POLLERR)) read_input(c);
+        if (fds[k].revents & POLLOUT) flush(c);
+      }
+      take_replies();
+      take_results();
+      housekeep(clock_.now());
+      log_refusal_summary(clock_.now());
+    } catch (...) {
+      try {
+        log_->error("{}: the control server's loop failed a turn (out of memory?); it goes on",
+                    format_error_id(kErrInternal));
+      } catch (...) {  // NOLINT(bugprone-empty-catch)
+      }
     }
-    if (tcp_fd_ >= 0) {
-      if (fds[k].revents & POLLIN) accept_tcp();
-      ++k;
-    }
-    for (; k < fds.size(); ++k) {
-      auto it = conns_.find(ids[k]);
-      if (it == conns_.end()) continue;
-      Conn& c = *it->second;
-      if (fds[k].revents & (POLLIN | POLLHUP | POLLERR)) read_input(c);
-      if (fds[k].revents & POLLOUT) flush(c);
-    }
-    take_replies();
-    take_results();
-    housekeep(clock_.now());
   }
 }
 

@@ -30,8 +30,10 @@
 #include "common/error.hpp"
 #include "common/log.hpp"
 #include "common/result.hpp"
+#include "ctl/access_policy.hpp"
 #include "ctl/answer_wire.hpp"
 #include "ctl/command.hpp"
+#include "ctl/refusal_log.hpp"
 #include "ctl/reports.hpp"
 #include "ctl/worker_pool.hpp"
 #include "sm/ops/ops.hpp"
@@ -53,20 +55,14 @@ struct ServerSettings {
   // and a client that takes nothing for idle_timeout is cut off.
   std::size_t max_output = 1024 * 1024;
   std::chrono::milliseconds status_loop{5000};
+  // The loopback console's token file (console_token_file); empty: beside socket_path
+  // (console_token_path_for), or in /run/ibsm without a socket.
+  std::string console_token_path;
 };
 
-// Who is at the other end, and what they may do.
-struct Peer {
-  std::uint32_t uid = 0;
-  bool may_read = false;
-  bool may_change = false;
-  std::string describe;  // "uid 0 (pid 1234)" for the log
-};
-
-// The access rule (pure): root and ibsm's own user may do anything; members of the
-// configured group may read. `groups` are the peer's primary and supplementary gids.
-Peer decide_access(std::uint32_t uid, const std::vector<std::uint32_t>& groups,
-                   std::uint32_t own_uid, std::optional<std::uint32_t> ctl_gid);
+// Where the console token goes when console_token_file is empty: the control socket's
+// path with .console-token for .sock, else /run/ibsm/console-PORT.token.
+std::string console_token_path_for(const ServerSettings& s);
 
 class ControlServer {
  public:
@@ -96,6 +92,12 @@ class ControlServer {
   bool refuse_over_cap(int fd, int kind);
   void accept_failed();
   void add_conn(int fd, int kind, Peer peer);
+  // Logs one refusal through the rate limit (`line` is the full log line).
+  void log_refusal(const std::string& peer, const std::string& line);
+  void log_refusal_summary(Clock::TimePoint now);
+  bool on_auth_line(Conn& c, std::string_view line);
+  void serve_conn_input(Conn& c);
+  void open_console_token();
   void read_input(Conn& c);
   void parse_input(Conn& c);
   void on_line(Conn& c, std::string_view line);
@@ -127,6 +129,9 @@ class ControlServer {
   int tcp_fd_ = -1;
   int wake_fd_ = -1;
   bool local_console_ = false;
+  std::string console_token_;       // empty: no changing command on the loopback console
+  std::string console_token_file_;  // written by start(), removed by stop()
+  RefusalLimiter refusals_;
   std::atomic<bool> stop_{false};
   std::atomic<bool> wake_pending_{false};
   std::atomic<std::size_t> connection_count_{0};

@@ -60,7 +60,10 @@ void WorkerPool::run() {
     auto job = std::move(jobs_.front());
     jobs_.pop_front();
     lock.unlock();
-    job();
+    try {
+      job();
+    } catch (...) {  // NOLINT(bugprone-empty-catch): a job owns its errors; the worker goes on
+    }
     lock.lock();
   }
 }

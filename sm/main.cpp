@@ -256,6 +256,7 @@ int main(int argc, char** argv) {
   if (options.daemon && options.console == "local")
     log->warn("console local needs ibsm in the foreground; not started (-B)");
   ctl_settings.console_port = options.console_port;
+  ctl_settings.console_token_path = options.console_token_file;
   ctl_settings.idle_timeout = std::chrono::seconds(options.ctl_idle_timeout);
   ctl_settings.max_connections = options.ctl_max_connections;
   ibsm::ctl::ControlServer ctl_server(sm.ops(), log, ctl_settings);
