@@ -134,7 +134,8 @@ def run(impl, sim, sock, sm_procs, workdir):
 
     def every_port_scraped():
         m = get(port, "/metrics")
-        return m if m is not None and m.count(b"infiniband_symbolerrorcounter_total{") == \
+        # Each host port and the switch port it is cabled to, at least.
+        return m if m is not None and m.count(b"infiniband_symbolerrorcounter_total{") >= \
             2 * len(HOSTS) else None
     scrape = wait_for(every_port_scraped, 60.0, "every port on /metrics", proc._exited)
     # Errors on the switch's ports toward the hostile hosts, once the PerfMgr has read

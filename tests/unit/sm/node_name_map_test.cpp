@@ -74,13 +74,23 @@ TEST(NodeNameMap, BadLinesRefuseTheMapNamingFileAndLine) {
   EXPECT_THAT(long_line.error().message, AllOf(StartsWith("m:1: "), HasSubstr("255")));
 }
 
-TEST(NodeNameMap, NameOfFallsBackToThePrintableDescription) {
+TEST(NodeNameMap, NameOfFallsBackToTheDescriptionAsDisplayText) {
   auto m = NodeNameMap::parse("0x1 \"named\"\n", "m");
   ASSERT_TRUE(m.ok());
   EXPECT_EQ(m->name_of(0x1, "desc"), "named");
+  // A tab as a blank, another control character as U+FFFD, cut at 63 bytes.
   EXPECT_EQ(m->name_of(0x2, std::string("ho\tst\x01") + std::string(70, 'x')),
-            "ho st " + std::string(57, 'x'));
+            "ho st\xef\xbf\xbd" + std::string(55, 'x'));
   EXPECT_EQ(m->name_of(0x2, std::string("a\0b", 3)), "a");
+}
+
+// The map's names are display text too: a map cannot put bytes that are not UTF-8 or
+// control characters into /metrics or the logs.
+TEST(NodeNameMap, NamesAreReadAsDisplayText) {
+  auto m = NodeNameMap::parse("0x1 \"bad\xff\x1bname\"\n0x2 \"ok-\xc3\xa9\"\n", "m");
+  ASSERT_TRUE(m.ok());
+  EXPECT_EQ(*m->find(0x1), "bad\xef\xbf\xbd\xef\xbf\xbdname");
+  EXPECT_EQ(*m->find(0x2), "ok-\xc3\xa9");
 }
 
 TEST(NodeNames, ReloadKeepsTheLastGoodMap) {
