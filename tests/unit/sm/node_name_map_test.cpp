@@ -7,11 +7,13 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <fstream>
 #include <sstream>
 
 #include "mad/attr/notice.hpp"
 #include "sm/errors.hpp"
+#include "sm/perfmgr_link.hpp"
 #include "sm/subnet_manager.hpp"
 #include "tests/fake/fake_fabric.hpp"
 #include "tests/support/log_capture.hpp"
@@ -166,6 +168,13 @@ TEST(NodeNamesInTheSm, SubnetLstAndLogsUseTheMapAndAReloadRenames) {
   ASSERT_NE(si, kNoNode);
   EXPECT_EQ(sm.fabric().node(si).description, "s1");  // what the SA answers with
   EXPECT_EQ(sm.fabric().node(si).display_name(), "leaf-01");
+  // The PerfMgr gets the same names (its log lines and the /metrics labels): the view
+  // the heavy sweep hands it. Before issue 38 it got the NodeDescription ("s1").
+  const auto view = perfmgr_view(sm.fabric());
+  const auto vn = std::find_if(view->nodes.begin(), view->nodes.end(),
+                               [&](const perfmgr::ViewNode& n) { return n.guid == s1; });
+  ASSERT_NE(vn, view->nodes.end());
+  EXPECT_EQ(vn->name, "leaf-01");
 
   // Traps are logged with the name of the node that sent them.
   const mad::Lid s1_lid = fabric.node(fabric.index("s1")).ports[0].info.lid;
