@@ -151,6 +151,12 @@ def run(impl, sim, sock, sm_procs, workdir):
     assert "h4 \ufffd\ufffd bad" in metrics and "red\ufffd\ufffd end" in metrics
     assert "h3 'q' \\\\back\\\\ $(reboot);`id`|&>/tmp/x" in metrics  # \ escaped as \\
 
+    url = f"http://127.0.0.1:{port}/"
+    wait_for(lambda: (get(port, "/") or b"").count(b"data-port=") >= len(HOSTILE), 60.0,
+             "the erring ports on the page", proc._exited)
+    page = get(port, "/")
+    assert b"h2 &lt;img src=x onerror=alert(1)&gt;" in page  # named, as text
+
     svg = get(port, "/topology.svg")
     assert svg is not None
     root = ET.fromstring(svg)  # raises on text that is not well-formed XML
@@ -159,11 +165,10 @@ def run(impl, sim, sock, sm_procs, workdir):
     assert not [t for t, _ in tags if t == "script"], "a <script> in the SVG"
     markup_judge(tags, "/topology.svg")
     assert any((e.text or "").startswith("sw<script>") for e in root.iter(f"{ns}text"))
+    # The erring hosts are named in their leaf's title: the hostile names are in it.
+    titles = " ".join(e.text or "" for e in root.iter(f"{ns}title"))
+    assert "h2 <img src=x onerror=alert(1)>" in titles and "h4 \ufffd" in titles, titles
 
-    url = f"http://127.0.0.1:{port}/"
-    wait_for(lambda: (get(port, "/") or b"").count(b"data-port=") >= len(HOSTILE), 60.0,
-             "the erring ports on the page", proc._exited)
-    page = get(port, "/")
     own_scripts = page.count(b"<script")
     if shutil.which("chromium") is None:
         if os.environ.get("IBSM_REQUIRE") == "1":
