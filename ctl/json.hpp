@@ -1,5 +1,6 @@
 // A small JSON writer for the control protocol's --json answers: one document on one
-// line, keys in the order written. Strings are escaped by the event encoder's rules.
+// line, keys in the order written. Strings are escaped by common/escape.hpp's JSON
+// escaper (as events are): valid UTF-8, control characters as \uXXXX.
 #pragma once
 
 #include <cmath>
@@ -11,7 +12,7 @@
 
 #include <spdlog/fmt/fmt.h>
 
-#include "sm/ops/event.hpp"
+#include "common/escape.hpp"
 
 namespace ibsm::ctl {
 
@@ -23,14 +24,14 @@ class JsonWriter {
   JsonWriter& end_array() { return close(']'); }
   JsonWriter& key(std::string_view k) {
     comma();
-    sm::ops::append_json_string(out_, k);
+    text::append_json_string(out_, k);
     out_ += ':';
     after_key_ = true;
     return *this;
   }
   JsonWriter& str(std::string_view v) {
     comma();
-    sm::ops::append_json_string(out_, v);
+    text::append_json_string(out_, v);
     return *this;
   }
   JsonWriter& num(std::uint64_t v) { return raw(fmt::format("{}", v)); }

@@ -7,6 +7,7 @@
 
 #include <spdlog/fmt/fmt.h>
 
+#include "common/display_text.hpp"
 #include "conf/opensm_conf_writer.hpp"
 #include "ctl/errors.hpp"
 #include "ctl/json.hpp"
@@ -89,16 +90,17 @@ struct PortRefText {
 };
 
 // The name a node goes by (node_name_map_name, sm/names/): the map's, else its
-// NodeDescription, as the diagnostics show it with the same map.
+// NodeDescription, as the SM's logs and dumps show it (text::display_name).
 class NodeNamer {
  public:
   explicit NodeNamer(const sm::names::NodeNameMap* map) : map_(map) {}
   std::string operator()(const sa::SnapNode& n) const {
+    const std::string* mapped = nullptr;
     if (map_ != nullptr) {
       const auto it = map_->entries().find(n.guid());
-      if (it != map_->entries().end()) return it->second;
+      if (it != map_->entries().end()) mapped = &it->second;
     }
-    return n.description;
+    return text::display_name(mapped, n.description);
   }
 
  private:

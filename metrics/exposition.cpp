@@ -6,6 +6,7 @@
 #include <charconv>
 #include <map>
 
+#include "common/escape.hpp"
 #include "mad/attr/port_speeds.hpp"
 
 namespace ibsm::metrics {
@@ -236,19 +237,7 @@ void sm_metrics(Writer& w, const OpsSnapshot& s) {
 }  // namespace
 
 std::string escape_label(std::string_view v) {
-  std::string r;
-  r.reserve(v.size());
-  for (const char c : v) {
-    if (c == '\\')
-      r += "\\\\";
-    else if (c == '"')
-      r += "\\\"";
-    else if (c == '\n')
-      r += "\\n";
-    else
-      r += c;
-  }
-  return r;
+  return text::prometheus_label(v);  // the one Prometheus escaper (common/escape.hpp)
 }
 
 Exposition::Exposition(std::shared_ptr<const OpsSnapshot> s) : s_(std::move(s)) {}

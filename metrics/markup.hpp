@@ -1,6 +1,6 @@
 // Text into HTML and SVG: what the status page writes of the fabric (node
-// descriptions come off the wire and may hold anything) is escaped, and numbers are
-// written without a locale or a format string.
+// descriptions come off the wire and may hold anything) is escaped by the one markup
+// escaper, and numbers are written without a locale or a format string.
 #pragma once
 
 #include <charconv>
@@ -9,31 +9,13 @@
 #include <string>
 #include <string_view>
 
+#include "common/escape.hpp"
+
 namespace ibsm::metrics::markup {
 
+// Text into HTML and SVG/XML 1.0: the one markup escaper (common/escape.hpp).
 inline void escaped(std::string& out, std::string_view text) {
-  for (const char c : text) {
-    switch (c) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      case '\'':
-        out += "&#39;";
-        break;
-      default:
-        // Control characters have no business in a name: a blank.
-        out += static_cast<unsigned char>(c) < 0x20 ? ' ' : c;
-    }
-  }
+  ibsm::text::append_markup(out, text);
 }
 
 inline void number(std::string& out, std::uint64_t v) {

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 
+#include "common/display_text.hpp"
 #include "metrics/markup.hpp"
 
 namespace ibsm::metrics {
@@ -29,14 +30,15 @@ constexpr std::string_view kSvgStyle = R"(<style>
 </style>
 )";
 
-// The node_name_map name, else the NodeDescription (entries() is inline: metrics/
-// does not link the SM).
-const std::string& node_name(const sa::SnapNode& n, const sm::names::NodeNameMap* names) {
+// The node_name_map name, else the NodeDescription: text::display_name, as the SM's
+// logs and dumps name nodes (entries() is inline: metrics/ does not link the SM).
+std::string node_name(const sa::SnapNode& n, const sm::names::NodeNameMap* names) {
+  const std::string* mapped = nullptr;
   if (names) {
     const auto it = names->entries().find(n.guid());
-    if (it != names->entries().end()) return it->second;
+    if (it != names->entries().end()) mapped = &it->second;
   }
-  return n.description;
+  return text::display_name(mapped, n.description);
 }
 
 void segment(std::string& d, double x1, double y1, double x2, double y2) {
@@ -193,7 +195,7 @@ std::string topology_svg(const TopologyLayout& l, const sa::Snapshot& f, const P
     ErrorLevel level = ErrorLevel::kNone;
     for (const sa::SnapPort& p : sw.ports)
       level = worse(level, e.level(sw.guid(), p.num));
-    const std::string& name = node_name(sw, names);
+    const std::string name = node_name(sw, names);
     out += "<rect class=\"sw ";
     out += error_level_class(level);
     out += "\" data-guid=\"";

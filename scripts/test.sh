@@ -34,7 +34,7 @@ else
     perfmgr_counters_fuzz_replay prefix_routes_fuzz_replay cc_values_fuzz_replay
     node_name_map_fuzz_replay per_module_logging_fuzz_replay lft_dump_fuzz_replay
     lid_matrix_fuzz_replay torus_conf_fuzz_replay agent_inputs_fuzz_replay
-    qos_policy_fuzz_replay partitions_conf_fuzz_replay"
+    qos_policy_fuzz_replay partitions_conf_fuzz_replay display_text_fuzz_replay"
   asan_targets="tests/unit/mad/mad_unit tests/unit/sa/sa_fuzz_replay
     tests/unit/partitions/partitions_fuzz_replay"
   for t in $asan_tests; do

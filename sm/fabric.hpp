@@ -54,10 +54,13 @@ struct Port {
 };
 
 struct Node {
-  mad::NodeInfo info;       // as read through the first port we reached
-  std::string description;  // NodeDescription as read (the SA answers with it)
-  // The name people see in logs and dumps: the node name map's, else the description
-  // made printable (sm/names/node_name_map.hpp); empty until either is known.
+  mad::NodeInfo info;  // as read through the first port we reached
+  // NodeDescription as read, as display text (mad::NodeDescription's decoder: valid
+  // UTF-8, no control character); the SA answers with it.
+  std::string description;
+  // The name people see in logs, dumps, ctl, the PerfMgr and /metrics: the node name
+  // map's, else the description cut at 63 bytes (text::display_name); empty until
+  // either is known.
   std::string name;
   mad::DrPath path;         // DR path we reach the node by
   std::vector<Port> ports;  // index = port number, 0..NumPorts

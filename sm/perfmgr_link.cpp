@@ -22,10 +22,8 @@ perfmgr::PerfSettings perf_settings(const conf::Options& o) {
   return s;
 }
 
-perfmgr::FabricViewPtr perfmgr_view(const Fabric& f, const NodeNamer& name_of) {
-  auto name = [&](const Node& n) {
-    return name_of ? name_of(n.guid(), n.description) : n.description;
-  };
+perfmgr::FabricViewPtr perfmgr_view(const Fabric& f) {
+  auto name = [](const Node& n) { return n.display_name(); };
   auto v = std::make_shared<perfmgr::FabricView>();
   v->nodes.reserve(f.size());
   for (const Node& n : f.nodes()) {

@@ -2,10 +2,6 @@
 // every heavy sweep an immutable view of the fabric it monitors.
 #pragma once
 
-#include <functional>
-#include <string>
-#include <string_view>
-
 #include "conf/options.hpp"
 #include "perfmgr/fabric_view.hpp"
 #include "perfmgr/perf_manager.hpp"
@@ -18,10 +14,10 @@ namespace ibsm::sm {
 perfmgr::PerfSettings perf_settings(const conf::Options& o);
 
 // Every switch and CA/router of `f` with its ports' LIDs (a switch's ports all answer
-// at port 0's LID) and the node at the other end of each link. `name_of` names a node
-// (node_name_map's NodeNameMap::name_of where the SM has one); unset: its
-// NodeDescription.
-using NodeNamer = std::function<std::string(Guid, std::string_view description)>;
-perfmgr::FabricViewPtr perfmgr_view(const Fabric& f, const NodeNamer& name_of = {});
+// at port 0's LID) and the node at the other end of each link. Nodes go by the name
+// the SM gives them everywhere (Node::display_name: node_name_map's, else the
+// NodeDescription), so the PerfMgr's log lines and /metrics labels name them as the
+// SM's logs and dumps do.
+perfmgr::FabricViewPtr perfmgr_view(const Fabric& f);
 
 }  // namespace ibsm::sm

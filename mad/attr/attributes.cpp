@@ -1,6 +1,7 @@
 // Validation rules and table-shaped payload codecs of the SMP attributes.
 #include <cstdio>
 
+#include "common/display_text.hpp"
 #include "mad/attr/forwarding_table.hpp"
 #include "mad/attr/node_description.hpp"
 #include "mad/attr/node_info.hpp"
@@ -48,13 +49,10 @@ void NodeDescription::encode_payload(const NodeDescription& d, Payload out) {
 }
 
 NodeDescription NodeDescription::decode_payload(ConstPayload in) {
-  NodeDescription d;
-  for (std::uint8_t c : in) {
-    if (c == 0) break;
-    // UTF-8 continuation and lead bytes pass; ASCII control characters do not.
-    d.text.push_back((c < 0x20 || c == 0x7f) ? '?' : static_cast<char>(c));
-  }
-  return d;
+  // Display text, once, here where it enters: the SA, logs, dumps, ctl and /metrics
+  // all show this (common/display_text.hpp).
+  return NodeDescription{
+      text::display_text({reinterpret_cast<const char*>(in.data()), in.size()}, kSmpDataSize)};
 }
 
 void LftBlock::encode_payload(const LftBlock& b, Payload out) {

@@ -15,8 +15,10 @@ struct NodeDescription {
   std::string text;
 
   static void encode_payload(const NodeDescription& d, Payload out);
-  // Stops at the first NUL; bytes that are not printable are replaced by '?' so a
-  // hostile description can never inject control characters into logs or dumps.
+  // The text as display text (common/display_text.hpp): up to the first NUL, valid
+  // UTF-8 (a bad byte as U+FFFD), no control character, at most 64 bytes. A hostile
+  // description can neither inject control characters into logs or dumps nor break
+  // the UTF-8 of /metrics, JSON or the SA's NodeRecords.
   static NodeDescription decode_payload(ConstPayload in);
   static std::string describe(const NodeDescription& d) { return "NodeDesc:" + d.text + "\n"; }
 };

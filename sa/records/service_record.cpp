@@ -10,6 +10,7 @@
 //  - Set and Delete with ServiceP_Key masked need the requester, and the port
 //    of a unicast ServiceGID, to hold that P_Key.
 //  - ServiceKey reads 0 unless the request is trusted (IBA C15-0.2-1.x, p. 923).
+#include "common/display_text.hpp"
 #include "sa/handlers.hpp"
 #include "sa/records/record_util.hpp"
 #include "sa/state.hpp"
@@ -69,11 +70,10 @@ HandlerResult refuse(std::uint16_t st, std::span<const std::uint8_t> query) {
   return r;
 }
 
+// ServiceName (64 bytes, NUL-padded) as the log shows it: display text. The record
+// itself keeps the bytes the client registered (they are its key).
 std::string service_name(std::span<const std::uint8_t> rec) {
-  std::string name;
-  for (std::size_t i = 0; i < 64 && rec[service_field::kName + i] != 0; ++i)
-    name += static_cast<char>(rec[service_field::kName + i]);
-  return name;
+  return text::display_text({reinterpret_cast<const char*>(rec.data() + service_field::kName), 64});
 }
 
 HandlerResult set_service(RequestContext& ctx, const std::vector<std::uint8_t>& query) {

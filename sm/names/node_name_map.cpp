@@ -6,6 +6,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "common/display_text.hpp"
 #include "sm/errors.hpp"
 
 namespace ibsm::sm::names {
@@ -103,7 +104,9 @@ Result<NodeNameMap> NodeNameMap::parse(std::string_view text, std::string_view f
       return bad("node GUID followed by something other than a blank or '#'");
     while (p < line.size() && is_space(line[p]))
       ++p;
-    const std::string_view name = name_token(line.substr(p));
+    // The name as display text (common/display_text.hpp), here where it enters: a map
+    // with bytes that are not UTF-8 or control characters cannot break /metrics.
+    const std::string name = text::display_text(name_token(line.substr(p)));
     if (name.empty()) continue;  // a GUID without a name names nothing
     auto [it, inserted] = map.names_.try_emplace(g.value, name);
     if (inserted) {
@@ -133,17 +136,11 @@ const std::string* NodeNameMap::find(Guid node_guid) const {
 }
 
 std::string NodeNameMap::name_of(Guid node_guid, std::string_view description) const {
-  if (const std::string* n = find(node_guid)) return *n;
-  return printable_description(description);
+  return text::display_name(find(node_guid), description);
 }
 
 std::string printable_description(std::string_view description) {
-  description = description.substr(0, description.find('\0'));
-  description = description.substr(0, 63);
-  std::string out(description);
-  for (char& c : out)
-    if (!std::isprint(static_cast<unsigned char>(c))) c = ' ';
-  return out;
+  return text::display_name(nullptr, description);
 }
 
 Result<std::shared_ptr<const NodeNameMap>> NodeNames::reload(

@@ -10,6 +10,8 @@
 // nor '#' after it (so `0x1 "sw-1"` and `0x1 sw-1 # core` both give sw-1, the
 // latter with its trailing blank). A GUID with no name names nothing. The first
 // line for a GUID wins. A GUID that does not parse is an error of the whole file.
+// Names are kept as display text (common/display_text.hpp): valid UTF-8, no control
+// character.
 //
 // ibsm is stricter where the diagnostics would silently misread a file: a GUID
 // beyond 64 bits or written with a sign, and a line longer than 255 characters
@@ -42,8 +44,8 @@ class NodeNameMap {
 
   // The name the map gives `node_guid`, or nullptr.
   const std::string* find(Guid node_guid) const;
-  // The name to show for a node: the map's, else its NodeDescription as OpenSM prints
-  // it (cut at 63 characters, non-printable characters as blanks).
+  // The name to show for a node: the map's, else its NodeDescription as display text
+  // cut at 63 bytes, as OpenSM's print_desc (text::display_name: the one rule).
   std::string name_of(Guid node_guid, std::string_view description) const;
 
   std::size_t size() const { return names_.size(); }
@@ -59,8 +61,8 @@ class NodeNameMap {
   std::vector<std::string> warnings_;
 };
 
-// A NodeDescription as OpenSM prints one (clean_nodedesc): up to the first NUL, at
-// most 63 characters, non-printable characters replaced by blanks.
+// A NodeDescription as a node's name (no map): text::display_name(nullptr, d), that
+// is display text up to the first NUL, at most 63 bytes (OpenSM's print_desc length).
 std::string printable_description(std::string_view description);
 
 // The map in force in a running SM, replaced whole on reload. Readers on other

@@ -5,6 +5,9 @@
 
 #include <spdlog/fmt/fmt.h>
 
+#include "common/display_text.hpp"
+#include "common/escape.hpp"
+
 namespace ibsm::sm::ops {
 
 std::string_view event_type_name(EventType t) {
@@ -78,34 +81,7 @@ const FieldValue* Event::field(std::string_view key) const {
 }
 
 void append_json_string(std::string& out, std::string_view s) {
-  out += '"';
-  for (const char ch : s) {
-    const auto c = static_cast<unsigned char>(ch);
-    switch (c) {
-      case '"':
-        out += "\\\"";
-        break;
-      case '\\':
-        out += "\\\\";
-        break;
-      case '\n':
-        out += "\\n";
-        break;
-      case '\r':
-        out += "\\r";
-        break;
-      case '\t':
-        out += "\\t";
-        break;
-      default:
-        if (c < 0x20 || c == 0x7f) {
-          out += fmt::format("\\u{:04x}", c);
-        } else {
-          out += ch;  // UTF-8 passes through; node descriptions are bytes from the wire
-        }
-    }
-  }
-  out += '"';
+  text::append_json_string(out, s);  // one JSON escaper (common/escape.hpp)
 }
 
 std::string format_utc(std::chrono::system_clock::time_point t) {
@@ -122,6 +98,12 @@ std::string format_utc(std::chrono::system_clock::time_point t) {
 
 namespace {
 
+// A value the text form writes without quotes: display text with no blank, '"', '='
+// or '\\'.
+bool bare_word(std::string_view x) {
+  return x.find_first_of(" \"=\\") == std::string_view::npos && text::is_display_text(x);
+}
+
 void append_value(std::string& out, const FieldValue& v, bool json) {
   std::visit(
       [&](const auto& x) {
@@ -137,8 +119,10 @@ void append_value(std::string& out, const FieldValue& v, bool json) {
         } else if constexpr (std::is_same_v<T, std::string>) {
           if (json) {
             append_json_string(out, x);
-          } else if (x.find_first_of(" \t\"=") != std::string::npos || x.empty()) {
-            append_json_string(out, x);  // quoted, so that key=value splits cleanly
+          } else if (x.empty() || !bare_word(x)) {
+            // Quoted, so that key=value splits cleanly and no control character or
+            // byte that is not UTF-8 reaches the line raw.
+            append_json_string(out, x);
           } else {
             out += x;
           }

@@ -446,11 +446,16 @@ TEST(NodeDescriptionCodec, TextNulPaddedAndSanitised) {
   Bytes hostile{};
   hostile.fill('A');
   hostile[3] = '\n';
-  hostile[4] = 0x1b;  // ESC: could drive a terminal reading the log
+  hostile[4] = 0x1b;                             // ESC: could drive a terminal reading the log
+  hostile[5] = static_cast<std::uint8_t>(0xff);  // not UTF-8: /metrics must stay parseable
   auto d = decode<NodeDescription>(hostile);
   ASSERT_TRUE(d.ok());
-  EXPECT_EQ(d->text.size(), 64u);  // no NUL: all 64 bytes
-  EXPECT_EQ(d->text.substr(0, 6), "AAA??A");
+  // Display text: the line feed as a blank, ESC and the bad byte as U+FFFD (3 bytes
+  // each), cut at 64 bytes on a character boundary.
+  EXPECT_EQ(d->text.substr(0, 12),
+            "AAA \xef\xbf\xbd\xef\xbf\xbd"
+            "AA");
+  EXPECT_EQ(d->text.size(), 64u);
 
   // Longer text is cut at 64 bytes.
   const std::string longer(80, 'x');

@@ -7,11 +7,13 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <fstream>
 #include <sstream>
 
 #include "mad/attr/notice.hpp"
 #include "sm/errors.hpp"
+#include "sm/perfmgr_link.hpp"
 #include "sm/subnet_manager.hpp"
 #include "tests/fake/fake_fabric.hpp"
 #include "tests/support/log_capture.hpp"
@@ -74,13 +76,23 @@ TEST(NodeNameMap, BadLinesRefuseTheMapNamingFileAndLine) {
   EXPECT_THAT(long_line.error().message, AllOf(StartsWith("m:1: "), HasSubstr("255")));
 }
 
-TEST(NodeNameMap, NameOfFallsBackToThePrintableDescription) {
+TEST(NodeNameMap, NameOfFallsBackToTheDescriptionAsDisplayText) {
   auto m = NodeNameMap::parse("0x1 \"named\"\n", "m");
   ASSERT_TRUE(m.ok());
   EXPECT_EQ(m->name_of(0x1, "desc"), "named");
+  // A tab as a blank, another control character as U+FFFD, cut at 63 bytes.
   EXPECT_EQ(m->name_of(0x2, std::string("ho\tst\x01") + std::string(70, 'x')),
-            "ho st " + std::string(57, 'x'));
+            "ho st\xef\xbf\xbd" + std::string(55, 'x'));
   EXPECT_EQ(m->name_of(0x2, std::string("a\0b", 3)), "a");
+}
+
+// The map's names are display text too: a map cannot put bytes that are not UTF-8 or
+// control characters into /metrics or the logs.
+TEST(NodeNameMap, NamesAreReadAsDisplayText) {
+  auto m = NodeNameMap::parse("0x1 \"bad\xff\x1bname\"\n0x2 \"ok-\xc3\xa9\"\n", "m");
+  ASSERT_TRUE(m.ok());
+  EXPECT_EQ(*m->find(0x1), "bad\xef\xbf\xbd\xef\xbf\xbdname");
+  EXPECT_EQ(*m->find(0x2), "ok-\xc3\xa9");
 }
 
 TEST(NodeNames, ReloadKeepsTheLastGoodMap) {
@@ -156,6 +168,13 @@ TEST(NodeNamesInTheSm, SubnetLstAndLogsUseTheMapAndAReloadRenames) {
   ASSERT_NE(si, kNoNode);
   EXPECT_EQ(sm.fabric().node(si).description, "s1");  // what the SA answers with
   EXPECT_EQ(sm.fabric().node(si).display_name(), "leaf-01");
+  // The PerfMgr gets the same names (its log lines and the /metrics labels): the view
+  // the heavy sweep hands it. Before issue 38 it got the NodeDescription ("s1").
+  const auto view = perfmgr_view(sm.fabric());
+  const auto vn = std::find_if(view->nodes.begin(), view->nodes.end(),
+                               [&](const perfmgr::ViewNode& n) { return n.guid == s1; });
+  ASSERT_NE(vn, view->nodes.end());
+  EXPECT_EQ(vn->name, "leaf-01");
 
   // Traps are logged with the name of the node that sent them.
   const mad::Lid s1_lid = fabric.node(fabric.index("s1")).ports[0].info.lid;

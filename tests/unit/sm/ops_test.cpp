@@ -61,6 +61,21 @@ TEST(EventEncoder, TextQuotesValuesWithSpaces) {
   EXPECT_EQ(encode_text(e), "1970-01-01T00:00:00.000Z port_state(301) node_desc=\"sw 1\" port=3");
 }
 
+// A value with a line feed but no blank used to go out bare: a NodeDescription could
+// forge a second event line in the text form. Bytes that are not UTF-8 go out as U+FFFD.
+TEST(EventEncoder, TextQuotesValuesWithControlsOrBadBytes) {
+  Event e;
+  e.time = at(0);
+  e.type = EventType::kPortState;
+  e.fields = {{"node_desc", std::string("h1\nforged(1)")},
+              {"node_name", std::string("h4\xff")},
+              {"port", std::uint64_t{3}}};
+  EXPECT_EQ(encode_text(e),
+            "1970-01-01T00:00:00.000Z port_state(301) node_desc=\"h1\\nforged(1)\" "
+            "node_name=\"h4\xef\xbf\xbd\" port=3");
+  EXPECT_NE(encode_json(e).find("\"node_name\":\"h4\xef\xbf\xbd\""), std::string::npos);
+}
+
 TEST(EventTypes, IdsAreUniqueAndNamed) {
   std::set<unsigned> ids;
   std::set<std::string_view> names;
