@@ -20,6 +20,7 @@ inline constexpr ErrorId kErrUmadOpen{1012};
 inline constexpr ErrorId kErrClassRegister{1013};
 inline constexpr ErrorId kErrIssm{1014};
 inline constexpr ErrorId kErrPortNotInfiniband{1015};
+inline constexpr ErrorId kErrAnswerMismatch{1016};
 
 inline constexpr ErrorInfo kMadErrors[] = {
     {kErrMalformedMad, "Malformed MAD",
@@ -101,6 +102,19 @@ inline constexpr ErrorInfo kMadErrors[] = {
      "The port chosen with -g/--guid has a link layer other than InfiniBand (a RoCE/Ethernet "
      "port has a umad device too). ibsm exits with status 2, which systemd does not restart.",
      "Pass the GUID of an InfiniBand port (ibstat -p; ibstat shows each port's link layer)."},
+    {kErrAnswerMismatch, "MAD answer does not match its request",
+     "An SMP or Congestion Control answer carried the TID of an outstanding request but "
+     "not the rest of it (IBA 13.4.6.4, 14.2.2): another method than GetResp, another "
+     "attribute or attribute modifier, a source LID other than the request's destination, "
+     "or, for a directed-route SMP, other DR fields (D bit, hop count, hop pointer, initial "
+     "path). The answer is dropped and counted; the request keeps waiting for its real "
+     "answer (and is retried as usual). The line names the claimed source (LID, or the DR "
+     "path) and the field that differs. At most 5 such lines a second; the next line says "
+     "how many were not logged.",
+     "A device with broken firmware, or a host forging answers to steer the SM. The real "
+     "answer is still taken, so the fabric is not affected. Find the source LID with "
+     "`ibsm-ctl querylid LID` or ibnetdiscover; if it is not the device that was asked, "
+     "someone with root on that host is sending MADs."},
 };
 
 }  // namespace ibsm::mad

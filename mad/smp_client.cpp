@@ -223,6 +223,18 @@ void SmpClient::send_one(const TxPtr& tx) {
   OutgoingMad out;
   out.bytes = smp.bytes();
   if (const auto* lid = std::get_if<Lid>(&tx->request.target)) out.dlid = *lid;
+  SentMad& sent = tx->sent;
+  sent.mgmt_class = smp.directed() ? kClassSmiDirected : kClassSmiLid;
+  sent.method = static_cast<std::uint8_t>(tx->request.method);
+  sent.tid_low = tx->tid;
+  sent.attr_id = static_cast<std::uint16_t>(tx->request.attr);
+  sent.attr_mod = tx->request.attr_mod;
+  sent.attr_mod_flags = smp_modifier_flags(sent.attr_id);
+  sent.dlid = out.dlid;
+  if (const auto* path = std::get_if<DrPath>(&tx->request.target)) {
+    sent.hop_count = static_cast<std::uint8_t>(path->hops());
+    sent.initial_path = path->initial_path();
+  }
   const std::chrono::milliseconds timeout = tx->request.timeout.value_or(settings_.timeout);
   out.timeout_ms = static_cast<std::uint32_t>(timeout.count());
   transition(*tx, TxEvent::kSent);
@@ -338,12 +350,12 @@ void SmpClient::handle(const IncomingMad& in) {
     return;
   }
   TxPtr tx = it->second;
-  if (smp.attr_id() != tx->request.attr) {
-    SmpFailure f{SmpFailure::Kind::kMalformed, 0,
-                 "response carries " + std::string(attr_name(smp.attr_id()))};
-    ++counters_.errors;
-    transition(*tx, TxEvent::kBadResponse);
-    finish(tx, nullptr, &f);
+  // A live TID is not enough: the answer must be this request's (a forged or stray
+  // GetResp is dropped and the request keeps waiting for the real one).
+  const Mismatch why = match_answer(
+      tx->sent, ReceivedMad{std::span<const std::uint8_t>(smp.bytes().data(), kMadSize), in.slid});
+  if (why != Mismatch::kNone) {
+    refuse(*tx, in, smp, why);
     return;
   }
   if (smp.status() != 0) {
@@ -357,6 +369,31 @@ void SmpClient::handle(const IncomingMad& in) {
   ++counters_.received;
   transition(*tx, TxEvent::kResponse);
   finish(tx, &smp, nullptr);
+}
+
+void SmpClient::refuse(const Transaction& tx, const IncomingMad& in, const Smp& smp, Mismatch why) {
+  ++counters_.mismatched;
+  if (!mismatch_log_.allow(clock_.now())) return;
+  // The claimed source: a LID-routed answer names its SLID; a DR one has only its path.
+  std::string from;
+  if (smp.directed()) {
+    from = "DR path 0";
+    const std::size_t hops = std::min<std::size_t>(smp.hop_count(), DrPath::kMaxHops);
+    for (std::size_t i = 1; i <= hops; ++i)
+      from += "," + std::to_string(smp.bytes()[128 + i]);
+    from += " (SLID " + std::to_string(in.slid) + ")";
+  } else {
+    from = "LID " + std::to_string(in.slid);
+  }
+  char head[96];
+  std::snprintf(head, sizeof head, "method 0x%02x attribute 0x%04x modifier 0x%x",
+                static_cast<unsigned>(smp.method()), static_cast<unsigned>(smp.attr_id()),
+                smp.attr_mod());
+  const std::uint64_t skipped = mismatch_log_.suppressed();
+  log_->warn("{}: SMP answer from {} with tid {} ({}) dropped: {} for {}{}",
+             format_error_id(kErrAnswerMismatch), from, smp.tid_low(), head, mismatch_name(why),
+             tx.request.describe(),
+             skipped ? " (" + std::to_string(skipped) + " more not logged)" : std::string());
 }
 
 void SmpClient::expire_deadlines() {

@@ -4,8 +4,11 @@
 // (mad/smp_window.hpp) has room, overall and for the request's destination.
 // Each outstanding request has a deadline
 // from the injected Clock; a request that misses it is sent again with a fresh
-// TID up to `retries` times, then fails with a timeout. Responses are matched by
-// the low 32 bits of the TID (the kernel and umad2sim own the upper bits).
+// TID up to `retries` times, then fails with a timeout. Responses are looked up by
+// the low 32 bits of the TID (the kernel and umad2sim own the upper bits) and taken
+// only if the rest binds them to that request (mad/answer_match.hpp: method,
+// attribute, modifier, source LID or DR path); others are dropped, counted and logged
+// (IBSM-1016, rate-limited) while the request waits for its real answer.
 // Everything runs on the caller's thread inside poll(): no locks, no threads.
 //
 // Each transaction is a small state machine (queued -> on_wire -> done/failed,
@@ -24,6 +27,7 @@
 
 #include "common/clock.hpp"
 #include "common/log.hpp"
+#include "mad/answer_match.hpp"
 #include "mad/dispatcher.hpp"
 #include "mad/smp.hpp"
 #include "mad/smp_loss.hpp"
@@ -77,6 +81,7 @@ struct SmpCounters {
   std::uint64_t retries = 0;           // re-sends after a missed deadline
   std::uint64_t errors = 0;            // error status, malformed response or send failure
   std::uint64_t unexpected = 0;        // responses matching no outstanding request
+  std::uint64_t mismatched = 0;        // responses with a live TID but not its request's fields
   std::uint64_t unsolicited = 0;       // requests/traps addressed to us
   std::uint64_t peak_window = 0;       // largest SMP window reached
   std::uint64_t peak_on_wire = 0;      // most SMPs outstanding at once
@@ -205,6 +210,7 @@ class SmpClient {
     TxState state = TxState::kQueued;
     unsigned attempts = 0;
     std::uint32_t tid = 0;
+    SentMad sent;  // what the answer must show (mad/answer_match.hpp)
     SmpDestination dest = 0;
     Clock::TimePoint sent_at{};
     Clock::TimePoint deadline{};
@@ -219,6 +225,8 @@ class SmpClient {
   void handle(const IncomingMad& in);
   void expire_deadlines();
   void finish(const TxPtr& tx, const Smp* response, const SmpFailure* failure);
+  // Counts and logs (rate-limited) an answer with a live TID that is not its request's.
+  void refuse(const Transaction& tx, const IncomingMad& in, const Smp& smp, Mismatch why);
   // Logs (debug) and counts a change of the window after an event.
   void note_window();
 
@@ -244,6 +252,7 @@ class SmpClient {
   // (SmpLoss::random_loss), each such timeout takes one.
   double loss_credit_ = 0;
   unsigned logged_window_ = 0;
+  LogLimit mismatch_log_;
 };
 
 }  // namespace ibsm::mad

@@ -50,12 +50,13 @@ std::string perfmgr_status(const PerfManager& pm) {
       "query cpi               : {}\n"
       "xmit wait threshold     : {}\n"
       "sweeps                  : {} (last {:.3f} s)\n"
-      "MADs sent/received      : {}/{} ({} timeouts, {} retries, {} errors)\n",
+      "MADs sent/received      : {}/{} ({} timeouts, {} retries, {} errors)\n"
+      "answers refused         : {} (not matching their query: IBSM-8512)\n",
       s.enabled ? "Enabled" : "Disabled",
       pm.sweep_state() == SweepState::kActive ? "Active" : "Sleeping", s.sweep_time.count(),
       pm.outstanding(), pm.window(), s.rm_nodes ? "TRUE" : "FALSE", s.query_cpi ? "TRUE" : "FALSE",
       s.xmit_wait_threshold, st.sweeps, st.last_sweep.count(), st.sent, st.received, st.timeouts,
-      st.retries, st.errors);
+      st.retries, st.errors, st.refused);
 }
 
 ConsoleReply perfmgr_command(PerfManager& pm, const std::vector<std::string>& words,

@@ -17,6 +17,8 @@ inline constexpr ErrorId kErrPmOobClear{8508};
 inline constexpr ErrorId kErrPmNodeGone{8509};
 inline constexpr ErrorId kErrPmDump{8510};
 inline constexpr ErrorId kErrPmOverflowClear{8511};
+inline constexpr ErrorId kErrPmForeignAnswer{8512};
+inline constexpr ErrorId kErrPmForeignRedirect{8513};
 
 inline constexpr ErrorInfo kPerfmgrErrors[] = {
     {kErrPmTimeout, "PerfMgt query timed out",
@@ -31,8 +33,8 @@ inline constexpr ErrorInfo kPerfmgrErrors[] = {
      "The attribute is not used on that port this sweep. Check the device's firmware when the "
      "status is unexpected (PortCounters is mandatory, IBA 16.1.3)."},
     {kErrPmMalformed, "Malformed PerfMgt answer",
-     "An answer to a PerfMgt query was shorter than a MAD, carried another attribute, port or "
-     "method, or its header was not a PerfMgt GetResp.",
+     "An answer to a PerfMgt query was shorter or longer than a MAD, or its data could not be "
+     "decoded.",
      "The answer is dropped and counts as not received; the sweep goes on."},
     {kErrPmRedirect, "PerfMgt redirection not followed",
      "A PMA answered ClassPortInfo with the redirect status but the redirection is disabled "
@@ -69,6 +71,23 @@ inline constexpr ErrorInfo kPerfmgrErrors[] = {
      "A port whose counters were near saturation did not take the PortCounters Set that "
      "clears them.",
      "The counters stay saturated and the totals stop growing; check the port's PMA."},
+    {kErrPmForeignAnswer, "PerfMgt answer does not match its query",
+     "A PerfMgt answer carried the TID of an outstanding query but not the rest of it (IBA "
+     "13.4.6.4, 16.1): its source LID is not the LID the query went to, or its method is not "
+     "GetResp, or its attribute, attribute modifier or PortSelect differ. The answer is "
+     "dropped, counted (`ibsm-ctl perfmgr`: answers refused) and changes no counter and "
+     "triggers no clear; the query keeps waiting for its real answer. The line names the "
+     "claimed source LID, the field that differs and the port that was asked. Lines are "
+     "rate-limited: 20 per sweep, then one line with the number not logged.",
+     "A host forging PerfMgt answers (to hide errors or have counters cleared), or a broken "
+     "PMA. The source LID names the host that sent it: with root on a host anyone can send "
+     "MADs, so look there."},
+    {kErrPmForeignRedirect, "PerfMgt redirection to another node refused",
+     "A ClassPortInfo answer redirected the PerfMgr to a LID that is none of the node's own "
+     "port LIDs. Following it would let whoever answers there report the node's counters "
+     "(and have them cleared). Lines are rate-limited: 20 per sweep.",
+     "The port is queried at its own LID; nothing else changes. A device that really moves "
+     "its PMA to another node is not supported; otherwise someone forged the redirection."},
 };
 
 }  // namespace ibsm::perfmgr

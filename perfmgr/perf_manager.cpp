@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "mad/transport.hpp"
+#include "perfmgr/answer_check.hpp"
 #include "perfmgr/errors.hpp"
 
 namespace ibsm::perfmgr {
@@ -247,6 +248,12 @@ void PerfManager::send(Query q) {
     encode_attribute(pce, data);
   }
   const auto mad = build_pm_mad(h, data);
+  q.sent.mgmt_class = kClassPerfMgt;
+  q.sent.method = q.method;
+  q.sent.tid_low = q.tid;
+  q.sent.attr_id = h.attr_id;
+  q.sent.attr_mod = 0;
+  q.sent.dlid = to.lid;
   ++stats_.sent;
   if (q.attempts > 1) ++stats_.retries;
   const auto timeout = static_cast<std::uint32_t>(settings_.timeout.count());
@@ -325,6 +332,27 @@ void PerfManager::fail(const Query& q, ErrorId id, const std::string& why) {
   }
 }
 
+void PerfManager::refuse(const Query& q, const mad::IncomingMad& in, mad::Mismatch why) {
+  ++stats_.refused;
+  if (!may_log(kErrPmForeignAnswer)) return;
+  auto it = monitored_.find(q.guid);
+  const std::string asked =
+      it == monitored_.end() ? fmt::format("node {}", guid_hex(q.guid)) : where(it->second, q.port);
+  const std::size_t len = std::min(in.length, in.bytes.size());
+  const auto field = [&](std::size_t at, std::size_t n) {
+    std::uint32_t v = 0;
+    for (std::size_t i = 0; i < n && at + i < len; ++i)
+      v = v << 8 | in.bytes[at + i];
+    return v;
+  };
+  log_->warn(
+      "{}: PerfMgt answer from LID {} (method 0x{:02x}, attribute 0x{:04x}, modifier 0x{:x}, "
+      "PortSelect {}) with the TID of the {}({}) of {} at LID {} dropped: {}",
+      format_error_id(kErrPmForeignAnswer), in.slid, field(3, 1), field(16, 2), field(20, 4),
+      field(65, 1), q.method == kMethodSet ? "Set" : "Get", attr_name(q.attr), asked, q.sent.dlid,
+      mad::mismatch_name(why));
+}
+
 void PerfManager::handle(const mad::IncomingMad& in) {
   const std::size_t len = std::min(in.length, in.bytes.size());
   // The TID first, so that even a truncated answer retires its query.
@@ -349,6 +377,19 @@ void PerfManager::handle(const mad::IncomingMad& in) {
           "answers none",
           format_error_id(kErrPmMalformed), in.bytes[3], in.slid);
     }
+    return;
+  }
+  // A live TID is not enough (IBA 13.4.6.4): the answer must come from where the query
+  // went and carry its method, attribute, modifier and port, or it is dropped (it
+  // changes no counter and clears nothing) and the query waits for its own answer.
+  const std::optional<std::uint8_t> port_select =
+      it->second.attr == PmAttr::kClassPortInfo ? std::nullopt
+                                                : std::optional<std::uint8_t>(it->second.port);
+  if (const auto why =
+          pm_answer_mismatch(it->second.sent, port_select,
+                             std::span<const std::uint8_t>(in.bytes.data(), len), in.slid);
+      why != mad::Mismatch::kNone) {
+    refuse(it->second, in, why);
     return;
   }
   const Query q = it->second;
@@ -424,7 +465,9 @@ void PerfManager::on_cpi(const Query& q, const PmAnswer& a) {
     fail(q, kErrPmMalformed, cpi.error().message);
     return;
   }
-  if ((a.header.status & kStatusRedirect) != 0) {
+  // A redirection to another node is refused, and the port read where it is.
+  const bool foreign = (a.header.status & kStatusRedirect) != 0 && foreign_redirect(q, n, *cpi);
+  if (!foreign && (a.header.status & kStatusRedirect) != 0) {
     if (take_redirect(q, n, *cpi)) {
       // Ask the redirected PMA for its own ClassPortInfo (OpenSM does the same).
       Query again = q;
@@ -433,9 +476,11 @@ void PerfManager::on_cpi(const Query& q, const PmAnswer& a) {
     }
     return;
   }
-  if (a.header.status != 0) {
-    ++stats_.errors;
-    fail(q, kErrPmStatus, fmt::format("MAD status 0x{:04x}", a.header.status));
+  if (foreign || a.header.status != 0) {
+    if (!foreign) {
+      ++stats_.errors;
+      fail(q, kErrPmStatus, fmt::format("MAD status 0x{:04x}", a.header.status));
+    }
     // Without ClassPortInfo the port still has PortCounters (mandatory, IBA 16.1.3.5).
     if (n.is_switch) {
       for (std::size_t p = n.esp0 ? 0 : 1; p < n.ports.size(); ++p)
@@ -459,6 +504,20 @@ void PerfManager::on_cpi(const Query& q, const PmAnswer& a) {
     n.ports[q.port].cpi_valid = true;
     if (state_ == SweepState::kActive) queue_counters(n, q.port);
   }
+}
+
+// Only to the node's own ports: a PMA elsewhere could report (and have cleared) counters
+// that are not its own; a forged ClassPortInfo answer is refused here too. A redirection
+// by GID only (LID 0) is refused by take_redirect.
+bool PerfManager::foreign_redirect(const Query& q, const MonNode& n, const ClassPortInfo& cpi) {
+  const auto lid = static_cast<mad::Lid>(cpi.redirect_lid);
+  if (lid == 0 || std::ranges::any_of(n.ports, [&](const MonPort& p) { return p.lid == lid; }))
+    return false;
+  ++stats_.errors;
+  if (may_log(kErrPmForeignRedirect))
+    log_->error("{}: PerfMgr redirection of {} to LID {} refused: not a LID of that node",
+                format_error_id(kErrPmForeignRedirect), where(n, q.port), lid);
+  return true;
 }
 
 // IBA 13.4.8.1 / OpenSM handle_redirect: only LID redirection with a QP, a P_Key the

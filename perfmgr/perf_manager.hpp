@@ -27,6 +27,7 @@
 
 #include "common/clock.hpp"
 #include "common/log.hpp"
+#include "mad/answer_match.hpp"
 #include "mad/transport.hpp"
 #include "perfmgr/attributes.hpp"
 #include "perfmgr/counter_db.hpp"
@@ -64,6 +65,7 @@ struct PerfStats {
   std::uint64_t retries = 0;
   std::uint64_t errors = 0;  // bad status, malformed answers, send failures
   std::uint64_t unexpected = 0;
+  std::uint64_t refused = 0;  // answers with a live TID but not their query's (dropped)
   std::uint64_t peak_outstanding = 0;
   std::uint64_t clears = 0;  // PortCounters(Extended) Sets after near-saturation
 };
@@ -157,6 +159,7 @@ class PerfManager {
     std::uint8_t counter_select2 = 0;
     unsigned attempts = 0;
     std::uint32_t tid = 0;
+    mad::SentMad sent;  // what the answer must show (perfmgr/answer_check.hpp)
     Clock::TimePoint deadline{};
   };
 
@@ -171,11 +174,15 @@ class PerfManager {
   void send(Query q);
   void expire();
   void fail(const Query& q, ErrorId id, const std::string& why);
+  // Counts and logs (rate-limited) an answer with a live TID that is not its query's.
+  void refuse(const Query& q, const mad::IncomingMad& in, mad::Mismatch why);
   void on_answer(const Query& q, const PmAnswer& a);
   void on_cpi(const Query& q, const PmAnswer& a);
   void on_counters(const Query& q, MonNode& n, const PortCounters& pc);
   void on_extended(const Query& q, MonNode& n, const PortCountersExtended& pce);
   bool take_redirect(const Query& q, MonNode& n, const ClassPortInfo& cpi);
+  // True (logged, IBSM-8513) when a redirection points at a LID of another node.
+  bool foreign_redirect(const Query& q, const MonNode& n, const ClassPortInfo& cpi);
   void check_overflow(const MonNode& n, mad::PortNum port, const PortCounters& pc);
   void check_ext_overflow(const MonNode& n, mad::PortNum port, const PortCountersExtended& pce);
   void log_errors(const MonNode& n, mad::PortNum port, const ErrReading& now);

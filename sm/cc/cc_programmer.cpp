@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <span>
 
+#include "mad/errors.hpp"
 #include "sm/cc/errors.hpp"
 
 namespace ibsm::sm::cc {
@@ -126,7 +127,14 @@ void CcProgrammer::send(Pending p) {
   }
   ++counters_.sent;
   if (p.attempts > 1) ++counters_.retries;
-  on_wire_[tid] = {std::move(p), clock_.now() + timing_.timeout};
+  mad::SentMad sent;
+  sent.mgmt_class = kClassCongestionControl;
+  sent.method = 0x02;  // Set
+  sent.tid_low = tid;
+  sent.attr_id = static_cast<std::uint16_t>(p.attr);
+  sent.attr_mod = p.attr_mod;
+  sent.dlid = to.lid;
+  on_wire_[tid] = {std::move(p), clock_.now() + timing_.timeout, sent};
 }
 
 void CcProgrammer::tick() {
@@ -176,6 +184,22 @@ void CcProgrammer::on_mad(const mad::IncomingMad& in) {
   }
   if (in.status != 0) {  // the kernel gave up on the Set
     attempt_failed(tid);
+    return;
+  }
+  // A live TID is not enough (IBA 13.4.6.4): method, attribute, modifier and source
+  // must be the Set's too, or the answer is dropped and the Set waits for its own.
+  if (const auto why = mad::match_answer(it->second.sent, {bytes, in.slid});
+      why != mad::Mismatch::kNone) {
+    ++counters_.foreign;
+    if (foreign_log_.allow(clock_.now())) {
+      const auto skipped = foreign_log_.suppressed();
+      log_->warn(
+          "{}: congestion control answer from LID {} with TID 0x{:08x} dropped: {} for "
+          "the {} Set to {}{}",
+          format_error_id(mad::kErrAnswerMismatch), in.slid, tid, mad::mismatch_name(why),
+          cc_attr_name(it->second.p.attr), port_text(it->second.p.target),
+          skipped ? " (" + std::to_string(skipped) + " more not logged)" : std::string());
+    }
     return;
   }
   Pending p = std::move(it->second.p);

@@ -24,6 +24,7 @@
 
 #include "common/clock.hpp"
 #include "common/log.hpp"
+#include "mad/answer_match.hpp"
 #include "mad/transport.hpp"
 #include "mad/types.hpp"
 #include "sm/cc/cc_settings.hpp"
@@ -81,6 +82,7 @@ class CcProgrammer {
     std::uint64_t refused = 0;  // ports skipped for an error status
     std::uint64_t silent = 0;   // ports skipped for no answer
     std::uint64_t bad = 0;      // ports skipped for a malformed answer
+    std::uint64_t foreign = 0;  // answers with a live TID but not its Set's (dropped)
   };
   const Counters& counters() const { return counters_; }
 
@@ -96,6 +98,7 @@ class CcProgrammer {
   struct OnWire {
     Pending p;
     Clock::TimePoint deadline;
+    mad::SentMad sent;  // what its answer must show (mad/answer_match.hpp)
   };
 
   void queue(const CcTarget& t, CcAttr attr, std::uint32_t mod, const CcData& data);
@@ -119,6 +122,7 @@ class CcProgrammer {
   std::uint64_t round_sets_ = 0;
   std::uint64_t round_ports_ = 0;
   Counters counters_;
+  mad::LogLimit foreign_log_;
 };
 
 }  // namespace ibsm::sm::cc

@@ -39,6 +39,7 @@ from pathlib import Path
 CLASS_SA = 0x03
 CLASS_SMI_LID = 0x01
 CLASS_SMI_DR = 0x81
+CLASS_PERF = 0x04
 
 GET, SET, REPORT, GET_TABLE, GET_TRACE_TABLE, GET_MULTI, DELETE = 0x01, 0x02, 0x06, 0x12, 0x13, 0x14, 0x15
 GET_RESP, REPORT_RESP, GET_TABLE_RESP, GET_TRACE_TABLE_RESP, GET_MULTI_RESP, DELETE_RESP = (
@@ -356,13 +357,15 @@ class PumpError(AssertionError):
 class SaClient:
     """A pump process on one node of a simulated fabric, driven over JSON lines."""
 
-    def __init__(self, sim, node: str, workdir: Path, issm: bool = False, log: Path | None = None):
+    def __init__(self, sim, node: str, workdir: Path, issm: bool = False, log: Path | None = None,
+                 perf: bool = False):
         self.sim, self.node = sim, node
         self.workdir = Path(workdir)
         self.workdir.mkdir(parents=True, exist_ok=True)
         env = sim.env(node)  # LD_PRELOAD=umad2sim, SIM_HOST; never SIM_SET_ISSM (see module doc)
         env["PYTHONDONTWRITEBYTECODE"] = "1"
         argv = ["/usr/bin/python3", str(Path(__file__).resolve()), "serve"] + (["--issm"] if issm else [])
+        argv += ["--perf"] if perf else []
         self.err_path = log or self.workdir / f"pump-{node}.err"
         self._err = open(self.err_path, "wb")  # the pump exits on EOF of stdin: when we go
         self.proc = subprocess.Popen(argv, cwd=self.workdir, env=env, stdin=subprocess.PIPE,
@@ -472,7 +475,7 @@ class SaClient:
 
 # --------------------------------------------------------------------------- the pump
 
-def _pump(issm: bool) -> int:  # pragma: no cover - runs under umad2sim
+def _pump(issm: bool, perf: bool = False) -> int:  # pragma: no cover - runs under umad2sim
     import ctypes
 
     out = sys.stdout
@@ -530,6 +533,14 @@ def _pump(issm: bool) -> int:  # pragma: no cover - runs under umad2sim
     if sa_agent < 0:
         emit({"error": f"umad_register class 3 failed: {sa_agent}"})
         return 1
+    # --perf: a PerfMgt (class 0x04 version 1) agent too, so the pump may send PerfMgt MADs
+    # (forged answers, test_forged_answers.py) and survive whatever of that class reaches it.
+    perf_agent = None
+    if perf:
+        perf_agent = lib.umad_register(fd, CLASS_PERF, 1, 0, mask())
+        if perf_agent < 0:
+            emit({"error": f"umad_register class 4 failed: {perf_agent}"})
+            return 1
     smi_agents = {}
     issm_fd = None
     if issm:
@@ -666,11 +677,13 @@ def _pump(issm: bool) -> int:  # pragma: no cover - runs under umad2sim
             # --issm, an SMI agent; whatever arrives meanwhile is drained (umad2sim and
             # ibsim deadlock if nobody reads), unsolicited requests answered as usual.
             agent = {"sa": sa_agent, "smi": smi_agents.get(CLASS_SMI_LID),
-                     "smi_dr": smi_agents.get(CLASS_SMI_DR)}.get(msg.get("agent", "sa"))
+                     "smi_dr": smi_agents.get(CLASS_SMI_DR),
+                     "perf": perf_agent}.get(msg.get("agent", "sa"))
             if agent is None:
-                emit({"error": f"no agent {msg.get('agent')!r} (SMI agents need --issm)"})
+                emit({"error": f"no agent {msg.get('agent')!r} (SMI agents need --issm, "
+                               "the PerfMgt one --perf)"})
                 continue
-            dqp, qkey = (1, QKEY_GSI) if msg.get("agent", "sa") == "sa" else (0, 0)
+            dqp, qkey = (1, QKEY_GSI) if msg.get("agent", "sa") in ("sa", "perf") else (0, 0)
             sent = failed = answers = 0
             for h in msg["mads"]:
                 if send_raw(agent, bytes.fromhex(h), int(msg["dlid"]), dqp, qkey) >= 0:
@@ -767,6 +780,6 @@ def _pump(issm: bool) -> int:  # pragma: no cover - runs under umad2sim
 
 if __name__ == "__main__":
     if len(sys.argv) >= 2 and sys.argv[1] == "serve":
-        sys.exit(_pump("--issm" in sys.argv[2:]))
+        sys.exit(_pump("--issm" in sys.argv[2:], "--perf" in sys.argv[2:]))
     print(__doc__)
     sys.exit(2)

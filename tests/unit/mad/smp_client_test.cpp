@@ -7,12 +7,15 @@
 #include <cerrno>
 #include <deque>
 #include <functional>
+#include <optional>
 #include <set>
+#include <sstream>
 #include <vector>
 
 #include "mad/attr/node_info.hpp"
 #include "mad/attr/sm_info.hpp"
 #include "mad/smp_client.hpp"
+#include "tests/support/log_capture.hpp"
 
 namespace ibsm::mad::smp_client_test {
 namespace {
@@ -60,6 +63,9 @@ class ScriptedTransport final : public MadTransport {
     IncomingMad in;
     in.bytes = r.bytes();
     in.bytes[8] = 0x2a;  // the kernel's high TID bits must not matter
+    // A LID-routed answer comes from the LID it was sent to; a DR one from the
+    // permissive LID (the kernel reports no SLID for it).
+    in.slid = req->directed() ? kPermissiveLid : sent.at(i).dlid;
     if (status != 0) {
       in.bytes[4] = static_cast<std::uint8_t>((in.bytes[4] & 0x80) | (status >> 8));
       in.bytes[5] = static_cast<std::uint8_t>(status);
@@ -347,14 +353,135 @@ TEST_F(SmpClientTest, ErrorStatusOnLidRoutedSmp) {
   EXPECT_EQ(outcomes[0].failure.status, kStatusAttrUnsupported);
 }
 
-TEST_F(SmpClientTest, WrongAttributeInResponseIsMalformed) {
+// An answer with a live TID but another attribute is not this request's: dropped and
+// counted, and the request still takes its real answer (mad/answer_match.hpp).
+TEST_F(SmpClientTest, WrongAttributeInResponseIsDroppedAndTheRealAnswerTaken) {
   submit(1);
   client.poll(milliseconds(0));
   transport.answer(0);
   transport.inbox.back().bytes[17] = 0x20;  // SMInfo instead of NodeInfo
+  client.poll(milliseconds(0));
+  EXPECT_FALSE(done[0]);
+  EXPECT_EQ(client.counters().mismatched, 1u);
+  transport.answer(0);
   run_until_idle();
-  ASSERT_FALSE(outcomes[0].ok);
-  EXPECT_EQ(outcomes[0].failure.kind, SmpFailure::Kind::kMalformed);
+  ASSERT_TRUE(outcomes[0].ok);
+  EXPECT_EQ(client.counters().received, 1u);
+  EXPECT_EQ(transport.sent.size(), 1u);  // no retry was needed
+}
+
+// Forged or stray answers with a live TID (mad/answer_match.hpp), one per field that
+// binds an answer to its request: each is dropped, counted and logged with IBSM-1016
+// naming the claimed source, and the request then takes its real answer.
+TEST(SmpClientForgedAnswers, EachMismatchIsDroppedAndTheRealAnswerTaken) {
+  struct Forgery {
+    const char* what;
+    SmpTarget target;
+    std::uint32_t mod;
+    std::function<void(IncomingMad&)> spoil;
+    const char* logged;  // in the IBSM-1016 line
+  };
+  DrPath two_hops = *DrPath{}.extended(1)->extended(4);
+  const Forgery forgeries[] = {
+      {"source LID", Lid{5}, 0, [](IncomingMad& in) { in.slid = 9; }, "from LID 9"},
+      {"method", Lid{5}, 0, [](IncomingMad& in) { in.bytes[3] = 0x86; }, "not GetResp"},
+      {"attribute", two_hops, 0, [](IncomingMad& in) { in.bytes[17] = 0x20; }, "attribute ID"},
+      {"modifier", Lid{5}, 2, [](IncomingMad& in) { in.bytes[23] = 3; }, "modifier differs"},
+      {"DR path", two_hops, 0, [](IncomingMad& in) { in.bytes[128 + 2] = 2; },
+       "from DR path 0,1,2"},
+      {"hop count", two_hops, 0, [](IncomingMad& in) { in.bytes[7] = 1; }, "directed-route"},
+      {"hop pointer", two_hops, 0, [](IncomingMad& in) { in.bytes[6] = 2; }, "directed-route"},
+      {"D bit", two_hops, 0, [](IncomingMad& in) { in.bytes[4] = 0; }, "directed-route"},
+      {"class", Lid{5}, 0, [](IncomingMad& in) { in.bytes[1] = kClassSmiDirected; },
+       "management class"},
+  };
+  for (const Forgery& f : forgeries) {
+    SCOPED_TRACE(f.what);
+    FakeClock clock;
+    ScriptedTransport transport(clock);
+    std::ostringstream log;
+    SmpClientSettings s;
+    s.timeout = milliseconds(200);
+    SmpClient client(transport, clock, testsupport::capture_log(log), s);
+    std::optional<bool> ok;
+    std::uint8_t data0 = 0xff;
+    client.submit(SmpRequest::get<NodeInfo>(f.target, f.mod), [&](const SmpOutcome& o) {
+      ok = o.ok();
+      if (o.ok()) data0 = o.response->data()[0];
+    });
+    client.poll(milliseconds(0));
+    ASSERT_EQ(transport.sent.size(), 1u);
+    transport.answer(0);
+    transport.inbox.back().bytes[64] = 0xEE;  // what the forger wants the SM to believe
+    f.spoil(transport.inbox.back());
+    client.poll(milliseconds(0));
+    EXPECT_FALSE(ok.has_value()) << "a forged answer completed the request";
+    EXPECT_EQ(client.counters().mismatched, 1u);
+    EXPECT_EQ(client.counters().received, 0u);
+    EXPECT_NE(log.str().find("IBSM-1016"), std::string::npos) << log.str();
+    EXPECT_NE(log.str().find(f.logged), std::string::npos) << log.str();
+    transport.answer(0);  // the real one
+    for (int i = 0; i < 10 && !ok; ++i)
+      client.poll(milliseconds(1000));
+    ASSERT_TRUE(ok.has_value());
+    EXPECT_TRUE(*ok);
+    EXPECT_EQ(data0, 0);
+    EXPECT_EQ(transport.sent.size(), 1u);
+  }
+}
+
+TEST(SmpClientForgedAnswers, RefusalLinesAreRateLimited) {
+  FakeClock clock;
+  ScriptedTransport transport(clock);
+  std::ostringstream log;
+  SmpClientSettings s;
+  s.timeout = std::chrono::seconds(10);  // the request stays live throughout
+  SmpClient client(transport, clock, testsupport::capture_log(log), s);
+  client.submit(SmpRequest::get<NodeInfo>(Lid{5}), [](const SmpOutcome&) {});
+  client.poll(milliseconds(0));
+  for (int i = 0; i < 100; ++i) {
+    transport.answer(0);
+    transport.inbox.back().slid = static_cast<Lid>(100 + i);
+  }
+  client.poll(milliseconds(0));
+  client.poll(milliseconds(0));
+  EXPECT_EQ(client.counters().mismatched, 100u);
+  const auto lines = [&] {
+    std::size_t n = 0;
+    for (std::size_t at = log.str().find("IBSM-1016"); at != std::string::npos;
+         at = log.str().find("IBSM-1016", at + 1))
+      ++n;
+    return n;
+  };
+  EXPECT_EQ(lines(), 5u) << log.str();
+  clock.advance(std::chrono::seconds(1));
+  transport.answer(0);
+  transport.inbox.back().slid = 77;
+  client.poll(milliseconds(0));
+  EXPECT_EQ(lines(), 6u);
+  EXPECT_NE(log.str().find("from LID 77"), std::string::npos);
+  EXPECT_NE(log.str().find("(95 more not logged)"), std::string::npos) << log.str();
+}
+
+// Devices that drop (or add) SMSupportsExtendedSpeeds in a PortInfo answer's modifier
+// still answer: it is a flag of the request, not part of the port number.
+TEST_F(SmpClientTest, PortInfoAnswerWithoutTheExtendedSpeedsFlagIsTaken) {
+  std::optional<bool> ok;
+  client.submit(SmpRequest::get<NodeInfo>(Lid{5}), [](const SmpOutcome&) {});
+  SmpRequest r;
+  r.attr = AttrId::kPortInfo;
+  r.attr_mod = 0x80000002;
+  r.target = *DrPath{}.extended(3);
+  client.submit(r, [&](const SmpOutcome& o) { ok = o.ok(); });
+  client.poll(milliseconds(0));
+  ASSERT_EQ(transport.sent.size(), 2u);
+  transport.answer(1);
+  transport.inbox.back().bytes[20] = 0;  // the device cleared bit 31
+  transport.answer(0);
+  run_until_idle();
+  ASSERT_TRUE(ok.has_value());
+  EXPECT_TRUE(*ok);
+  EXPECT_EQ(client.counters().mismatched, 0u);
 }
 
 TEST_F(SmpClientTest, TruncatedResponseIsNeverASuccess) {

@@ -98,6 +98,7 @@ class LossyTransport final : public MadTransport {
     IncomingMad in;
     in.bytes = req->response(ConstPayload(data)).bytes();
     in.length = kMadSize;
+    in.slid = mad.dlid;  // a LID-routed answer comes from where the request went
     inbox_.push_back(in);
     return {};
   }

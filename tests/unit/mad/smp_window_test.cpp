@@ -248,6 +248,7 @@ class SimulatedResponder final : public MadTransport {
     IncomingMad in;
     in.bytes = req->response(ConstPayload(std::array<std::uint8_t, kSmpDataSize>{})).bytes();
     in.length = kMadSize;
+    in.slid = mad.dlid;  // a LID-routed answer comes from where the request went
     pending_.emplace(clock_.now() + *lat, in);
     return {};
   }

@@ -30,7 +30,9 @@ Status FakePmaFabric::send_gsi(std::span<const std::uint8_t> mad, const mad::Mad
   auto data = mad.subspan(kPmDataOffset, kPmDataSize);
   const auto port = static_cast<unsigned>(data[1]);
   const auto select = static_cast<std::uint16_t>(data[2] << 8 | data[3]);
-  sent.push_back({to.lid, to.qpn, method, attr, port, select});
+  sent.push_back(
+      {to.lid, to.qpn, method, attr, port, select,
+       static_cast<std::uint32_t>(mad[12] << 24 | mad[13] << 16 | mad[14] << 8 | mad[15])});
 
   auto found = pmas_.find({to.lid, to.qpn});
   if (found == pmas_.end()) return {};  // nobody there: no answer

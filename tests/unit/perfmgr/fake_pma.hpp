@@ -69,9 +69,12 @@ class FakePmaFabric : public mad::MadTransport {
     std::uint16_t attr;
     unsigned port;
     std::uint16_t counter_select;
+    std::uint32_t tid = 0;  // low 32 bits
   };
   std::vector<Sent> sent;
   std::size_t count(std::uint16_t attr, std::uint8_t method = kMethodGet) const;
+  // A MAD from elsewhere (a forger), delivered at once: ahead of answers still due.
+  void inject(const mad::IncomingMad& in) { inbox_.emplace(clock_.now(), in); }
 
  private:
   FakeClock& clock_;

@@ -4,7 +4,9 @@
 #include <infiniband/mad.h>
 
 #include <filesystem>
+#include <functional>
 #include <random>
+#include <set>
 #include <sstream>
 #include <thread>
 
@@ -475,21 +477,21 @@ TEST_F(PerfMgrTest, FailureLinesAreRateLimitedPerSweep) {
   EXPECT_NE(text.find("IBSM-8501: 2 more such PerfMgr lines"), std::string::npos) << text;
 }
 
-TEST_F(PerfMgrTest, RedirectionIsFollowedToTheNewLidAndQp) {
+TEST_F(PerfMgrTest, RedirectionIsFollowedToTheNewQpOfTheNodesOwnLid) {
   ClassPortInfo r;
-  r.redirect_lid = 9;
+  r.redirect_lid = 2;
   r.redirect_qp = 0x55;
   r.redirect_pkey = 0xFFFF;
   r.redirect_qkey = 0x80010000;
   fab.pma(2).redirect = r;
-  auto& target = fab.pma(9, 0x55);
+  auto& target = fab.pma(2, 0x55);
   target.ports[1].pc.port_rcv_errors = 6;
   sweep();
   EXPECT_EQ(total_err(0x200, 1, Err::kRcv), 6u);
-  EXPECT_NE(pm().dump_redirections().find("redirected to LID 9 QP 0x55"), std::string::npos);
+  EXPECT_NE(pm().dump_redirections().find("redirected to LID 2 QP 0x55"), std::string::npos);
   // Redirected to nowhere: the PMA there dies; the redirection is dropped and the
   // next sweep asks the port's own LID, which redirects again.
-  fab.pma(9, 0x55).fault = PmaFault::kSilent;
+  fab.pma(2, 0x55).fault = PmaFault::kSilent;
   sweep();
   EXPECT_NE(log.str().find("redirection dropped"), std::string::npos) << log.str();
   fab.sent.clear();
@@ -498,6 +500,113 @@ TEST_F(PerfMgrTest, RedirectionIsFollowedToTheNewLidAndQp) {
   for (const auto& s : fab.sent)
     asked_own_lid = asked_own_lid || (s.lid == 2 && s.attr == kCpi);
   EXPECT_TRUE(asked_own_lid);
+}
+
+// A redirection to another node's LID would let whoever answers there report (and have
+// cleared) this node's counters: refused, and the port is read at its own LID.
+TEST_F(PerfMgrTest, RedirectionToAnotherNodesLidIsRefused) {
+  for (mad::Lid elsewhere : {mad::Lid{3}, mad::Lid{9}}) {
+    SCOPED_TRACE(elsewhere);
+    ClassPortInfo r;
+    r.redirect_lid = elsewhere;
+    r.redirect_qp = 1;
+    r.redirect_pkey = 0xFFFF;
+    r.redirect_qkey = 0x80010000;
+    fab.pma(2).redirect = r;
+    fab.pma(elsewhere).ports[1].pc.port_rcv_errors = 50;  // what the forger would report
+    fab.pma(2).ports[1].pc.port_rcv_errors = 4;
+    pm_.reset();
+    log.str("");
+    sweep();
+    const std::string text = log.str();
+    EXPECT_NE(text.find("IBSM-8513: PerfMgr redirection of node \"hostA\""), std::string::npos)
+        << text;
+    EXPECT_NE(text.find("to LID " + std::to_string(elsewhere) + " refused"), std::string::npos);
+    EXPECT_EQ(pm().dump_redirections().find("redirected to"), std::string::npos);
+    for (const auto& sent : fab.sent)
+      EXPECT_FALSE(sent.lid == elsewhere && sent.attr == kPc && sent.port == 1 &&
+                   sent.method == kMethodSet)
+          << "a clear went to the redirection's target";
+    // Without ClassPortInfo the port is still read where it is (and only there).
+    sweep();
+    EXPECT_EQ(total_err(0x200, 1, Err::kRcv), 4u);
+    fab.pma(elsewhere).ports.clear();
+  }
+}
+
+// A forged answer with a live TID (right TID, wrong source, modifier, PortSelect,
+// method or attribute), carrying counters near saturation, changes no counter and
+// clears nothing; each is counted and logged (IBSM-8512) naming the claimed source,
+// and the real answer is still taken.
+TEST_F(PerfMgrTest, ForgedAnswersChangeNoCounterAndClearNothing) {
+  sweep();  // ClassPortInfo known: the next sweep reads counters only
+  fab.pma(2).ports[1].pc.port_rcv_errors = 3;
+  fab.latency = std::chrono::milliseconds(50);  // the forger answers first
+  struct Forgery {
+    const char* what;
+    mad::Lid slid;
+    std::function<void(std::array<std::uint8_t, kMadSize>&)> spoil;
+    const char* logged;
+  };
+  const Forgery forgeries[] = {
+      {"source", 3, [](auto&) {}, "source LID"},
+      {"modifier", 2, [](auto& b) { b[23] = 1; }, "attribute modifier"},
+      {"port", 2, [](auto& b) { b[64 + 1] = 2; }, "PortSelect"},
+      {"method", 2, [](auto& b) { b[3] = 0x82; }, "not GetResp"},
+      {"attribute", 2, [](auto& b) { b[17] = 0x1D; }, "attribute ID"},
+  };
+  std::set<std::uint32_t> forged_for;
+  const std::size_t first = fab.sent.size();  // this sweep's queries only
+  const auto forge = [&] {
+    for (std::size_t i = first; i < fab.sent.size(); ++i) {
+      const auto& q = fab.sent[i];
+      if (q.lid != 2 || q.attr != kPc || q.method != kMethodGet || !forged_for.insert(q.tid).second)
+        continue;
+      for (const Forgery& f : forgeries) {
+        PortCounters pc;
+        pc.port_select = 1;
+        pc.counter_select = 0xFFFF;
+        pc.port_rcv_errors = 0xFFF0;  // near full: the old PerfMgr cleared the port
+        pc.symbol_error_counter = 0xFFF0;
+        std::array<std::uint8_t, kPmDataSize> data{};
+        encode_attribute(pc, data);
+        PmHeader h;
+        h.method = kMethodGetResp;
+        h.tid = std::uint64_t{0x2a} << 40 | q.tid;
+        h.attr_id = kPc;
+        auto bytes = build_pm_mad(h, data);
+        f.spoil(bytes);
+        mad::IncomingMad in;
+        std::copy(bytes.begin(), bytes.end(), in.bytes.begin());
+        in.length = kMadSize;
+        in.slid = f.slid;
+        in.sqpn = 1;
+        fab.inject(in);
+      }
+    }
+  };
+  const auto before = pm().stats().sweeps;
+  pm().sweep_now();
+  for (int i = 0; i < 100000 && pm().stats().sweeps == before; ++i) {
+    pm().tick();
+    forge();
+    if (auto in = fab.receive(std::chrono::milliseconds(10))) pm().handle(*in);
+  }
+  ASSERT_EQ(pm().stats().sweeps, before + 1);
+  ASSERT_EQ(forged_for.size(), 1u);
+  EXPECT_EQ(pm().stats().refused, std::size(forgeries));
+  EXPECT_EQ(total_err(0x200, 1, Err::kRcv), 3u);
+  EXPECT_EQ(total_err(0x200, 1, Err::kSymbol), 0u);
+  EXPECT_EQ(fab.count(kPc, kMethodSet), 0u) << "a forged answer had the port cleared";
+  EXPECT_EQ(pm().stats().clears, 0u);
+  EXPECT_EQ(pm().stats().timeouts, 0u);  // the real answer was taken
+  const std::string text = log.str();
+  EXPECT_NE(text.find("IBSM-8512: PerfMgt answer from LID 3"), std::string::npos) << text;
+  for (const Forgery& f : forgeries)
+    EXPECT_NE(text.find(f.logged), std::string::npos) << f.what << "\n" << text;
+  EXPECT_NE(text.find("of node \"hostA\" (NodeGUID: 0x0000000000000200) port 1 at LID 2"),
+            std::string::npos)
+      << text;
 }
 
 TEST_F(PerfMgrTest, InvalidOrDisabledRedirectionIsNotFollowed) {
@@ -510,7 +619,7 @@ TEST_F(PerfMgrTest, InvalidOrDisabledRedirectionIsNotFollowed) {
   sweep();
   EXPECT_NE(log.str().find("IBSM-8504: PerfMgr redirection of node \"hostA\""), std::string::npos);
   EXPECT_NE(log.str().find("both redirect LID and GID are zero"), std::string::npos);
-  r.redirect_lid = 9;
+  r.redirect_lid = 2;  // the node's own LID (another node's is refused as such)
   fab.pma(2).redirect = r;
   settings.redirect = false;
   pm_.reset();

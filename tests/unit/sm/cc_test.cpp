@@ -378,7 +378,7 @@ TEST(CcProgramming, WindowHoldsAtMostCcMaxOutstandingMads) {
 TEST(CcProgramming, PortsWithoutAgentRefusingOrSilentAreLoggedOnceAndSkipped) {
   Rig rig;
   rig.node("h2").cc.clear();                             // no CC agent: status 0x000C
-  rig.node("s2").cc.at(0).wrong_attribute = true;        // malformed answers
+  rig.node("s2").cc.at(0).short_answer = true;           // malformed answers
   rig.node("h3").cc.at(1).cc_key = 0x1;                  // drops our key: silent
   rig.node("h1").cc.at(1).status = std::uint16_t{0x1c};  // invalid value
   EXPECT_TRUE(rig.bring_up().subnet_up);
@@ -413,6 +413,23 @@ TEST(CcProgramming, PortsWithoutAgentRefusingOrSilentAreLoggedOnceAndSkipped) {
   rig.settle();
   EXPECT_GT(rig.fabric->cc_requests(), before);
   EXPECT_EQ(rig.node("h1").cc.at(1).held.size(), 3u);
+}
+
+// An answer with the Set's TID but another attribute is not its answer (a forged or
+// broken one, mad/answer_match.hpp): dropped, counted and logged (IBSM-1016 naming the
+// source LID); with nothing else coming back the port ends up silent.
+TEST(CcProgramming, AnswersNotMatchingTheirSetAreDroppedNotTaken) {
+  Rig rig;
+  rig.node("s2").cc.at(0).wrong_attribute = true;
+  EXPECT_TRUE(rig.bring_up().subnet_up);
+  const std::string log = rig.log_text.str();
+  const auto& c = rig.sm->congestion_control().counters();
+  EXPECT_EQ(c.foreign, 1u + rig.options.transaction_retries);
+  EXPECT_EQ(c.bad, 0u);
+  EXPECT_EQ(c.silent, 1u);
+  EXPECT_GE(count(log, "IBSM-1016: congestion control answer from LID"), 1u) << log;
+  EXPECT_NE(log.find("attribute ID differs"), std::string::npos) << log;
+  EXPECT_EQ(count(log, "IBSM-2602"), 1u) << log;
 }
 
 }  // namespace
