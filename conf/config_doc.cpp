@@ -70,8 +70,11 @@ std::string node_name_map_doc() {
          "ibsm reads `/etc/opensm/ib-node-name-map` if it exists, as Debian's OpenSM. The "
          "names replace NodeDescriptions where ibsm names nodes for people, as OpenSM's "
          "print_desc does: log lines (discovery errors, traps, link changes), "
-         "opensm-subnet.lst and the other dumps. The SA still answers with the real "
-         "NodeDescription. A line that does not start with a GUID (or is longer than 255 "
+         "opensm-subnet.lst and the other dumps. The SA still answers with the "
+         "NodeDescription (as display text, as every other sink: bytes that are not UTF-8 "
+         "as U+FFFD, control characters replaced; docs/architecture.md \"Names and "
+         "per-module logging\"). Map names are read as display text too. A line that does "
+         "not start with a GUID (or is longer than 255 "
          "characters, infiniband-diags' limit) refuses the whole file with an error naming "
          "file:line (IBSM-2050), and the map in force stays; SIGHUP re-reads the file.\n";
 }
