@@ -35,8 +35,10 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 import signal
 import struct
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -103,12 +105,16 @@ def test_forged_perfmgt_answers_change_no_counter_and_clear_nothing(workdir):
     forgers: list[SaClient] = []
     proc = None
     stopped = False
+    sockdir = None
     try:
         # The forgers first: their ibsim slots come before the SM's (see the module doc).
         for node in (MOD_FORGER, SRC_FORGER):
             forgers.append(SaClient(sim, node, workdir / f"pump-{node}", perf=True))
         dump = workdir / "counters.log"
-        sock = workdir / "ctl.sock"
+        # A short directory: a Unix socket's path has at most 107 bytes, and pytest's
+        # directories under xdist and meson's build tree come close to that.
+        sockdir = Path(tempfile.mkdtemp(prefix="ibsm-forged-"))
+        sock = sockdir / "ctl.sock"
         conf = workdir / "opensm.conf"
         conf.write_text("perfmgr TRUE\nperfmgr_sweep_time_s 3600\ntransaction_timeout 10000\n"
                         f"event_db_dump_file {dump}\n")
@@ -175,3 +181,5 @@ def test_forged_perfmgt_answers_change_no_counter_and_clear_nothing(workdir):
         if proc is not None:
             proc.kill()
         sim.stop()
+        if sockdir is not None:
+            shutil.rmtree(sockdir, ignore_errors=True)
