@@ -81,6 +81,20 @@ class Sock {
     }
     return false;
   }
+  // The first n bytes come (or what came within `within`), left unread.
+  std::string peek(std::size_t n, milliseconds within) {
+    std::string got(n, '\0');
+    const auto end = Steady::now() + within;
+    ssize_t have = 0;
+    while (Steady::now() < end) {
+      pollfd p{fd_, POLLIN, 0};
+      ::poll(&p, 1, 20);
+      have = ::recv(fd_, got.data(), n, MSG_PEEK);
+      if (have >= static_cast<ssize_t>(n) || have == 0) break;
+    }
+    got.resize(static_cast<std::size_t>(std::max<ssize_t>(have, 0)));
+    return got;
+  }
   // Waits up to `within` for the peer to close; what it sent meanwhile goes to `into`.
   bool closed_within(milliseconds within, std::string* into = nullptr) {
     const auto end = Steady::now() + within;
@@ -294,6 +308,43 @@ TEST_F(Hostile, AClientThatDoesNotReadItsAnswerIsClosed) {
   auto other = c.Get("/nothing");
   ASSERT_TRUE(other);
   EXPECT_EQ(other->status, 404);
+}
+
+// When every connection of the cap is being answered (here: to clients that do not
+// read), a new one is refused at once rather than queued.
+TEST_F(Hostile, OverTheCapWithEveryConnectionBusyTheNewOneIsRefused) {
+  HttpLimits limits;
+  limits.max_connections = 2;
+  limits.write_stall = milliseconds(5000);
+  start(limits);
+  publisher_.publish(small_snapshot(3000));
+  std::vector<std::unique_ptr<Sock>> busy;
+  for (int i = 0; i < 2; ++i) {
+    busy.push_back(std::make_unique<Sock>(port_, 4096));
+    busy.back()->send_some("GET /metrics HTTP/1.1\r\nAccept-Encoding: identity\r\n\r\n");
+  }
+  // Both have their answer under way (their request heads are taken).
+  ASSERT_TRUE(counts_reach([](const HttpCounts& c) { return c.accepted == 2 && c.open == 2; },
+                           milliseconds(2000)));
+  for (auto& b : busy)
+    ASSERT_EQ(b->peek(13, milliseconds(2000)), "HTTP/1.1 200 ");
+  Sock late(port_);
+  EXPECT_TRUE(late.closed_within(milliseconds(2000)));
+  EXPECT_TRUE(counts_reach([](const HttpCounts& c) { return c.refused == 1; }, milliseconds(2000)));
+  EXPECT_NE(stopped_log().find("IBSM-8704"), std::string::npos);
+}
+
+// IPv6 as before: [::1] is served.
+TEST_F(Hostile, ServesOnIpv6Loopback) {
+  endpoint_ = std::make_unique<MetricsEndpoint>(
+      publisher_, testsupport::capture_log(log_text_, "metrics", spdlog::level::info));
+  if (!endpoint_->start({"::1", 0}).ok()) GTEST_SKIP() << "no IPv6 loopback here";
+  publisher_.publish(small_snapshot());
+  httplib::Client c("::1", endpoint_->port());
+  c.set_read_timeout(2, 0);
+  auto r = c.Get("/metrics");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 200);
 }
 
 // Keep-alive and HEAD as before: two requests on one connection, HEAD without a body.
