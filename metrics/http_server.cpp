@@ -17,6 +17,7 @@
 #include <boost/beast/http/parser.hpp>
 #include <boost/beast/http/read.hpp>
 #include <boost/beast/http/status.hpp>
+#include <deque>
 #include <list>
 #include <mutex>
 #include <thread>
@@ -262,7 +263,7 @@ class HttpConnection : public std::enable_shared_from_this<HttpConnection> {
     if (!head_only_ && !a.stream) head += a.body;
     chunked_ = chunked;
     stream_ = head_only_ ? nullptr : std::move(a.stream);
-    out_ = HttpPiece::of(std::move(head));
+    out_.push_back(HttpPiece::of(std::move(head)));
     out_at_ = 0;
     write_slice();
   }
@@ -270,11 +271,16 @@ class HttpConnection : public std::enable_shared_from_this<HttpConnection> {
   // Writes what is left of out_, a slice at a time, then asks for the next piece.
   void write_slice() {
     if (closed_) return;
-    if (out_at_ == out_.bytes.size()) return next_piece();
-    const std::size_t n = std::min(kSlice, out_.bytes.size() - out_at_);
+    while (!out_.empty() && out_at_ == out_.front().bytes.size()) {
+      out_.pop_front();
+      out_at_ = 0;
+    }
+    if (out_.empty()) return next_piece();
+    const std::string_view bytes = out_.front().bytes;
+    const std::size_t n = std::min(kSlice, bytes.size() - out_at_);
     arm(std::min(answer_end_, std::chrono::steady_clock::now() + s_.limits.write_stall),
         Phase::kAnswer);
-    asio::async_write(socket_, asio::buffer(out_.bytes.data() + out_at_, n),
+    asio::async_write(socket_, asio::buffer(bytes.data() + out_at_, n),
                       [self = shared_from_this()](beast::error_code ec, std::size_t written) {
                         if (ec) return self->close();
                         self->out_at_ += written;
@@ -286,14 +292,15 @@ class HttpConnection : public std::enable_shared_from_this<HttpConnection> {
     if (!stream_) return finished();
     asio::post(s_.pool, [self = shared_from_this()]() mutable {
       std::optional<HttpPiece> piece;
+      bool failed = false;
       try {
         piece = self->stream_();
       } catch (...) {
-        piece.reset();
-        self->keep_alive_ = false;  // the body is cut short: the client must see the end
+        failed = true;  // the body is cut short: closing says so, an end chunk would not
       }
       auto& io = self->s_.io;
-      asio::post(io, [self = std::move(self), piece = std::move(piece)]() mutable {
+      asio::post(io, [self = std::move(self), piece = std::move(piece), failed]() mutable {
+        if (failed) return self->close();
         self->on_piece(std::move(piece));
       });
     });
@@ -304,12 +311,15 @@ class HttpConnection : public std::enable_shared_from_this<HttpConnection> {
     if (!piece) {
       stream_ = nullptr;
       if (!chunked_) return finished();
-      out_ = HttpPiece::of("0\r\n\r\n");
+      out_.push_back(HttpPiece::of("0\r\n\r\n"));
     } else if (chunked_) {
       if (piece->bytes.empty()) return next_piece();  // an empty chunk would end the body
-      out_ = HttpPiece::of(fmt::format("{:x}\r\n{}\r\n", piece->bytes.size(), piece->bytes));
+      // The piece is sent as it is, between its chunk's size and end (no copy).
+      out_.push_back(HttpPiece::of(fmt::format("{:x}\r\n", piece->bytes.size())));
+      out_.push_back(std::move(*piece));
+      out_.push_back(HttpPiece::of("\r\n"));
     } else {
-      out_ = std::move(*piece);
+      out_.push_back(std::move(*piece));
     }
     out_at_ = 0;
     write_slice();
@@ -320,7 +330,7 @@ class HttpConnection : public std::enable_shared_from_this<HttpConnection> {
       const std::lock_guard lock(s_.counts_mu);
       ++s_.counts.answered;
     }
-    out_ = {};
+    out_.clear();
     if (!keep_alive_) {
       beast::error_code ec;
       socket_.shutdown(tcp::socket::shutdown_send, ec);
@@ -346,8 +356,8 @@ class HttpConnection : public std::enable_shared_from_this<HttpConnection> {
   bool head_only_ = false;
   bool chunked_ = false;
   std::function<std::optional<HttpPiece>()> stream_;
-  HttpPiece out_;
-  std::size_t out_at_ = 0;
+  std::deque<HttpPiece> out_;  // what is still to be written, in order
+  std::size_t out_at_ = 0;     // bytes of out_.front() written
 };
 
 void HttpServer::Impl::note_shed(std::string_view what, const std::string& peer) {
