@@ -362,16 +362,14 @@ class HttpConnection : public std::enable_shared_from_this<HttpConnection> {
 
 void HttpServer::Impl::note_shed(std::string_view what, const std::string& peer) {
   if (const auto n = shed_note.note(std::chrono::steady_clock::now()))
-    log->warn("{}: metrics endpoint: {} (peer {}); {} such in the last {} s",
-              format_error_id(kErrMetricsShed), what, peer, n,
-              std::chrono::duration_cast<std::chrono::seconds>(limits.log_interval).count());
+    log->warn("{}: metrics endpoint: {} (peer {}); {} since the previous such line",
+              format_error_id(kErrMetricsShed), what, peer, n);
 }
 
 void HttpServer::Impl::note_refused(std::string_view what, const std::string& peer) {
   if (const auto n = refused_note.note(std::chrono::steady_clock::now()))
-    log->warn("{}: metrics endpoint: {} (peer {}); {} such in the last {} s",
-              format_error_id(kErrMetricsRequestRefused), what, peer, n,
-              std::chrono::duration_cast<std::chrono::seconds>(limits.log_interval).count());
+    log->warn("{}: metrics endpoint: {} (peer {}); {} since the previous such line",
+              format_error_id(kErrMetricsRequestRefused), what, peer, n);
 }
 
 void HttpServer::Impl::accept() {
