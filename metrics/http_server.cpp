@@ -100,7 +100,7 @@ struct HttpServer::Impl {
   RateLimitedNote shed_note, refused_note;
   mutable std::mutex counts_mu;
   HttpCounts counts;
-  bool stopped = false;
+  std::atomic<bool> stopped{false};  // set by stop(), read on the io thread
 };
 
 // One client connection; every member function runs on the io thread except the
