@@ -1,6 +1,5 @@
 #include "metrics/endpoint.hpp"
 
-#include <httplib.h>
 #include <spdlog/fmt/fmt.h>
 #include <zlib.h>
 
@@ -15,13 +14,6 @@ namespace ibsm::metrics {
 
 namespace {
 
-// Bounds on what a client may send or take (hostile requests, slowloris).
-constexpr std::size_t kThreads = 2;
-constexpr std::size_t kMaxHeaderLength = 8192;  // request line and headers
-constexpr std::size_t kMaxBody = 0;             // GET only: no body accepted
-constexpr time_t kReadTimeoutS = 5;
-constexpr time_t kWriteTimeoutS = 10;
-constexpr time_t kKeepAliveS = 5;
 constexpr const char* kExpositionType = "text/plain; version=0.0.4; charset=utf-8";
 // The page loads nothing from anywhere: its own inline style and refresh script,
 // fetches of itself.
@@ -30,97 +22,84 @@ constexpr const char* kPagePolicy =
     "connect-src 'self'; img-src 'self'; base-uri 'none'; form-action 'none'; "
     "frame-ancestors 'none'";
 
+HttpAnswer text_answer(int status, std::string text) {
+  HttpAnswer a;
+  a.status = status;
+  a.headers = {{"Content-Type", "text/plain"}};
+  a.body = std::move(text);
+  return a;
+}
+
+HttpAnswer not_yet() {
+  return text_answer(503, "the SM has not published its state yet\n");
+}
+
+// One gzip member of a whole text.
+std::string gzip_whole(std::string_view text) {
+  Deflater deflater(Z_DEFAULT_COMPRESSION);
+  deflater.add(text);
+  const DeflatedPiece piece = deflater.finish(true);
+  return gzip_header() + piece.bytes + gzip_trailer(piece, nullptr);
+}
+
+// A page or picture, compressed when the client allows it (gzip;q=0 refuses it).
+HttpAnswer document(const HttpRequest& req, std::string body, const char* type) {
+  HttpAnswer a;
+  a.headers = {{"Content-Type", type},
+               {"Content-Security-Policy", kPagePolicy},
+               {"X-Content-Type-Options", "nosniff"},
+               {"Cache-Control", "no-store"}};
+  if (accepts_gzip(req.header("Accept-Encoding"))) {
+    a.headers.emplace_back("Content-Encoding", "gzip");
+    a.headers.emplace_back("Vary", "Accept-Encoding");
+    a.body = gzip_whole(body);
+  } else {
+    a.body = std::move(body);
+  }
+  return a;
+}
+
 // The gzip answer: the SM's metrics compressed now, then the port counters as
-// compressed in the background, as one member (gzip_join.hpp).
-void serve_gzip(const std::shared_ptr<const sm::ops::OpsSnapshot>& snap,
-                std::shared_ptr<const DeflatedPiece> counters, httplib::Response& res) {
+// compressed in the background, as one member (gzip_join.hpp), sent as three pieces
+// without copying the counters.
+HttpAnswer serve_gzip(const std::shared_ptr<const sm::ops::OpsSnapshot>& snap,
+                      std::shared_ptr<const DeflatedPiece> counters) {
   Exposition exposition(snap);
   Deflater deflater(Z_DEFAULT_COMPRESSION);
   deflater.add(exposition.part(0));
-  struct Answer {
-    std::string head;  // gzip header and the SM's metrics
-    std::shared_ptr<const DeflatedPiece> counters;
-    std::string trailer;
-  };
-  auto a = std::make_shared<Answer>();
   const DeflatedPiece sm_part = deflater.finish(counters == nullptr);
-  a->head = gzip_header() + sm_part.bytes;
-  a->trailer = gzip_trailer(sm_part, counters.get());
-  a->counters = std::move(counters);
-  const std::size_t middle = a->counters ? a->counters->bytes.size() : 0;
-  const std::size_t total = a->head.size() + middle + a->trailer.size();
-  res.set_header("Content-Encoding", "gzip");
-  res.set_header("Vary", "Accept-Encoding");
-  // A length-known provider: cpp-httplib does not compress those again.
-  res.set_content_provider(
-      total, kExpositionType,
-      [a, middle](std::size_t offset, std::size_t length, httplib::DataSink& sink) {
-        constexpr std::size_t kSlice = 1 << 20;
-        const std::size_t end = offset + std::min(length, kSlice);
-        std::size_t at = offset;
-        const auto put = [&](const std::string& part, std::size_t from) {
-          if (at >= end || at < from || at >= from + part.size()) return true;
-          const std::size_t n = std::min(end, from + part.size()) - at;
-          if (!sink.write(part.data() + (at - from), n)) return false;
-          at += n;
-          return true;
-        };
-        const std::size_t body = a->head.size();
-        return put(a->head, 0) && (!a->counters || put(a->counters->bytes, body)) &&
-               put(a->trailer, body + middle);
-      });
-}
-
-// cpp-httplib 0.11 gzips a body (set_content, or a chunked provider) whenever the
-// request's Accept-Encoding contains "gzip", even "gzip;q=0", which refuses it (RFC 9110
-// 12.5.3). A length-known provider it sends as it is: for such a client that is what
-// carries the body.
-bool gzip_refused_but_named(const httplib::Request& req) {
-  const std::string accept = req.get_header_value("Accept-Encoding");
-  return accept.find("gzip") != std::string::npos && !accepts_gzip(accept);
-}
-
-void set_body(const httplib::Request& req, httplib::Response& res, std::string body,
-              const char* type) {
-  if (!gzip_refused_but_named(req)) return res.set_content(std::move(body), type);
-  auto held = std::make_shared<const std::string>(std::move(body));
-  res.set_content_provider(
-      held->size(), type, [held](std::size_t offset, std::size_t length, httplib::DataSink& sink) {
-        return sink.write(held->data() + offset, std::min(length, held->size() - offset));
-      });
-}
-
-// The exposition uncompressed with a known length, for a client that refuses gzip
-// but names it: one pass sums the parts' sizes, the provider makes them again one at a
-// time as the writer reaches them (it asks for increasing offsets), so the text is
-// never held whole.
-void serve_plain_sized(const std::shared_ptr<const sm::ops::OpsSnapshot>& snap,
-                       httplib::Response& res) {
-  struct Stream {
-    explicit Stream(std::shared_ptr<const sm::ops::OpsSnapshot> s) : exposition(std::move(s)) {}
-    Exposition exposition;
-    std::size_t next = 0;   // the part after `part`
-    std::size_t start = 0;  // offset of `part` in the body
-    std::string part;
-  };
-  auto st = std::make_shared<Stream>(snap);
+  std::vector<HttpPiece> pieces;
+  pieces.push_back(HttpPiece::of(gzip_header() + sm_part.bytes));
+  if (counters) pieces.push_back(HttpPiece{counters, std::string_view(counters->bytes)});
+  pieces.push_back(HttpPiece::of(gzip_trailer(sm_part, counters.get())));
+  HttpAnswer a;
+  a.headers = {
+      {"Content-Type", kExpositionType}, {"Content-Encoding", "gzip"}, {"Vary", "Accept-Encoding"}};
   std::size_t total = 0;
-  for (std::size_t i = 0; i < st->exposition.parts(); ++i)
-    total += st->exposition.part(i).size();
-  res.set_content_provider(total, kExpositionType,
-                           [st](std::size_t offset, std::size_t length, httplib::DataSink& sink) {
-                             while (offset >= st->start + st->part.size()) {
-                               if (st->next == st->exposition.parts())
-                                 return false;  // past the end
-                               st->start += st->part.size();
-                               st->part = st->exposition.part(st->next++);
-                             }
-                             if (offset < st->start)
-                               return false;  // a step back: not how httplib writes
-                             const std::size_t from = offset - st->start;
-                             return sink.write(st->part.data() + from,
-                                               std::min(length, st->part.size() - from));
-                           });
+  for (const auto& p : pieces)
+    total += p.bytes.size();
+  a.length = total;
+  auto next = std::make_shared<std::size_t>(0);
+  auto held = std::make_shared<std::vector<HttpPiece>>(std::move(pieces));
+  a.stream = [held, next]() -> std::optional<HttpPiece> {
+    if (*next == held->size()) return std::nullopt;
+    return (*held)[(*next)++];
+  };
+  return a;
+}
+
+// The exposition uncompressed, one family at a time (chunked): a big fabric's text is
+// never held whole.
+HttpAnswer serve_plain(const std::shared_ptr<const sm::ops::OpsSnapshot>& snap) {
+  HttpAnswer a;
+  a.headers = {{"Content-Type", kExpositionType}};
+  auto exposition = std::make_shared<Exposition>(snap);
+  auto next = std::make_shared<std::size_t>(0);
+  a.stream = [exposition, next]() -> std::optional<HttpPiece> {
+    if (*next == exposition->parts()) return std::nullopt;
+    return HttpPiece::of(exposition->part((*next)++));
+  };
+  return a;
 }
 
 }  // namespace
@@ -148,116 +127,84 @@ Result<ListenAddress> parse_listen(const std::string& text) {
   return ListenAddress{host, static_cast<std::uint16_t>(port)};
 }
 
-MetricsEndpoint::MetricsEndpoint(const sm::ops::OpsPublisher& snapshots, Logger log)
-    : snapshots_(snapshots), log_(std::move(log)), precomputed_(snapshots_, log_) {}
+MetricsEndpoint::MetricsEndpoint(const sm::ops::OpsPublisher& snapshots, Logger log,
+                                 HttpLimits limits)
+    : snapshots_(snapshots),
+      log_(std::move(log)),
+      limits_(limits),
+      precomputed_(snapshots_, log_) {}
 
 MetricsEndpoint::~MetricsEndpoint() {
   stop();
 }
 
-Status MetricsEndpoint::start(const ListenAddress& at) {
-  server_ = std::make_unique<httplib::Server>();
-  httplib::Server& s = *server_;
-  s.new_task_queue = [] { return new httplib::ThreadPool(kThreads); };
-  s.set_read_timeout(kReadTimeoutS, 0);
-  s.set_write_timeout(kWriteTimeoutS, 0);
-  s.set_keep_alive_timeout(kKeepAliveS);
-  s.set_keep_alive_max_count(100);
-  s.set_payload_max_length(kMaxBody);
-  s.set_pre_routing_handler([](const httplib::Request& req, httplib::Response& res) {
-    std::size_t header_bytes = req.method.size() + req.target.size();
-    for (const auto& [k, v] : req.headers)
-      header_bytes += k.size() + v.size() + 4;
-    if (header_bytes > kMaxHeaderLength) {
-      res.status = 431;
-      return httplib::Server::HandlerResponse::Handled;
-    }
-    return httplib::Server::HandlerResponse::Unhandled;
-  });
-  s.Get("/metrics", [this](const httplib::Request& req, httplib::Response& res) {
+HttpAnswer MetricsEndpoint::answer(const HttpRequest& req) {
+  if (req.method != "GET" && req.method != "HEAD") {
+    HttpAnswer a = text_answer(405, "405: only GET and HEAD are served here\n");
+    a.headers.emplace_back("Allow", "GET, HEAD");
+    return a;
+  }
+  if (req.path == "/metrics") {
     const auto snap = snapshots_.current();  // an atomic load: never waits for the SM
-    if (!snap) {
-      res.status = 503;
-      res.set_content("the SM has not published its state yet\n", "text/plain");
-      return;
-    }
-    if (accepts_gzip(req.get_header_value("Accept-Encoding"))) {
+    if (!snap) return not_yet();
+    if (accepts_gzip(req.header("Accept-Encoding"))) {
       auto counters = precomputed_.counters_gzip(snap->perf_counters);
-      if (counters || !snap->perf_counters) return serve_gzip(snap, std::move(counters), res);
+      if (counters || !snap->perf_counters) return serve_gzip(snap, std::move(counters));
       // Counters newer than the background's copy (just after a PerfMgr sweep): the
-      // stream below, which cpp-httplib compresses as it goes.
+      // whole exposition compressed now, quickly (without Vary, as a sign for the tests).
+      Exposition exposition(snap);
+      Deflater deflater(kCountersGzipLevel);
+      for (std::size_t i = 0; i < exposition.parts(); ++i)
+        deflater.add(exposition.part(i));
+      const DeflatedPiece piece = deflater.finish(true);
+      HttpAnswer a;
+      a.headers = {{"Content-Type", kExpositionType}, {"Content-Encoding", "gzip"}};
+      a.body = gzip_header() + piece.bytes + gzip_trailer(piece, nullptr);
+      return a;
     }
-    if (gzip_refused_but_named(req)) return serve_plain_sized(snap, res);
-    // Streamed one family at a time (chunked): a big fabric's text is never held whole.
-    auto exposition = std::make_shared<Exposition>(snap);
-    auto next = std::make_shared<std::size_t>(0);
-    res.set_chunked_content_provider(kExpositionType,
-                                     [exposition, next](std::size_t, httplib::DataSink& sink) {
-                                       if (*next == exposition->parts()) {
-                                         sink.done();
-                                         return true;
-                                       }
-                                       const std::string part = exposition->part((*next)++);
-                                       return sink.write(part.data(), part.size());
-                                     });
-  });
-  const auto page = [this](const httplib::Request& req, httplib::Response& res) {
-    res.set_header("Content-Security-Policy", kPagePolicy);
-    res.set_header("X-Content-Type-Options", "nosniff");
-    res.set_header("Cache-Control", "no-store");
+    return serve_plain(snap);
+  }
+  if (req.path == "/" || req.path == "/index.html") {
     const auto snap = snapshots_.current();
-    if (!snap) {
-      res.status = 503;
-      res.set_content("the SM has not published its state yet\n", "text/plain");
-      return;
-    }
+    if (!snap) return not_yet();
     const auto parts = precomputed_.status_parts(*snap);
-    set_body(req, res, status_page(*snap, parts.get()), "text/html; charset=utf-8");
-  };
-  s.Get("/", page);
-  s.Get("/index.html", page);
-  s.Get("/topology.svg", [this](const httplib::Request& req, httplib::Response& res) {
-    res.set_header("Content-Security-Policy", kPagePolicy);
-    res.set_header("X-Content-Type-Options", "nosniff");
-    res.set_header("Cache-Control", "no-store");
+    return document(req, status_page(*snap, parts.get()), "text/html; charset=utf-8");
+  }
+  if (req.path == "/topology.svg") {
     const auto snap = snapshots_.current();
     const auto parts = snap ? precomputed_.status_parts(*snap) : nullptr;
-    if (!parts || parts->svg.empty()) {
-      res.status = 503;
-      res.set_content("no fabric yet\n", "text/plain");
-      return;
-    }
-    set_body(req, res, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n" + parts->svg,
-             "image/svg+xml");
-  });
-  s.set_error_handler([](const httplib::Request&, httplib::Response& res) {
-    if (res.body.empty())
-      res.set_content(
-          fmt::format("{}: only GET /, /topology.svg and /metrics are served here\n", res.status),
-          "text/plain");
-  });
-  // Port 0 (tests): any free port, reported by port().
-  const int bound = at.port == 0 ? s.bind_to_any_port(at.host)
-                                 : (s.bind_to_port(at.host, at.port) ? at.port : -1);
-  if (bound <= 0)
-    return fail(kErrMetricsBind,
-                fmt::format("metrics_listen: cannot listen on {}:{}", at.host, at.port));
-  port_ = static_cast<std::uint16_t>(bound);
+    if (!parts || parts->svg.empty()) return text_answer(503, "no fabric yet\n");
+    return document(req, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n" + parts->svg,
+                    "image/svg+xml");
+  }
+  return text_answer(404, "404: only GET /, /topology.svg and /metrics are served here\n");
+}
+
+Status MetricsEndpoint::start(const ListenAddress& at) {
+  server_ = std::make_unique<HttpServer>(
+      limits_, [this](const HttpRequest& req) { return answer(req); }, log_);
+  auto bound = server_->start(at.host, at.port);
+  if (!bound.ok()) {
+    server_.reset();
+    return fail(bound.error());
+  }
+  port_ = bound.value();
   precomputed_.start();
-  thread_ = std::thread([this] { server_->listen_after_bind(); });
+  const bool v6 = at.host.find(':') != std::string::npos;
   const std::string base =
-      fmt::format("http://{}{}{}:{}", at.host.find(':') != std::string::npos ? "[" : "", at.host,
-                  at.host.find(':') != std::string::npos ? "]" : "", port_);
+      fmt::format("http://{}{}{}:{}", v6 ? "[" : "", at.host, v6 ? "]" : "", port_);
   log_->info("Prometheus metrics on {}/metrics, status page on {}/", base, base);
   return {};
 }
 
 void MetricsEndpoint::stop() {
+  if (server_) server_->stop();
   precomputed_.stop();
-  if (!server_) return;
-  server_->stop();
-  if (thread_.joinable()) thread_.join();
   server_.reset();
+}
+
+HttpCounts MetricsEndpoint::counts() const {
+  return server_ ? server_->counts() : HttpCounts{};
 }
 
 }  // namespace ibsm::metrics

@@ -1,28 +1,25 @@
-// The Prometheus endpoint: a small HTTP server (cpp-httplib, Debian's
-// libcpp-httplib-dev) on threads of its own that answers GET /metrics with the
-// exposition of the SM's latest published OpsSnapshot, and GET / (and
-// /topology.svg) with the live status page. It never locks or waits for the SM: it
-// only loads the atomic snapshot pointer; what costs something on a big fabric is
+// The Prometheus endpoint: a small HTTP server (http_server.hpp: Boost.Beast on
+// Asio, one thread for every socket, a small pool for the answers) that answers GET
+// /metrics with the exposition of the SM's latest published OpsSnapshot, and GET /
+// (and /topology.svg) with the live status page. It never locks or waits for the SM:
+// it only loads the atomic snapshot pointer; what costs something on a big fabric is
 // made once per snapshot by a thread of its own (precomputed.hpp). Read-only: no
-// request changes anything. Hostile requests get an error or a closed connection: header size and
-// count, request body and the time a client may take are bounded, and so is the
-// number of server threads (docs/metrics.md).
+// request changes anything. Hostile clients get an error or a closed connection and
+// cannot starve the others: the time to send a request, its size, the number of
+// connections and the time to take an answer are bounded (http_server.hpp,
+// docs/metrics.md).
 #pragma once
 
 #include <cstdint>
 #include <memory>
 #include <string>
-#include <thread>
 
 #include "common/error.hpp"
 #include "common/log.hpp"
 #include "common/result.hpp"
+#include "metrics/http_server.hpp"
 #include "metrics/precomputed.hpp"
 #include "sm/ops/ops_publisher.hpp"
-
-namespace httplib {
-class Server;
-}
 
 namespace ibsm::metrics {
 
@@ -35,7 +32,8 @@ Result<ListenAddress> parse_listen(const std::string& text);
 
 class MetricsEndpoint {
  public:
-  MetricsEndpoint(const sm::ops::OpsPublisher& snapshots, Logger log);
+  // `limits`: the server's bounds (tests make them small).
+  MetricsEndpoint(const sm::ops::OpsPublisher& snapshots, Logger log, HttpLimits limits = {});
   ~MetricsEndpoint();
   MetricsEndpoint(const MetricsEndpoint&) = delete;
   MetricsEndpoint& operator=(const MetricsEndpoint&) = delete;
@@ -45,13 +43,17 @@ class MetricsEndpoint {
   void stop();
   // The port bound (useful when started with port 0).
   std::uint16_t port() const { return port_; }
+  // What the server has counted (accepted, dropped, timed out, ...).
+  HttpCounts counts() const;
+  // The answer to one request (on a worker thread of the server).
+  HttpAnswer answer(const HttpRequest& req);
 
  private:
   const sm::ops::OpsPublisher& snapshots_;
   Logger log_;
+  HttpLimits limits_;
   Precomputed precomputed_;
-  std::unique_ptr<httplib::Server> server_;
-  std::thread thread_;
+  std::unique_ptr<HttpServer> server_;
   std::uint16_t port_ = 0;
 };
 

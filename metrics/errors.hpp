@@ -9,6 +9,8 @@ namespace ibsm::metrics {
 inline constexpr ErrorId kErrMetricsListen{8701};
 inline constexpr ErrorId kErrMetricsBind{8702};
 inline constexpr ErrorId kErrMetricsPrecompute{8703};
+inline constexpr ErrorId kErrMetricsShed{8704};
+inline constexpr ErrorId kErrMetricsRequestRefused{8705};
 
 inline constexpr ErrorInfo kMetricsErrors[] = {
     {kErrMetricsListen, "metrics_listen is not ADDR:PORT",
@@ -27,6 +29,23 @@ inline constexpr ErrorInfo kMetricsErrors[] = {
      "The SM and its sweeps are not affected. /metrics is then streamed uncompressed and the "
      "page is made per request; the thread tries again with the next snapshot. Check the SM "
      "host's free memory."},
+    {kErrMetricsShed, "The endpoint dropped or refused a connection",
+     "All 256 connections the endpoint allows were open when another came. The one that had "
+     "waited longest for its request head (a slow or idle client) was closed to make room, or, "
+     "when every open connection was being answered, the new one was refused. Logged at most once "
+     "per 10 s with the count and the last peer's address.",
+     "Scrapes keep working: a new client always finds room unless every connection is busy "
+     "taking an answer. Many such lines name clients that open connections and send little or "
+     "nothing (a slowloris attack or a broken scraper): find the peer, or bind metrics_listen "
+     "to an address only Prometheus can reach."},
+    {kErrMetricsRequestRefused, "The endpoint closed a slow or oversized request",
+     "A client did not send its whole request head within 10 s of connecting (or of its "
+     "previous answer), sent a request line and headers of more than 8 KiB (answered 431), or "
+     "did not take an answer in time (each 256 KiB within 10 s, the whole within 120 s). "
+     "Logged at most once per 10 s with the count and the last peer's address.",
+     "Nothing to do for a single line. Many name a client that holds connections open on "
+     "purpose or a very slow network path to the scraper; the other clients are served "
+     "meanwhile."},
 };
 
 }  // namespace ibsm::metrics

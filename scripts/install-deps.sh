@@ -2,8 +2,10 @@
 # Installs what building and running ibsm need on Debian 12 (scripts/demo.sh), and with
 # --tests also what its tests need (scripts/test.sh), from Debian's packages only.
 # Idempotent: does nothing when everything is there.
-# libcpp-httplib-dev serves /metrics (metrics/): a maintained HTTP/1.1 server with
-# bounded headers, timeouts and a thread pool, rather than a parser of our own;
+# /metrics is served with Boost.Beast on Asio (headers of libboost1.74-dev, which
+# libboost-program-options-dev brings): one thread for every socket, with deadlines
+# per request (metrics/http_server.hpp); libcpp-httplib-dev is the tests' and the
+# benchmark's HTTP client;
 # zlib1g-dev: /metrics keeps the port counters gzip-compressed between PerfMgr sweeps
 # (metrics/gzip_join.hpp); libre2-dev matches dump_portguid's user patterns in linear
 # time with bounded memory (ctl/port_patterns.hpp; std::regex backtracks). For the tests: python3-pytest-xdist runs the ibsim suite on
