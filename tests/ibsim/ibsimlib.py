@@ -92,6 +92,14 @@ def _kill_group(proc: subprocess.Popen, grace: float = 2.0) -> None:
     _LIVE.discard(proc)
 
 
+def free_tcp_port() -> int:
+    """A loopback TCP port free at this moment (the SM under test binds it next)."""
+    import socket
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
 # --------------------------------------------------------------------------- net files
 
 @dataclasses.dataclass

@@ -34,14 +34,14 @@ import pytest
 
 import checks
 from conftest import make_fabric
-from ibsimlib import Ibsm, SMProcess, parse_ibroute, parse_iblinkinfo, run_tool, wait_for
+from ibsimlib import Ibsm, SMProcess, free_tcp_port, parse_iblinkinfo, parse_ibroute, run_tool, wait_for
 
 UP_TIMEOUT = float(os.environ.get("IBSIM_UP_TIMEOUT", "40"))
 FABRIC = "ft2-4x4"
 CTL = os.environ.get("IBSM_CTL_BIN") or (str(Path(os.environ.get("IBSM_BIN", "")).parent.parent / "ctl" / "ibsm-ctl"))
 
 
-def _ibsm():
+def ibsm_with_ctl():
     impl = Ibsm()
     reason = impl.available() or (None if os.access(CTL, os.X_OK) else f"ibsm-ctl not found at {CTL}")
     if reason:
@@ -70,7 +70,7 @@ def ctl_json(sock: Path, *words: str) -> dict:
 def rig(fabric_dir, tmp_path_factory):
     """One simulator and one ibsm with a control socket and an events file."""
     from ibsimlib import Simulator
-    impl = _ibsm()
+    impl = ibsm_with_ctl()
     fabric = make_fabric(FABRIC, fabric_dir)
     work = tmp_path_factory.mktemp("ctl")
     sim = Simulator(fabric.path, work, tag="ctl").start()
@@ -81,7 +81,7 @@ def rig(fabric_dir, tmp_path_factory):
     sockdir.chmod(0o755)
     sock = sockdir / "ctl.sock"
     events = work / "events.json"
-    port = _free_tcp_port()
+    port = free_tcp_port()
     proc = SMProcess(impl, sim, fabric.sm_node, work / "sm", once=False,
                      extra=["-F", str(conf), "--ctl-socket", str(sock), "--events-file", str(events),
                             "-q", "loopback", "-C", str(port)])
@@ -96,11 +96,6 @@ def rig(fabric_dir, tmp_path_factory):
         sim.stop()
         shutil.rmtree(sockdir, ignore_errors=True)
 
-
-def _free_tcp_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 PROMPT = b"ibsm $ "
@@ -453,7 +448,7 @@ def test_switchbalance_agrees_with_check_lft_balance(rig, tmp_path):
 
 def test_priority_14_makes_a_standby_master(fabric_dir, tmp_path_factory, sm_procs):
     from ibsimlib import Simulator
-    impl = _ibsm()
+    impl = ibsm_with_ctl()
     fabric = make_fabric(FABRIC, fabric_dir)
     work = tmp_path_factory.mktemp("ctl-election")
     sim = Simulator(fabric.path, work, tag="ctle").start()
@@ -481,7 +476,7 @@ def test_local_console_on_the_terminal(fabric_dir, tmp_path_factory, sm_procs):
     """`console local` (here from opensm.conf's keys): ibsm in the foreground serves the
     commands on its terminal, a pty whose other end this test types into."""
     from ibsimlib import Simulator
-    impl = _ibsm()
+    impl = ibsm_with_ctl()
     fabric = make_fabric(FABRIC, fabric_dir)
     work = tmp_path_factory.mktemp("ctl-local")
     sim = Simulator(fabric.path, work, tag="ctll").start()

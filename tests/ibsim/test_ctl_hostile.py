@@ -10,7 +10,6 @@ key; root, and a console client that sent the token only root can read, see them
 import os
 import re
 import shutil
-import socket
 import subprocess
 import sys
 import tempfile
@@ -20,11 +19,11 @@ from pathlib import Path
 import pytest
 
 from conftest import make_fabric
-from ibsimlib import Ibsm, SMProcess, wait_for
+from test_ctl import CTL, ibsm_with_ctl
+from ibsimlib import SMProcess, free_tcp_port, wait_for
 
 UP_TIMEOUT = float(os.environ.get("IBSIM_UP_TIMEOUT", "40"))
 FABRIC = "ex-2sw2path"
-CTL = os.environ.get("IBSM_CTL_BIN") or (str(Path(os.environ.get("IBSM_BIN", "")).parent.parent / "ctl" / "ibsm-ctl"))
 KEYS = {"sm_key": "0x2233445566778899", "sa_key": "0x33445566778899aa", "cc_key": "0x445566778899aabb"}
 # Every command that changes the SM or the fabric (ctl/command.cpp), with arguments.
 CHANGING = [
@@ -44,21 +43,11 @@ def _needs_root():
         pytest.skip("needs root and setpriv to act as another uid")
 
 
-def _free_tcp_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
 
 @pytest.fixture(scope="module")
 def rig(fabric_dir, tmp_path_factory):
     _needs_root()
-    impl = Ibsm()
-    reason = impl.available() or (None if os.access(CTL, os.X_OK) else f"ibsm-ctl not found at {CTL}")
-    if reason:
-        if os.environ.get("IBSM_REQUIRE") == "1":
-            pytest.fail(f"IBSM_REQUIRE=1 but {reason}")
-        pytest.skip(reason)
+    impl = ibsm_with_ctl()
     from ibsimlib import Simulator
     fabric = make_fabric(FABRIC, fabric_dir)
     work = tmp_path_factory.mktemp("ctl-hostile")
@@ -70,7 +59,7 @@ def rig(fabric_dir, tmp_path_factory):
     sockdir = Path(tempfile.mkdtemp(prefix="ibsm-hostile-"))
     sockdir.chmod(0o755)
     sock = sockdir / "ctl.sock"
-    port = _free_tcp_port()
+    port = free_tcp_port()
     proc = SMProcess(impl, sim, fabric.sm_node, work / "sm", once=False,
                      extra=["-F", str(conf), "--ctl-socket", str(sock), "-q", "loopback",
                             "-C", str(port)])

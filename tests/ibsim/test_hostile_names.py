@@ -22,7 +22,6 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import socket
 import subprocess
 import tempfile
 import urllib.error
@@ -32,7 +31,7 @@ from pathlib import Path
 
 import pytest
 
-from ibsimlib import Ibsm, Simulator, SMProcess, wait_for
+from ibsimlib import Ibsm, SMProcess, Simulator, free_tcp_port, wait_for
 from test_status_page import browser_dom
 
 UP_TIMEOUT = 60.0
@@ -62,11 +61,6 @@ def net_file() -> bytes:
         out += b'Hca 1 "' + h + b'"\n[1] "' + SWITCH + b'"[%d]\n\n' % (i + 1)
     return out
 
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def get(port: int, path: str) -> bytes | None:
@@ -127,7 +121,7 @@ def test_hostile_names_reach_no_sink_raw(sm_procs, workdir):
 def run(impl, sim, sock, sm_procs, workdir):
     conf = workdir / "opensm.conf"
     conf.write_text("perfmgr TRUE\nperfmgr_sweep_time_s 1\n")
-    port = free_port()
+    port = free_tcp_port()
     proc = SMProcess(impl, sim, SM_HOST.decode(), workdir / "sm", once=False, sweep=2,
                      extra=["-F", str(conf), "--metrics-listen", f"127.0.0.1:{port}",
                             "--ctl-socket", str(sock)])

@@ -20,7 +20,7 @@ import urllib.request
 import pytest
 
 from conftest import make_fabric
-from ibsimlib import Ibsm, SMProcess, wait_for
+from ibsimlib import Ibsm, SMProcess, free_tcp_port, wait_for
 
 FABRIC = "ex-2sw2path4hca"
 UP_TIMEOUT = 60.0
@@ -31,11 +31,6 @@ ANSWER_WITHIN = 2.0
 RSS_GROWTH_MB = 50
 MAX_RECONNECTS = 2000  # bounds the attackers' work however the server behaves
 
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def timed_get(port: int, path: str) -> tuple[float, int]:
@@ -128,7 +123,7 @@ def test_slow_clients_and_an_endless_header_do_not_starve_scrapes(fabric, sims, 
     if impl.available():
         pytest.skip(impl.available())
     sim = sims(fabric)
-    port = free_port()
+    port = free_tcp_port()
     proc = SMProcess(impl, sim, fabric.sm_node, workdir / "sm", once=False, sweep=1,
                      extra=["--metrics-listen", f"127.0.0.1:{port}"])
     sm_procs.append(proc)

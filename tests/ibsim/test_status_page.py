@@ -20,7 +20,6 @@ from __future__ import annotations
 import html.parser
 import os
 import shutil
-import socket
 import subprocess
 import urllib.error
 import urllib.request
@@ -30,7 +29,7 @@ import pytest
 
 import checks
 from conftest import Fabric, make_fabric
-from ibsimlib import Ibsm, SMProcess, wait_for
+from ibsimlib import Ibsm, SMProcess, free_tcp_port, wait_for
 
 SHARED = Path(os.environ.get("IBSM_TOPOLOGIES")
               or Path(__file__).resolve().parents[3] / "shared" / "topologies")
@@ -40,11 +39,6 @@ FABRICS = {
     "kary-18-3-5832": (SHARED / "kary-18-3-5832.net", 900.0, True),
 }
 
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def fetch(url: str) -> str | None:
@@ -104,7 +98,7 @@ def test_page_in_a_browser(page_fabric, sims, sm_procs, workdir):
     sim = sims(fabric)
     conf = workdir / "opensm.conf"
     conf.write_text("perfmgr TRUE\nperfmgr_sweep_time_s 1\n")
-    port = free_port()
+    port = free_tcp_port()
     proc = SMProcess(impl, sim, fabric.sm_node, workdir / "sm", once=False, sweep=5,
                      extra=["-F", str(conf), "--metrics-listen", f"127.0.0.1:{port}"])
     sm_procs.append(proc)
