@@ -27,6 +27,7 @@ from pathlib import Path
 import pytest
 
 from ibsimlib import Ibsm, OpenSM, SMProcess, wait_for
+from test_agent_watch import host_tree, read
 
 UP_TIMEOUT = float(os.environ.get("IBSIM_UP_TIMEOUT", "30"))
 AGENT = os.environ.get("IBSM_AGENT_BIN", "")
@@ -78,35 +79,12 @@ class Probe:
         self.thread.join(timeout=70)
 
 
-def pkey_file(path: Path) -> str:
-    try:
-        return path.read_text()
-    except FileNotFoundError:
-        return ""
-
-
-def host_tree(root: Path, guid: str) -> None:
-    g = guid[2:]
-    addr = "80:00:00:48:fe:80:00:00:00:00:00:00:" + ":".join(g[i:i + 2] for i in range(0, 16, 2))
-    files = {
-        "sys/class/net/ib0/type": "32\n", "sys/class/net/ib0/address": addr + "\n",
-        "sys/class/net/ib0/mtu": "2044\n", "sys/class/net/ib0/mode": "datagram\n",
-        "sys/class/net/ib0/pkey": "0xffff\n", "sys/class/net/ib0/operstate": "up\n",
-        "sys/class/net/ib0/carrier": "1\n", "sys/class/net/ib0/ifalias": "\n",
-        "sys/module/ib_ipoib/refcnt": "0\n",
-        "node.toml": f'[[ipoib]]\nport = {{ guid = "{guid}" }}\npkeys = "auto"\n',
-    }
-    for path, content in files.items():
-        (root / path).parent.mkdir(parents=True, exist_ok=True)
-        (root / path).write_text(content)
-
-
 def timed_child(probe: Probe, child: Path, pkey: str, what: str) -> float:
     # The SM's bring-up is not the watch's: first the probe sees the change, then the
     # watch has DEADLINE_S (far less than its 60 s interval) to apply it.
-    wait_for(lambda: probe.first_with or pkey_file(child) == pkey + "\n", 2 * UP_TIMEOUT,
+    wait_for(lambda: probe.first_with or read(child) == pkey + "\n", 2 * UP_TIMEOUT,
              f"P_Key {pkey} on {probe.host}'s port")
-    wait_for(lambda: pkey_file(child) == pkey + "\n", DEADLINE_S, what)
+    wait_for(lambda: read(child) == pkey + "\n", DEADLINE_S, what)
     # When TreeKernel wrote the child's P_Key (wall clock, as the probe's times).
     return child.stat().st_mtime - probe.last_without
 
