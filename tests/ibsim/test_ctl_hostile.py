@@ -43,6 +43,10 @@ def _needs_root():
         pytest.skip("needs root and setpriv to act as another uid")
 
 
+# One switch's NodeDescription is a run of 'a's and a '!': the text on which backtracking
+# regular expressions such as (a+)+$ take 2^n steps (std::regex took 3.7 s at 24).
+LONG_NAME = "a" * 30 + "!"
+
 
 @pytest.fixture(scope="module")
 def rig(fabric_dir, tmp_path_factory):
@@ -51,7 +55,9 @@ def rig(fabric_dir, tmp_path_factory):
     from ibsimlib import Simulator
     fabric = make_fabric(FABRIC, fabric_dir)
     work = tmp_path_factory.mktemp("ctl-hostile")
-    sim = Simulator(fabric.path, work, tag="hostile").start()
+    net = work / "2sw2path-long-name.net"
+    net.write_text(fabric.path.read_text().replace('"Switch2"', f'"{LONG_NAME}"'))
+    sim = Simulator(net, work, tag="hostile").start()
     conf = work / "opensm.conf"
     conf.write_text("sweep_interval 2\nlog_flags 0x03\nctl_group nogroup\n"
                     + "".join(f"{k} {v}\n" for k, v in KEYS.items()))
@@ -204,3 +210,18 @@ def test_root_with_the_console_token_may_change(rig):
     assert KEYS["sm_key"][2:] in answers[1].lower()
     assert "IBSM-8005" not in answers[2], answers[2]
     assert secret not in proc.log()
+
+
+def test_a_catastrophic_pattern_is_answered_within_a_second(rig):
+    """dump_portguid matches the user's patterns against NodeDescriptions; a pattern that
+    backtracks exponentially on LONG_NAME is answered (RE2: linear time) or refused, in
+    under a second each, and the SM goes on answering."""
+    proc, sock, _, _ = rig
+    for pattern in ("(a+)+$", "(a|a)*b", "(a|aa)*c", "(a*)*!x"):
+        t0 = time.monotonic()
+        cp = ctl(sock, "dump_portguid", pattern)
+        took = time.monotonic() - t0
+        assert took < 1.0, f"dump_portguid {pattern!r} took {took:.2f} s"
+        assert cp.returncode == 0 or "IBSM-8022" in cp.stdout + cp.stderr, \
+            f"{pattern!r}: exit {cp.returncode}\n{cp.stdout}\n{cp.stderr}"
+    assert ctl(sock, "status").returncode == 0, proc.tail()
