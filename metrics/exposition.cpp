@@ -5,6 +5,7 @@
 #include <cctype>
 #include <charconv>
 #include <map>
+#include <utility>
 
 #include "common/escape.hpp"
 #include "mad/attr/port_speeds.hpp"
@@ -171,6 +172,22 @@ void sm_metrics(Writer& w, const OpsSnapshot& s) {
       w.sample("ibsm_sa_requests_total", fmt::format("attribute=\"0x{:02x}\"", a), s.sa.by_attr[a]);
   w.family("ibsm_sa_error_responses_total", "counter", "SA responses with a non-zero status");
   w.sample("ibsm_sa_error_responses_total", "", s.sa.errors);
+  w.family("ibsm_sa_requests_refused_total", "counter",
+           "SA requests refused at a per-port or total bound (ERR_NO_RESOURCES, IBSM-7007), by "
+           "resource");
+  const std::pair<const char*, std::uint64_t> refused[] = {
+      {"service_records", s.sa_refused.service_records},
+      {"inform_infos", s.sa_refused.inform_infos},
+      {"mcast_memberships", s.sa_refused.mcast_memberships},
+      {"mcast_groups", s.sa_refused.mcast_groups}};
+  for (const auto& [resource, n] : refused)
+    w.sample("ibsm_sa_requests_refused_total", fmt::format("resource=\"{}\"", resource), n);
+  w.family("ibsm_mad_answers_refused_total", "counter",
+           "Answers dropped because they matched no request of the SM's (TID, source, "
+           "attribute or modifier differ: IBSM-1016, IBSM-8512), by management class");
+  w.sample("ibsm_mad_answers_refused_total", "class=\"subn_mgt\"", s.smp.mismatched);
+  if (s.perfmgr_enabled)
+    w.sample("ibsm_mad_answers_refused_total", "class=\"perf_mgt\"", s.perf_answers_refused);
 
   if (s.fabric) {
     std::size_t switches = 0;

@@ -61,6 +61,8 @@ void SubnetManager::publish_ops() {
   s->sweep_durations = sweep_durations_;
   s->smp = client_.counters();
   s->sa = sa_.counters();
+  s->sa_refused = sa_.state().refused;
+  s->perf_answers_refused = perfmgr_.stats().refused;
   s->routing = routing_outcome_;
   for (const auto& [mlid, g] : mcast_known_)
     s->mcast_groups.push_back(g);

@@ -17,6 +17,7 @@
 #include "mad/smp_client.hpp"
 #include "mad/types.hpp"
 #include "perfmgr/counter_snapshot.hpp"
+#include "sa/limits.hpp"
 #include "sa/server.hpp"
 #include "sa/snapshot.hpp"
 #include "sm/names/node_name_map.hpp"
@@ -124,6 +125,10 @@ struct OpsSnapshot {
   // MADs by class since start: SMPs (SubnMgt, 0x01/0x81) and SA (SubnAdm, 0x03).
   mad::SmpCounters smp;
   sa::SaCounters sa;
+  // Refusals of hostile or greedy peers (docs/security.md): SA requests refused at a
+  // per-port or total bound (sa/limits.hpp), PerfMgt answers that matched no query.
+  sa::LimitCounters sa_refused;
+  std::uint64_t perf_answers_refused = 0;
 
   RoutingOutcome routing;
   std::vector<McastGroupInfo> mcast_groups;

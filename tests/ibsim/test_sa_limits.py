@@ -20,13 +20,15 @@ The time the 10 000 Sets take is printed (`-s` shows it).
 from __future__ import annotations
 
 import os
+import re
 import time
+import urllib.request
 from pathlib import Path
 
 import pytest
 
 import sa_client as sac
-from ibsimlib import Ibsm, SMProcess, Simulator, run_tool
+from ibsimlib import Ibsm, SMProcess, Simulator, free_tcp_port, run_tool, wait_for
 from sa_client import SaClient
 
 import sys
@@ -59,13 +61,26 @@ def ibsm_fabric(workdir):
     net.write_text(gen_fabric.ft2(radix=8, leaves=4, hosts_per_leaf=4, spines=4).render())
     sim = Simulator(net, workdir / "sim", "salimits")
     sim.start()
-    proc = SMProcess(sm, sim, SM_NODE, workdir / "sm", once=False)
+    port = free_tcp_port()
+    proc = SMProcess(sm, sim, SM_NODE, workdir / "sm", once=False,
+                     extra=["--metrics-listen", f"127.0.0.1:{port}"])
+    proc.metrics_url = f"http://127.0.0.1:{port}/metrics"
     try:
         proc.start().wait_up(UP_TIMEOUT)
         yield sim, proc
     finally:
         proc.kill()
         sim.stop()
+
+
+def refused_metric(proc, resource: str) -> int | None:
+    try:
+        with urllib.request.urlopen(proc.metrics_url, timeout=5) as r:
+            text = r.read().decode()
+    except OSError:
+        return None
+    m = re.search(rf'^ibsm_sa_requests_refused_total{{resource="{resource}"}} (\d+)$', text, re.M)
+    return int(m.group(1)) if m else None
 
 
 def record(cl: SaClient, sid: int, name: str) -> bytes:
@@ -102,6 +117,9 @@ def test_ten_thousand_service_records_from_one_port_stop_at_the_bound(ibsm_fabri
              f"{sorted({s for s in statuses[LIMIT:] if s != ST_NO_RESOURCES}, key=str)}")
         assert "IBSM-7007" in proc.log(), "the refusal is logged with its ID"
         assert f"0x{flooder.port_guid:016x}" in proc.log(), "naming the port"
+        # ... and counted where Prometheus sees it (published with the next sweep).
+        wait_for(lambda: refused_metric(proc, "service_records") == SETS - LIMIT, 30,
+                 f"ibsm_sa_requests_refused_total{{resource=\"service_records\"}} {SETS - LIMIT}")
 
         # The SM keeps answering others: another port registers ...
         r = other.get(sac.ATTR_SERVICE_RECORD, SR_MASK, record(other, base, "other"),

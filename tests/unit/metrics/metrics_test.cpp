@@ -152,6 +152,24 @@ TEST(Exposition, SmMetrics) {
   EXPECT_TRUE(has_line(t, "ibsm_perfmgr_last_sweep_duration_seconds 0.5"));
 }
 
+// What docs/security.md's attackers are refused, for alerts: SA requests at a bound, MAD
+// answers that matched no request.
+TEST(Exposition, RefusalsOfHostilePeersAreCounted) {
+  auto s = snapshot_with_counters();
+  s->sa_refused.service_records = 9000;
+  s->sa_refused.mcast_groups = 1744;
+  s->smp.mismatched = 3;
+  s->perf_answers_refused = 2;
+  const std::string t = render(*s);
+  EXPECT_TRUE(has_line(t, "# TYPE ibsm_sa_requests_refused_total counter"));
+  EXPECT_TRUE(has_line(t, "ibsm_sa_requests_refused_total{resource=\"service_records\"} 9000"));
+  EXPECT_TRUE(has_line(t, "ibsm_sa_requests_refused_total{resource=\"inform_infos\"} 0"));
+  EXPECT_TRUE(has_line(t, "ibsm_sa_requests_refused_total{resource=\"mcast_groups\"} 1744"));
+  EXPECT_TRUE(has_line(t, "# TYPE ibsm_mad_answers_refused_total counter"));
+  EXPECT_TRUE(has_line(t, "ibsm_mad_answers_refused_total{class=\"subn_mgt\"} 3"));
+  EXPECT_TRUE(has_line(t, "ibsm_mad_answers_refused_total{class=\"perf_mgt\"} 2"));
+}
+
 TEST(Exposition, NoPerfMgrNoPortCounters) {
   OpsSnapshot s;
   const std::string t = render(s);
