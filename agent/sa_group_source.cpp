@@ -118,18 +118,12 @@ Result<std::vector<std::uint8_t>> UmadGroupMtuSource::ask(
 
 void UmadGroupMtuSource::note_drop(const std::string& what, const char* why, unsigned from_lid) {
   ++dropped_;
-  const auto now = std::chrono::steady_clock::now();
-  if (!log_ || now - last_drop_log_ < std::chrono::seconds(1)) {
-    ++drops_unlogged_;
-    return;
-  }
+  if (!log_ || !drop_log_.allow(std::chrono::steady_clock::now())) return;
+  const std::uint64_t unlogged = drop_log_.suppressed();
   *log_ << "warning "
         << to_string(Error{kMadAnswerMismatch, what + ": dropped an answer from LID " +
                                                    std::to_string(from_lid) + ": " + why})
-        << (drops_unlogged_ ? " (and " + std::to_string(drops_unlogged_) + " more since)" : "")
-        << "\n";
-  last_drop_log_ = now;
-  drops_unlogged_ = 0;
+        << (unlogged ? " (and " + std::to_string(unlogged) + " more since)" : "") << "\n";
 }
 
 Result<BroadcastGroup> UmadGroupMtuSource::broadcast_group(const std::string& device, int port,

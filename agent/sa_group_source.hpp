@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "agent/sa_mcmember.hpp"
+#include "common/log_limit.hpp"
 #include "common/result.hpp"
 
 namespace ibsm::agent {
@@ -76,8 +77,7 @@ class UmadGroupMtuSource final : public GroupMtuSource {
   // Answers dropped because they did not match their request (kMadAnswerMismatch): one
   // line a second at most on `log_`, with the count of those not shown.
   std::ostream* log_ = nullptr;
-  std::chrono::steady_clock::time_point last_drop_log_{};
-  unsigned drops_unlogged_ = 0;
+  LogLimit drop_log_{std::chrono::seconds(1), 1};  // IBSM-6305: a line a second at most
 
  public:
   // Where dropped answers are reported (the CLI's stderr); none: counted only.

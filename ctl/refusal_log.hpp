@@ -4,6 +4,9 @@
 // first refusal) the first `burst` refusals get a line each, naming the peer; the rest
 // are counted, and one summary line follows when the window ends, naming the last one.
 // Pure: the caller passes the time (the server's injected clock) and writes the lines.
+// Unlike common/log_limit.hpp, whose held-back count waits for the next line, a window
+// that ends is summed up at once (the server asks at every turn of its loop): an
+// attack that stops still leaves its count in the log.
 #pragma once
 
 #include <chrono>

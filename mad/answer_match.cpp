@@ -88,20 +88,4 @@ Mismatch match_answer(const SentMad& sent, const ReceivedMad& got) {
   return Mismatch::kNone;
 }
 
-bool LogLimit::allow(Clock::TimePoint now) {
-  if (!started_ || now - window_ >= interval_) {
-    started_ = true;
-    window_ = now;
-    in_window_ = 0;
-  }
-  if (in_window_ >= burst_) {
-    ++pending_;
-    return false;
-  }
-  ++in_window_;
-  suppressed_ = pending_;
-  pending_ = 0;
-  return true;
-}
-
 }  // namespace ibsm::mad

@@ -26,13 +26,11 @@
 #pragma once
 
 #include <array>
-#include <chrono>
 #include <cstdint>
 #include <span>
 #include <string>
 #include <string_view>
 
-#include "common/clock.hpp"
 #include "mad/types.hpp"
 
 namespace ibsm::mad {
@@ -82,27 +80,5 @@ std::uint32_t smp_modifier_flags(std::uint16_t attr_id);
 
 // The TID's low 32 bits of a MAD (bytes 12-15), or 0 for one shorter than 16 bytes.
 std::uint32_t tid_low_of(std::span<const std::uint8_t> bytes);
-
-// One line per `interval` at most for a burst of the same complaint, the rest counted
-// and named in the next line that goes out (refusals of forged answers must not flood
-// the log).
-class LogLimit {
- public:
-  explicit LogLimit(std::chrono::milliseconds interval = std::chrono::seconds(1),
-                    unsigned burst = 5)
-      : interval_(interval), burst_(burst) {}
-  // True when a line may go out now; `suppressed()` then says how many did not since.
-  bool allow(Clock::TimePoint now);
-  std::uint64_t suppressed() const { return suppressed_; }
-
- private:
-  std::chrono::milliseconds interval_;
-  unsigned burst_;
-  Clock::TimePoint window_{};
-  bool started_ = false;
-  unsigned in_window_ = 0;
-  std::uint64_t suppressed_ = 0;
-  std::uint64_t pending_ = 0;
-};
 
 }  // namespace ibsm::mad

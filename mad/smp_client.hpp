@@ -27,6 +27,7 @@
 
 #include "common/clock.hpp"
 #include "common/log.hpp"
+#include "common/log_limit.hpp"
 #include "mad/answer_match.hpp"
 #include "mad/dispatcher.hpp"
 #include "mad/smp.hpp"

@@ -22,6 +22,7 @@
 #include <mutex>
 #include <thread>
 
+#include "common/log_limit.hpp"
 #include "metrics/errors.hpp"
 
 namespace ibsm::metrics {
@@ -61,13 +62,6 @@ HttpPiece HttpPiece::of(std::string s) {
   return HttpPiece{held, std::string_view(*held)};
 }
 
-std::uint64_t RateLimitedNote::note(SteadyTime now) {
-  ++held_;
-  if (last_ && now - *last_ < interval_) return 0;
-  last_ = now;
-  return std::exchange(held_, 0);
-}
-
 class HttpConnection;
 
 struct HttpServer::Impl {
@@ -76,8 +70,8 @@ struct HttpServer::Impl {
         handler(std::move(h)),
         log(std::move(lg)),
         pool(std::max<std::size_t>(limits.workers, 1)),
-        shed_note(limits.log_interval),
-        refused_note(limits.log_interval) {}
+        shed_note(limits.log_interval, 1),
+        refused_note(limits.log_interval, 1) {}
 
   void accept();
   void admit(tcp::socket socket);
@@ -97,7 +91,7 @@ struct HttpServer::Impl {
   asio::steady_timer accept_retry{io};
   asio::thread_pool pool;
   std::thread thread;
-  RateLimitedNote shed_note, refused_note;
+  LogLimit shed_note, refused_note;  // one line per log_interval each
   mutable std::mutex counts_mu;
   HttpCounts counts;
   std::atomic<bool> stopped{false};  // set by stop(), read on the io thread
@@ -361,15 +355,16 @@ class HttpConnection : public std::enable_shared_from_this<HttpConnection> {
 };
 
 void HttpServer::Impl::note_shed(std::string_view what, const std::string& peer) {
-  if (const auto n = shed_note.note(std::chrono::steady_clock::now()))
+  if (shed_note.allow(std::chrono::steady_clock::now()))
     log->warn("{}: metrics endpoint: {} (peer {}); {} since the previous such line",
-              format_error_id(kErrMetricsShed), what, peer, n);
+              format_error_id(kErrMetricsShed), what, peer, shed_note.suppressed() + 1);
 }
 
 void HttpServer::Impl::note_refused(std::string_view what, const std::string& peer) {
-  if (const auto n = refused_note.note(std::chrono::steady_clock::now()))
+  if (refused_note.allow(std::chrono::steady_clock::now()))
     log->warn("{}: metrics endpoint: {} (peer {}); {} since the previous such line",
-              format_error_id(kErrMetricsRequestRefused), what, peer, n);
+              format_error_id(kErrMetricsRequestRefused), what, peer,
+              refused_note.suppressed() + 1);
 }
 
 void HttpServer::Impl::accept() {

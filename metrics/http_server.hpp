@@ -84,21 +84,6 @@ struct HttpCounts {
   std::size_t open = 0;
 };
 
-// One log line per interval for a kind of event: the first event of an interval is
-// logged at once; later ones are counted and their total logged with the next line.
-class RateLimitedNote {
- public:
-  explicit RateLimitedNote(std::chrono::steady_clock::duration interval) : interval_(interval) {}
-  // The number of events to report now (this one and those held back), or 0 to stay
-  // quiet.
-  std::uint64_t note(std::chrono::steady_clock::time_point now);
-
- private:
-  std::chrono::steady_clock::duration interval_;
-  std::optional<std::chrono::steady_clock::time_point> last_;
-  std::uint64_t held_ = 0;
-};
-
 class HttpServer {
  public:
   HttpServer(HttpLimits limits, HttpHandler handler, Logger log);

@@ -24,6 +24,7 @@
 
 #include "common/clock.hpp"
 #include "common/log.hpp"
+#include "common/log_limit.hpp"
 #include "mad/answer_match.hpp"
 #include "mad/transport.hpp"
 #include "mad/types.hpp"
@@ -122,7 +123,7 @@ class CcProgrammer {
   std::uint64_t round_sets_ = 0;
   std::uint64_t round_ports_ = 0;
   Counters counters_;
-  mad::LogLimit foreign_log_;
+  LogLimit foreign_log_;
 };
 
 }  // namespace ibsm::sm::cc

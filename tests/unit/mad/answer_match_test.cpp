@@ -195,21 +195,5 @@ TEST(AnswerMatch, TidLowOf) {
   EXPECT_EQ(tid_low_of(std::span(c.answer).first(15)), 0u);
 }
 
-TEST(LogLimit, BurstPerIntervalThenCountsTheRest) {
-  FakeClock clock;
-  LogLimit limit(std::chrono::seconds(1), 3);
-  int allowed = 0;
-  for (int i = 0; i < 10; ++i)
-    allowed += limit.allow(clock.now()) ? 1 : 0;
-  EXPECT_EQ(allowed, 3);
-  clock.advance(milliseconds(999));
-  EXPECT_FALSE(limit.allow(clock.now()));
-  clock.advance(milliseconds(1));
-  ASSERT_TRUE(limit.allow(clock.now()));
-  EXPECT_EQ(limit.suppressed(), 8u);  // 7 in the first second, 1 just before its end
-  ASSERT_TRUE(limit.allow(clock.now()));
-  EXPECT_EQ(limit.suppressed(), 0u);
-}
-
 }  // namespace
 }  // namespace ibsm::mad::answer_match_test

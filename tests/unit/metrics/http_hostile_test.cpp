@@ -366,16 +366,5 @@ TEST_F(Hostile, KeepAliveAndHead) {
   EXPECT_NE(got.find("ibsm_perfmgr_enabled 1", second), std::string::npos);
 }
 
-TEST(RateLimitedNote, OneLinePerIntervalWithTheCountHeldBack) {
-  RateLimitedNote note(std::chrono::seconds(10));
-  const Steady::time_point t0{std::chrono::seconds(1000)};
-  EXPECT_EQ(note.note(t0), 1u);
-  EXPECT_EQ(note.note(t0 + std::chrono::seconds(1)), 0u);
-  EXPECT_EQ(note.note(t0 + std::chrono::seconds(9)), 0u);
-  EXPECT_EQ(note.note(t0 + std::chrono::seconds(10)), 3u);
-  EXPECT_EQ(note.note(t0 + std::chrono::seconds(11)), 0u);
-  EXPECT_EQ(note.note(t0 + std::chrono::seconds(30)), 2u);
-}
-
 }  // namespace
 }  // namespace ibsm::metrics
