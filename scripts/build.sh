@@ -8,7 +8,7 @@
 # (`meson setup build-dev --werror`), which also catches a file that lacks an include
 # its unit's earlier files happen to provide (docs/testing.md, "Builds").
 #   scripts/build.sh            everything (programs, tests, benchmarks)
-#   scripts/build.sh TARGET...  only those ninja targets, e.g. sm/ibsm (the demo)
+#   scripts/build.sh TARGET...  only those ninja targets, e.g. daemon/ibsm (the demo)
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"

@@ -16,8 +16,8 @@ if [ -n "${IBSM_BIN:-}" ]; then
   ibsm=$IBSM_BIN
 else
   # Only the daemon: the tests and benchmarks are for scripts/test.sh (docs/testing.md).
-  "$top/scripts/build.sh" sm/ibsm
-  ibsm=$top/build/sm/ibsm
+  "$top/scripts/build.sh" daemon/ibsm
+  ibsm=$top/build/daemon/ibsm
 fi
 net=${1:-$top/fabrics/ft2-324.net}
 [ $# -gt 0 ] && shift

@@ -59,7 +59,7 @@ else
   # background is told too, so meson stops its pytest and the harness its simulators.
   trap 'if [ -n "$ibsim_pid" ]; then kill "$ibsim_pid" 2>/dev/null || true; fi; exit 130' INT
   trap 'if [ -n "$ibsim_pid" ]; then kill "$ibsim_pid" 2>/dev/null || true; fi; exit 143' TERM
-  if ninja -C "$asan" --quiet sm/ibsm agent/ibsm-agent ctl/ibsm-ctl \
+  if ninja -C "$asan" --quiet daemon/ibsm agent/ibsm-agent ctl/ibsm-ctl \
     >"$asan/meson-logs/build-console.txt" 2>&1; then
     phase "the sanitized programs built; the ibsim suite starts"
     meson test -C "$asan" --no-rebuild --print-errorlogs --num-processes 2 --suite ibsim \
