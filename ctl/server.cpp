@@ -21,7 +21,7 @@
 #include "ctl/answer_wire.hpp"
 #include "ctl/console_token.hpp"
 #include "ctl/errors.hpp"
-#include "ctl/json.hpp"
+#include "common/json_writer.hpp"
 #include "ctl/outbox.hpp"
 #include "ctl/sm_request.hpp"
 #include "ctl/socket_setup.hpp"
