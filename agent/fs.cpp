@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include "agent/errors.hpp"
+#include "common/atomic_file.hpp"
 
 namespace ibsm::agent {
 namespace fs = std::filesystem;
@@ -77,33 +78,10 @@ Status RootFs::write_atomic(const std::string& path, std::string_view content, u
   std::error_code ec;
   fs::create_directories(fs::path(target).parent_path(), ec);
   if (ec) return fail(kWriteFailed, "mkdir for " + target + ": " + ec.message());
-  std::string tmp = target + ".ibsm-agent-tmp";
-  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
-  if (fd < 0) return io_error("open", tmp);
-  // open() applies the umask; the file's mode is part of the desired state (NM keyfiles: 0600).
-  if (::fchmod(fd, mode) != 0) {
-    ::close(fd);
-    return io_error("chmod", tmp);
-  }
-  std::size_t done = 0;
-  while (done < content.size()) {
-    ssize_t n = ::write(fd, content.data() + done, content.size() - done);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      ::close(fd);
-      ::unlink(tmp.c_str());
-      return io_error("write", tmp);
-    }
-    done += static_cast<std::size_t>(n);
-  }
-  if (::fsync(fd) != 0 || ::close(fd) != 0) {
-    ::unlink(tmp.c_str());
-    return io_error("fsync", tmp);
-  }
-  if (::rename(tmp.c_str(), target.c_str()) != 0) {
-    ::unlink(tmp.c_str());
-    return io_error("rename", target);
-  }
+  // The file's mode is part of the desired state (NM keyfiles: 0600); the temporary
+  // file is 0600 until it is written.
+  if (auto s = write_file_atomically(target, content, AtomicWriteOptions{.mode = mode}); !s)
+    return fail(kWriteFailed, s.error().message);
   return {};
 }
 

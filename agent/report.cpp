@@ -1,8 +1,9 @@
 #include "agent/report.hpp"
 
-#include <toml++/toml.h>
 #include <iomanip>
 #include <sstream>
+
+#include "common/json_writer.hpp"
 
 #include "agent/ipoib_rules.hpp"
 #include "partitions/tool/unified_diff.hpp"
@@ -10,17 +11,24 @@
 namespace ibsm::agent {
 namespace {
 
-std::string json(const toml::table& t) {
-  std::ostringstream os;
-  os << toml::json_formatter{t} << "\n";
-  return os.str();
+// The documents are indented, members of an object in key order (the layout the
+// agent printed with toml++'s json_formatter, whose tables sort their keys), and end
+// with a new line.
+std::string json_document(JsonWriter& j) {
+  std::string out = std::move(j).take();
+  out += '\n';
+  return out;
 }
 
-toml::array strings(const std::vector<std::string>& v) {
-  toml::array a;
+void strings(JsonWriter& j, std::string_view key, const std::vector<std::string>& v) {
+  j.key(key).begin_array();
   for (const auto& s : v)
-    a.push_back(s);
-  return a;
+    j.str(s);
+  j.end_array();
+}
+
+void error_object(JsonWriter& j, const Error& e) {
+  j.begin_object().field("id", format_error_id(e.id)).field("message", e.message).end_object();
 }
 
 std::string pkey_list(const PortState& p) {
@@ -44,47 +52,59 @@ std::string action_diff(const Action& a) {
 
 std::string render_show(const Observed& o, Format f) {
   if (f == Format::kJson) {
-    toml::array devices;
+    JsonWriter j(JsonLayout::kIndented);
+    j.begin_object().key("devices").begin_array();
     for (const auto& d : o.devices) {
-      toml::array ports;
+      j.begin_object()
+          .field("name", d.name)
+          .field("node_guid", format_guid(d.node_guid))
+          .field("node_type", d.node_type)
+          .field("parent", d.parent)
+          .key("ports")
+          .begin_array();
       for (const auto& p : d.ports) {
-        toml::array pkeys, gids;
-        for (const auto& e : p.pkeys)
-          pkeys.push_back(
-              toml::table{{"index", e.index},
-                          {"pkey", format_pkey(e.value)},
-                          {"membership", is_full_member(e.value) ? "full" : "limited"}});
+        j.begin_object().key("gids").begin_array();
         for (const auto& g : p.gids)
-          gids.push_back(toml::table{
-              {"index", g.index}, {"gid", g.gid}, {"type", g.type}, {"netdev", g.ndev}});
-        ports.push_back(toml::table{{"port", p.number},
-                                    {"state", p.state},
-                                    {"phys_state", p.phys_state},
-                                    {"lid", static_cast<std::int64_t>(p.lid)},
-                                    {"sm_lid", static_cast<std::int64_t>(p.sm_lid)},
-                                    {"link_layer", p.link_layer},
-                                    {"port_guid", format_guid(p.guid)},
-                                    {"pkeys", pkeys},
-                                    {"gids", gids},
-                                    {"netdevs", strings(o.netdevs_on(d, p))}});
+          j.begin_object()
+              .field("gid", g.gid)
+              .field("index", g.index)
+              .field("netdev", g.ndev)
+              .field("type", g.type)
+              .end_object();
+        j.end_array()
+            .field("lid", static_cast<std::int64_t>(p.lid))
+            .field("link_layer", p.link_layer);
+        strings(j, "netdevs", o.netdevs_on(d, p));
+        j.field("phys_state", p.phys_state).key("pkeys").begin_array();
+        for (const auto& e : p.pkeys)
+          j.begin_object()
+              .field("index", e.index)
+              .field("membership", is_full_member(e.value) ? "full" : "limited")
+              .field("pkey", format_pkey(e.value))
+              .end_object();
+        j.end_array()
+            .field("port", p.number)
+            .field("port_guid", format_guid(p.guid))
+            .field("sm_lid", static_cast<std::int64_t>(p.sm_lid))
+            .field("state", p.state)
+            .end_object();
       }
-      devices.push_back(toml::table{{"name", d.name},
-                                    {"node_type", d.node_type},
-                                    {"node_guid", format_guid(d.node_guid)},
-                                    {"parent", d.parent},
-                                    {"ports", ports}});
+      j.end_array().end_object();
     }
-    toml::array netdevs;
+    j.end_array().key("ipoib").begin_array();
     for (const auto& n : o.netdevs) {
       if (!n.ipoib()) continue;
-      netdevs.push_back(toml::table{{"name", n.name},
-                                    {"mode", n.mode},
-                                    {"pkey", n.pkey ? format_pkey(*n.pkey) : ""},
-                                    {"parent", n.parent},
-                                    {"mtu", n.mtu},
-                                    {"operstate", n.operstate}});
+      j.begin_object()
+          .field("mode", n.mode)
+          .field("mtu", n.mtu)
+          .field("name", n.name)
+          .field("operstate", n.operstate)
+          .field("parent", n.parent)
+          .field("pkey", n.pkey ? format_pkey(*n.pkey) : "")
+          .end_object();
     }
-    return json(toml::table{{"devices", devices}, {"ipoib", netdevs}});
+    j.end_array().end_object();
+    return json_document(j);
   }
   std::ostringstream os;
   os << std::left << std::setw(10) << "DEVICE" << std::setw(5) << "PORT" << std::setw(8) << "STATE"
@@ -123,35 +143,39 @@ std::string render_plan(const Plan& plan,
                : "";
   };
   if (f == Format::kJson) {
-    toml::array actions, errors;
+    JsonWriter j(JsonLayout::kIndented);
+    j.begin_object().key("actions").begin_array();
     for (const auto& a : plan.actions)
-      actions.push_back(toml::table{{"kind", std::string(kind_name(a.kind))},
-                                    {"resource", a.resource},
-                                    {"change", a.describe()},
-                                    {"reason", a.reason},
-                                    {"disruptive", a.disruptive},
-                                    {"refused", refusal(a)},
-                                    {"diff", action_diff(a)}});
+      j.begin_object()
+          .field("change", a.describe())
+          .field("diff", action_diff(a))
+          .field("disruptive", a.disruptive)
+          .field("kind", kind_name(a.kind))
+          .field("reason", a.reason)
+          .field("refused", refusal(a))
+          .field("resource", a.resource)
+          .end_object();
+    j.end_array()
+        .field("backend", plan.backend)
+        .field("changes", static_cast<std::int64_t>(plan.actions.size()))
+        .key("errors")
+        .begin_array();
     for (const auto& e : plan.errors)
-      errors.push_back(toml::table{{"id", format_error_id(e.id)}, {"message", e.message}});
-    toml::array pending;
+      error_object(j, e);
+    j.end_array();
+    strings(j, "notes", plan.notes);
+    j.key("pending").begin_array();
     for (const auto& p : plan.pending) {
-      toml::array held;
+      j.begin_object().key("held").begin_array();
       for (const auto& a : plan.held)
-        if (a.resource == p.resource) held.push_back(a.describe());
-      pending.push_back(
-          toml::table{{"resource", p.resource}, {"reason", p.reason}, {"held", held}});
+        if (a.resource == p.resource) j.str(a.describe());
+      j.end_array().field("reason", p.reason).field("resource", p.resource).end_object();
     }
-    toml::array skipped;
+    j.end_array().key("skipped").begin_array();
     for (const auto& p : plan.skipped)
-      skipped.push_back(toml::table{{"resource", p.resource}, {"reason", p.reason}});
-    return json(toml::table{{"backend", plan.backend},
-                            {"changes", static_cast<std::int64_t>(plan.actions.size())},
-                            {"actions", actions},
-                            {"errors", errors},
-                            {"pending", pending},
-                            {"skipped", skipped},
-                            {"notes", strings(plan.notes)}});
+      j.begin_object().field("reason", p.reason).field("resource", p.resource).end_object();
+    j.end_array().end_object();
+    return json_document(j);
   }
   std::ostringstream os;
   os << "backend: " << plan.backend << "\n";
@@ -183,18 +207,18 @@ std::string render_plan(const Plan& plan,
 
 std::string render_apply(const ApplyReport& r, Format f) {
   if (f == Format::kJson) {
-    toml::table t{{"changes", static_cast<std::int64_t>(r.done.size())},
-                  {"done", strings(r.done)},
-                  {"not_done", strings(r.not_done)},
-                  {"refused", strings(r.refused)},
-                  {"pending", strings(r.pending)},
-                  {"skipped", strings(r.skipped)},
-                  {"waiting", strings(r.waiting)},
-                  {"rolled_back", strings(r.rolled_back)}};
-    if (r.error)
-      t.insert("error",
-               toml::table{{"id", format_error_id(r.error->id)}, {"message", r.error->message}});
-    return json(t);
+    JsonWriter j(JsonLayout::kIndented);
+    j.begin_object().field("changes", static_cast<std::int64_t>(r.done.size()));
+    strings(j, "done", r.done);
+    if (r.error) error_object(j.key("error"), *r.error);
+    strings(j, "not_done", r.not_done);
+    strings(j, "pending", r.pending);
+    strings(j, "refused", r.refused);
+    strings(j, "rolled_back", r.rolled_back);
+    strings(j, "skipped", r.skipped);
+    strings(j, "waiting", r.waiting);
+    j.end_object();
+    return json_document(j);
   }
   std::ostringstream os;
   for (const auto& d : r.done)
@@ -218,12 +242,16 @@ std::string render_apply(const ApplyReport& r, Format f) {
 
 std::string render_verify(const std::vector<Verdict>& verdicts, Format f) {
   if (f == Format::kJson) {
-    toml::array a;
+    JsonWriter j(JsonLayout::kIndented);
+    j.begin_object().key("resources").begin_array();
     for (const auto& v : verdicts)
-      a.push_back(toml::table{{"resource", v.resource},
-                              {"state", std::string(state_name(v.state))},
-                              {"reason", v.reason}});
-    return json(toml::table{{"resources", a}});
+      j.begin_object()
+          .field("reason", v.reason)
+          .field("resource", v.resource)
+          .field("state", state_name(v.state))
+          .end_object();
+    j.end_array().end_object();
+    return json_document(j);
   }
   std::ostringstream os;
   for (const auto& v : verdicts)

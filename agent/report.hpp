@@ -1,5 +1,5 @@
 // Text and JSON renderings of what the verbs print. JSON is one object per
-// verb, built as a toml++ table and printed with its JSON formatter.
+// verb, written indented by common/json_writer.hpp, members in key order.
 #pragma once
 
 #include <map>

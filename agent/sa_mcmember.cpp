@@ -5,35 +5,22 @@
 #include <iterator>
 
 #include "agent/errors.hpp"
-#include "agent/mad_header.hpp"
+#include "wire/mad_header.hpp"
+#include "wire/sa_header.hpp"
+#include "wire/sa_records.hpp"
 
 namespace ibsm::agent {
 namespace {
 
-// MAD common header: agent/mad_header.hpp. TID: the low half is ours (bytes 12..15).
-// SA header (IBA 15.2.1.1) after the 12-byte RMPP header at 24: SM_Key at 36,
-// AttributeOffset at 44, ComponentMask at 48, the record at 56.
-constexpr std::size_t kOffComponentMask = 48;
-constexpr std::size_t kOffRecord = 56;
-
-// MCMemberRecord (IBA 15.2.5.17): MGID 0..15, PortGID 16..31, Q_Key 32, MLID 36,
-// MTUSelector:2|MTU:6 at 38; the record is 52 bytes.
-constexpr std::size_t kRecMgid = 0;
-constexpr std::size_t kRecMtu = 38;
-constexpr std::size_t kRecRate = 42;  // RateSelector:2|Rate:6
-constexpr std::size_t kRecordSize = 52;
-
-// PortInfoRecord (IBA 15.2.5.3): EndportLID 0..1, PortNum 2, Options 3, PortInfo
-// (14.2.5.6) from byte 4; NeighborMTU is the high nibble of PortInfo byte 36. The
-// record is 68 bytes.
-constexpr std::size_t kPirLid = 0;
-constexpr std::size_t kPirNeighborMtu = 4 + 36;
-constexpr std::size_t kPirSize = 68;
-constexpr std::uint16_t kAttrPortInfoRecord = 0x0012;
-constexpr std::uint64_t kMaskEndportLid = 1;
-
-constexpr std::uint16_t kAttrMcMemberRecord = 0x0038;
-constexpr std::uint64_t kMaskMgid = 1;  // ComponentMask bit 0
+// The MAD common header (IBA 13.4.3), the SA header (IBA 15.2.1.1) and the two records
+// the agent reads (IBA 15.2.5.17, 15.2.5.3) come from wire/, as sa/'s layouts do. TID:
+// the low half is ours (bytes 12..15).
+using wire::kOffAttrId, wire::kOffAttrMod, wire::kOffBaseVersion, wire::kOffClass,
+    wire::kOffClassVersion, wire::kOffMethod, wire::kOffStatus, wire::kOffTid;
+constexpr std::size_t kOffComponentMask = wire::sa::kOffComponentMask;
+constexpr std::size_t kOffRecord = wire::sa::kHeaderSize;
+namespace mcm = wire::mcmember;
+namespace pir = wire::port_info_record;
 
 std::uint16_t get16(std::span<const std::uint8_t> b, std::size_t off) {
   return static_cast<std::uint16_t>(b[off] << 8 | b[off + 1]);
@@ -122,10 +109,10 @@ namespace {
 // caller fills the record.
 SaMad sa_get(std::uint16_t attr, std::uint64_t mask, std::uint32_t tid) {
   SaMad b{};
-  b[kOffBaseVersion] = 1;
+  b[kOffBaseVersion] = wire::kBaseVersion;
   b[kOffClass] = kClassSubnAdm;
   b[kOffClassVersion] = kSaClassVersion;
-  b[kOffMethod] = kMethodGet;
+  b[kOffMethod] = wire::method::kGet;
   put(b, kOffTid, tid, 8);
   put(b, kOffAttrId, attr, 2);
   put(b, kOffComponentMask, mask, 8);
@@ -135,22 +122,22 @@ SaMad sa_get(std::uint16_t attr, std::uint64_t mask, std::uint32_t tid) {
 }  // namespace
 
 SaMad encode_broadcast_group_get(const Mgid& mgid, std::uint32_t tid) {
-  SaMad b = sa_get(kAttrMcMemberRecord, kMaskMgid, tid);
-  std::copy(mgid.begin(), mgid.end(), b.begin() + kOffRecord + kRecMgid);
+  SaMad b = sa_get(wire::sa::attr::kMcMemberRecord, mcm::kMaskMgid, tid);
+  std::copy(mgid.begin(), mgid.end(), b.begin() + kOffRecord + mcm::kMgid);
   return b;
 }
 
 bool answers_request(std::span<const std::uint8_t> mad, std::uint32_t tid) {
   return mad.size() >= kOffRecord && mad[kOffClass] == kClassSubnAdm &&
-         (mad[kOffMethod] & 0x80) != 0 && get32(mad, kOffTid + 4) == tid;
+         (mad[kOffMethod] & wire::method::kResponseBit) != 0 && get32(mad, kOffTid + 4) == tid;
 }
 
 const char* answer_mismatch(std::span<const std::uint8_t> answer, std::uint16_t from_lid,
                             std::span<const std::uint8_t> request, std::uint16_t to_lid) {
-  constexpr std::size_t kOffAttrMod = 20;
   if (answer.size() < kOffRecord || request.size() < kOffRecord) return "short MAD";
   if (answer[kOffClass] != request[kOffClass]) return "another management class";
-  if (answer[kOffMethod] != (request[kOffMethod] | kResponseBit)) return "not a response";
+  if (answer[kOffMethod] != (request[kOffMethod] | wire::method::kResponseBit))
+    return "not a response";
   if (get32(answer, kOffTid + 4) != get32(request, kOffTid + 4)) return "another TID";
   if (get16(answer, kOffAttrId) != get16(request, kOffAttrId)) return "another attribute ID";
   if (get32(answer, kOffAttrMod) != get32(request, kOffAttrMod))
@@ -198,8 +185,8 @@ Status check_get_resp(std::span<const std::uint8_t> mad, std::uint16_t attr,
   if (mad.size() < kOffRecord + record_size)
     return fail(kGroupMtuRejected, what + ": SA answer of " + std::to_string(mad.size()) +
                                        " bytes, too short for a " + attr_name);
-  if (mad[kOffBaseVersion] != 1 || mad[kOffClass] != kClassSubnAdm ||
-      mad[kOffClassVersion] != kSaClassVersion || mad[kOffMethod] != kMethodGetResp ||
+  if (mad[kOffBaseVersion] != wire::kBaseVersion || mad[kOffClass] != kClassSubnAdm ||
+      mad[kOffClassVersion] != kSaClassVersion || mad[kOffMethod] != wire::method::kGetResp ||
       get16(mad, kOffAttrId) != attr)
     return fail(kGroupMtuRejected, what + ": the answer is not an SA GetResp of " + attr_name +
                                        " (class " + hex16(mad[kOffClass]) + ", method " +
@@ -214,17 +201,19 @@ Status check_get_resp(std::span<const std::uint8_t> mad, std::uint16_t attr,
 
 Result<BroadcastGroup> decode_broadcast_group(std::span<const std::uint8_t> mad, const Mgid& mgid) {
   const std::string group = "broadcast group " + format_mgid(mgid);
-  if (auto s = check_get_resp(mad, kAttrMcMemberRecord, kRecordSize, group, "MCMemberRecord"); !s)
+  if (auto s =
+          check_get_resp(mad, wire::sa::attr::kMcMemberRecord, mcm::kSize, group, "MCMemberRecord");
+      !s)
     return fail(s.error());
-  const auto rec = mad.subspan(kOffRecord, kRecordSize);
-  if (!std::equal(mgid.begin(), mgid.end(), rec.begin() + kRecMgid))
+  const auto rec = mad.subspan(kOffRecord, mcm::kSize);
+  if (!std::equal(mgid.begin(), mgid.end(), rec.begin() + mcm::kMgid))
     return fail(kGroupMtuRejected, group + ": the SA answered with another group's record");
-  const int code = rec[kRecMtu] & 0x3f;
+  const int code = rec[mcm::kMtu] & mcm::kValueMask;
   const int bytes = ib_mtu_bytes(code);
   if (bytes == 0)
     return fail(kGroupMtuRejected,
                 group + ": the record carries MTU code " + std::to_string(code) + " (valid: 1..5)");
-  const int rate = rec[kRecRate] & 0x3f;
+  const int rate = rec[mcm::kRate] & mcm::kValueMask;
   if (ib_rate_gbps(rate) == 0)
     return fail(kGroupMtuRejected, group + ": the record carries rate code " +
                                        std::to_string(rate) + " (valid: 2..24)");
@@ -238,20 +227,22 @@ Result<int> decode_broadcast_group_mtu(std::span<const std::uint8_t> mad, const 
 }
 
 SaMad encode_port_info_get(std::uint16_t lid, std::uint32_t tid) {
-  SaMad b = sa_get(kAttrPortInfoRecord, kMaskEndportLid, tid);
-  put(b, kOffRecord + kPirLid, lid, 2);
+  SaMad b = sa_get(wire::sa::attr::kPortInfoRecord, pir::kMaskEndportLid, tid);
+  put(b, kOffRecord + pir::kEndportLid, lid, 2);
   return b;
 }
 
 Result<int> decode_port_neighbor_mtu(std::span<const std::uint8_t> mad, std::uint16_t lid) {
   const std::string what = "PortInfoRecord of LID " + std::to_string(lid);
-  if (auto s = check_get_resp(mad, kAttrPortInfoRecord, kPirSize, what, "PortInfoRecord"); !s)
+  if (auto s =
+          check_get_resp(mad, wire::sa::attr::kPortInfoRecord, pir::kSize, what, "PortInfoRecord");
+      !s)
     return fail(s.error());
-  const auto rec = mad.subspan(kOffRecord, kPirSize);
-  if (get16(rec, kPirLid) != lid)
+  const auto rec = mad.subspan(kOffRecord, pir::kSize);
+  if (get16(rec, pir::kEndportLid) != lid)
     return fail(kGroupMtuRejected,
-                what + ": the SA answered for LID " + std::to_string(get16(rec, kPirLid)));
-  const int code = rec[kPirNeighborMtu] >> 4;
+                what + ": the SA answered for LID " + std::to_string(get16(rec, pir::kEndportLid)));
+  const int code = rec[pir::kNeighborMtu] >> 4;
   const int bytes = ib_mtu_bytes(code);
   if (bytes == 0)
     return fail(kGroupMtuRejected,

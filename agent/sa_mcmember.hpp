@@ -2,7 +2,7 @@
 // of the MCMemberRecord of a partition's IPoIB broadcast group, and the decoder of
 // its GetResp. Kept apart from the libibumad I/O (sa_group_source.cpp) so that the
 // decoder is tested on handmade buffers. Layouts: IBA 13.4.3 (MAD header), 15.2.1.1
-// (SA header), 15.2.5.17 (MCMemberRecord).
+// (SA header), 15.2.5.17 (MCMemberRecord), 15.2.5.3 (PortInfoRecord), all from wire/.
 #pragma once
 
 #include <array>
@@ -12,12 +12,15 @@
 #include <string>
 
 #include "common/result.hpp"
+#include "wire/mad_header.hpp"
+#include "wire/sa_header.hpp"
 
 namespace ibsm::agent {
 
-inline constexpr std::size_t kSaMadSize = 256;
-inline constexpr std::uint8_t kClassSubnAdm = 0x03;
-inline constexpr std::uint8_t kSaClassVersion = 2;
+// The SA MAD's layout is wire/'s (wire/sa_header.hpp), shared with sa/.
+inline constexpr std::size_t kSaMadSize = wire::kMadSize;
+inline constexpr std::uint8_t kClassSubnAdm = wire::mgmt_class::kSubnAdm;
+inline constexpr std::uint8_t kSaClassVersion = wire::sa::kClassVersion;
 inline constexpr std::uint32_t kQp1QKey = 0x80010000;  // the well-known GSI Q_Key
 
 using Mgid = std::array<std::uint8_t, 16>;

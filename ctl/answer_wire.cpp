@@ -2,7 +2,7 @@
 
 #include <utility>
 
-#include "ctl/json.hpp"
+#include "common/json_writer.hpp"
 
 namespace ibsm::ctl {
 

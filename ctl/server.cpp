@@ -18,10 +18,10 @@
 
 #include <spdlog/fmt/fmt.h>
 
+#include "common/json_writer.hpp"
 #include "ctl/answer_wire.hpp"
 #include "ctl/console_token.hpp"
 #include "ctl/errors.hpp"
-#include "ctl/json.hpp"
 #include "ctl/outbox.hpp"
 #include "ctl/sm_request.hpp"
 #include "ctl/socket_setup.hpp"

@@ -5,6 +5,8 @@
 #include <string>
 #include <string_view>
 
+#include "wire/mad_header.hpp"
+
 namespace ibsm::mad {
 
 using Guid = std::uint64_t;
@@ -15,19 +17,19 @@ inline constexpr Lid kPermissiveLid = 0xFFFF;  // IBA 14.2.2: DR SMPs leave the 
 inline constexpr Lid kMaxUnicastLid = 0xBFFF;  // IBA 4.1.3: 0x0001-0xBFFF are unicast
 inline constexpr Lid kFirstMulticastLid = 0xC000;
 
-// Management classes (IBA 13.4.4).
-inline constexpr std::uint8_t kClassSmiLid = 0x01;
-inline constexpr std::uint8_t kClassSmiDirected = 0x81;
-inline constexpr std::uint8_t kClassSubnAdm = 0x03;
-inline constexpr std::uint8_t kClassPerfMgt = 0x04;  // Performance Management (IBA 16.1)
+// Management classes (IBA 13.4.4; wire/mad_header.hpp).
+inline constexpr std::uint8_t kClassSmiLid = wire::mgmt_class::kSmiLid;
+inline constexpr std::uint8_t kClassSmiDirected = wire::mgmt_class::kSmiDirected;
+inline constexpr std::uint8_t kClassSubnAdm = wire::mgmt_class::kSubnAdm;
+inline constexpr std::uint8_t kClassPerfMgt = wire::mgmt_class::kPerfMgt;
 
-// Methods (IBA 13.4.5).
+// The methods of SMPs (IBA 13.4.5; values from wire/mad_header.hpp).
 enum class Method : std::uint8_t {
-  kGet = 0x01,
-  kSet = 0x02,
-  kGetResp = 0x81,
-  kTrap = 0x05,
-  kTrapRepress = 0x07,
+  kGet = wire::method::kGet,
+  kSet = wire::method::kSet,
+  kGetResp = wire::method::kGetResp,
+  kTrap = wire::method::kTrap,
+  kTrapRepress = wire::method::kTrapRepress,
 };
 
 // SMP attribute IDs (IBA 14.2.5, table 145).

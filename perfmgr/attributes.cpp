@@ -27,15 +27,15 @@ std::uint64_t get_be(const std::uint8_t* p, int n) {
 std::array<std::uint8_t, kMadSize> build_pm_mad(const PmHeader& h,
                                                 std::span<const std::uint8_t> data) {
   std::array<std::uint8_t, kMadSize> m{};
-  m[0] = h.base_version;
-  m[1] = h.mgmt_class;
-  m[2] = h.class_version;
-  m[3] = h.method;
-  put16(&m[4], h.status);
-  put32(&m[8], static_cast<std::uint32_t>(h.tid >> 32));
-  put32(&m[12], static_cast<std::uint32_t>(h.tid));
-  put16(&m[16], h.attr_id);
-  put32(&m[20], h.attr_mod);
+  m[wire::kOffBaseVersion] = h.base_version;
+  m[wire::kOffClass] = h.mgmt_class;
+  m[wire::kOffClassVersion] = h.class_version;
+  m[wire::kOffMethod] = h.method;
+  put16(&m[wire::kOffStatus], h.status);
+  put32(&m[wire::kOffTid], static_cast<std::uint32_t>(h.tid >> 32));
+  put32(&m[wire::kOffTid + 4], static_cast<std::uint32_t>(h.tid));
+  put16(&m[wire::kOffAttrId], h.attr_id);
+  put32(&m[wire::kOffAttrMod], h.attr_mod);
   std::copy_n(data.begin(), std::min(data.size(), kPmDataSize), m.begin() + kPmDataOffset);
   return m;
 }
@@ -47,15 +47,15 @@ Result<PmAnswer> parse_pm_answer(std::span<const std::uint8_t> mad) {
                                      " bytes (one MAD is 256)");
   }
   PmAnswer a;
-  a.header.base_version = mad[0];
-  a.header.mgmt_class = mad[1];
-  a.header.class_version = mad[2];
-  a.header.method = mad[3];
-  a.header.status = static_cast<std::uint16_t>(get_be(&mad[4], 2));
-  a.header.tid = get_be(&mad[8], 8);
-  a.header.attr_id = static_cast<std::uint16_t>(get_be(&mad[16], 2));
-  a.header.attr_mod = static_cast<std::uint32_t>(get_be(&mad[20], 4));
-  if (a.header.base_version != 1 || a.header.mgmt_class != kClassPerfMgt ||
+  a.header.base_version = mad[wire::kOffBaseVersion];
+  a.header.mgmt_class = mad[wire::kOffClass];
+  a.header.class_version = mad[wire::kOffClassVersion];
+  a.header.method = mad[wire::kOffMethod];
+  a.header.status = static_cast<std::uint16_t>(get_be(&mad[wire::kOffStatus], 2));
+  a.header.tid = get_be(&mad[wire::kOffTid], 8);
+  a.header.attr_id = static_cast<std::uint16_t>(get_be(&mad[wire::kOffAttrId], 2));
+  a.header.attr_mod = static_cast<std::uint32_t>(get_be(&mad[wire::kOffAttrMod], 4));
+  if (a.header.base_version != wire::kBaseVersion || a.header.mgmt_class != kClassPerfMgt ||
       a.header.class_version != kPerfMgtClassVersion) {
     return fail(kErrPmMalformed, "not a PerfMgt class 0x04 version 1 MAD (base " +
                                      std::to_string(a.header.base_version) + ", class " +

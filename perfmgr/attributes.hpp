@@ -11,12 +11,13 @@
 #include "common/result.hpp"
 #include "mad/types.hpp"
 #include "perfmgr/wire_layout.hpp"
+#include "wire/mad_header.hpp"
 
 namespace ibsm::perfmgr {
 
 inline constexpr std::uint8_t kClassPerfMgt = mad::kClassPerfMgt;
 inline constexpr std::uint8_t kPerfMgtClassVersion = 1;
-inline constexpr std::size_t kMadSize = 256;
+inline constexpr std::size_t kMadSize = wire::kMadSize;
 inline constexpr std::size_t kPmDataOffset = 64;  // after the header and 40 reserved bytes
 inline constexpr std::size_t kPmDataSize = kMadSize - kPmDataOffset;
 
@@ -26,9 +27,10 @@ enum class PmAttr : std::uint16_t {
   kPortCountersExtended = 0x001D,
 };
 
-inline constexpr std::uint8_t kMethodGet = 0x01;
-inline constexpr std::uint8_t kMethodSet = 0x02;
-inline constexpr std::uint8_t kMethodGetResp = 0x81;
+// Methods (IBA 13.4.5): wire/mad_header.hpp's, by the names the PerfMgr uses.
+inline constexpr std::uint8_t kMethodGet = wire::method::kGet;
+inline constexpr std::uint8_t kMethodSet = wire::method::kSet;
+inline constexpr std::uint8_t kMethodGetResp = wire::method::kGetResp;
 
 // MAD status bits (IBA 13.4.7, table 110).
 inline constexpr std::uint16_t kStatusBusy = 0x0001;

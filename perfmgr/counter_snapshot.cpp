@@ -2,33 +2,13 @@
 
 #include <unordered_map>
 
+#include "mad/attr/port_speeds.hpp"
 #include "perfmgr/perf_manager.hpp"
 
 namespace ibsm::perfmgr {
 
 double lane_gbps(std::uint8_t speed_active, std::uint8_t speed_ext_active) {
-  switch (speed_ext_active) {  // IBA 14.2.5.6 LinkSpeedExtActive (FDR and later)
-    case 1:
-      return 14.0625;
-    case 2:
-      return 25.78125;
-    case 4:
-      return 53.125;
-    case 8:
-      return 106.25;
-    default:
-      break;
-  }
-  switch (speed_active) {  // LinkSpeedActive
-    case 1:
-      return 2.5;
-    case 2:
-      return 5.0;
-    case 4:
-      return 10.0;
-    default:
-      return 0;
-  }
+  return mad::lane_signalling_gbps(mad::lane_speed_of(speed_active, speed_ext_active));
 }
 
 CounterSnapshotPtr PerfManager::counter_snapshot() const {

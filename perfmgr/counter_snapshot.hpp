@@ -39,6 +39,7 @@ struct CounterSnapshot {
 using CounterSnapshotPtr = std::shared_ptr<const CounterSnapshot>;
 
 // Gb/s per lane of the active speed (LinkSpeedExtActive wins when set); 0 when unknown.
+// Decoded by mad/attr/port_speeds.hpp (lane_speed_of, lane_signalling_gbps).
 double lane_gbps(std::uint8_t speed_active, std::uint8_t speed_ext_active);
 
 }  // namespace ibsm::perfmgr

@@ -6,23 +6,30 @@
 
 #include "sa/record_layout.hpp"
 #include "sa/sa_mad.hpp"
+#include "wire/sa_records.hpp"
 
 namespace ibsm::sa {
 
 namespace {
 
+// The fields the agent also reads take their place from wire/sa_records.hpp.
+namespace mcm = wire::mcmember;
+constexpr std::uint16_t bit_of(std::size_t byte) {
+  return static_cast<std::uint16_t>(byte * 8);
+}
+
 // MCMemberRecord: 52 bytes on the wire, 56 with padding (AttributeOffset 7).
 constexpr std::array<Field, 19> kMcMemberRecord = {{
-    {"MGID", 0, 128},
+    {"MGID", bit_of(mcm::kMgid), 128},
     {"PortGID", 128, 128},
     {"Q_Key", 256, 32},
     {"MLID", 288, 16},
-    {"MTUSelector", 304, 2},
-    {"MTU", 306, 6},
+    {"MTUSelector", bit_of(mcm::kMtu), 2},
+    {"MTU", bit_of(mcm::kMtu) + 2, 6},
     {"TClass", 312, 8},
     {"P_Key", 320, 16},
-    {"RateSelector", 336, 2},
-    {"Rate", 338, 6},
+    {"RateSelector", bit_of(mcm::kRate), 2},
+    {"Rate", bit_of(mcm::kRate) + 2, 6},
     {"PacketLifeTimeSelector", 344, 2},
     {"PacketLifeTime", 346, 6},
     {"SL", 352, 4},
@@ -38,10 +45,11 @@ constexpr std::array<Field, 19> kMcMemberRecord = {{
     {"ProxyJoin", 399, 1},
     {"Reserved", 400, 16},
 }};
-static_assert(kMcMemberRecord.back().bit_offset + kMcMemberRecord.back().bit_width == 52 * 8);
+static_assert(kMcMemberRecord.back().bit_offset + kMcMemberRecord.back().bit_width ==
+              bit_of(mcm::kSize));
 
 constexpr std::array kMulticastLayouts = {
-    RecordLayout{attr::kMcMemberRecord, "MCMemberRecord", 52, kMcMemberRecord},
+    RecordLayout{attr::kMcMemberRecord, "MCMemberRecord", mcm::kSize, kMcMemberRecord},
 };
 
 }  // namespace

@@ -8,6 +8,7 @@
 
 #include "sa/record_layout.hpp"
 #include "sa/sa_mad.hpp"
+#include "wire/sa_records.hpp"
 
 namespace ibsm::sa {
 
@@ -39,9 +40,11 @@ constexpr std::array<Field, 15> kNodeRecord = {{
 static_assert(end_bit(kNodeRecord) == 108 * 8 && contiguous(kNodeRecord));
 
 // PortInfoRecord (15.2.5.3): EndportLID, PortNum, Options, then PortInfo
-// (14.2.5.6) at byte 4. Bits 0-57 as IB_PIR_COMPMASK_LID ... _LINKSPDEXTENAB.
+// (14.2.5.6) at byte 4. Bits 0-57 as IB_PIR_COMPMASK_LID ... _LINKSPDEXTENAB. The
+// fields the agent also reads take their place from wire/sa_records.hpp.
+namespace pir = wire::port_info_record;
 constexpr std::array<Field, 58> kPortInfoRecord = {{
-    {"EndportLID", 0, 16},
+    {"EndportLID", pir::kEndportLid * 8, 16},
     {"PortNum", 16, 8},
     {"Options", 24, 8},
     {"M_Key", 32, 64},
@@ -64,7 +67,7 @@ constexpr std::array<Field, 58> kPortInfoRecord = {{
     {"LMC", 309, 3},
     {"LinkSpeedActive", 312, 4},
     {"LinkSpeedEnabled", 316, 4},
-    {"NeighborMTU", 320, 4},
+    {"NeighborMTU", pir::kNeighborMtu * 8, 4},
     {"MasterSMSL", 324, 4},
     {"VLCap", 328, 4},
     {"InitType", 332, 4},
@@ -100,7 +103,7 @@ constexpr std::array<Field, 58> kPortInfoRecord = {{
     {"Reserved56", 536, 3},
     {"LinkSpeedExtEnabled", 539, 5},
 }};
-static_assert(end_bit(kPortInfoRecord) == 68 * 8 && contiguous(kPortInfoRecord));
+static_assert(end_bit(kPortInfoRecord) == pir::kSize * 8 && contiguous(kPortInfoRecord));
 
 // SwitchInfoRecord (15.2.5.5): LID, reserved, SwitchInfo (14.2.5.4) at byte 4.
 // OpenSM names bits 0 (LID) and 1 (reserved); the rest follow the attribute.
@@ -190,7 +193,7 @@ static_assert(end_bit(kGuidInfoRecord) == 72 * 8 && contiguous(kGuidInfoRecord))
 
 constexpr std::array kTopologyLayouts = {
     RecordLayout{attr::kNodeRecord, "NodeRecord", 108, kNodeRecord},
-    RecordLayout{attr::kPortInfoRecord, "PortInfoRecord", 68, kPortInfoRecord},
+    RecordLayout{attr::kPortInfoRecord, "PortInfoRecord", pir::kSize, kPortInfoRecord},
     RecordLayout{attr::kSwitchInfoRecord, "SwitchInfoRecord", 24, kSwitchInfoRecord},
     RecordLayout{attr::kLftRecord, "LinearForwardingTableRecord", 72, kLftRecord},
     RecordLayout{attr::kMftRecord, "MulticastForwardingTableRecord", 72, kMftRecord},

@@ -116,46 +116,49 @@ std::string_view attr_name(std::uint16_t id) {
 }
 
 void encode_header(const SaHeader& h, std::span<std::uint8_t> b) {
+  using namespace wire::sa;  // the offsets by name, in the function (unity builds)
   std::fill(b.begin(), b.begin() + kHeaderSize, std::uint8_t{0});
-  b[0] = h.base_version;
-  b[1] = h.mgmt_class;
-  b[2] = h.class_version;
-  b[3] = h.method;
-  put16(b, 4, h.status);
-  put64(b, 8, h.tid);
-  put16(b, 16, h.attr_id);
-  put32(b, 20, h.attr_mod);
-  b[24] = h.rmpp_version;
-  b[25] = h.rmpp_type;
-  b[26] = static_cast<std::uint8_t>((h.rmpp_resp_time << 3) | (h.rmpp_flags & 0x7));
-  b[27] = h.rmpp_status;
-  put32(b, 28, h.rmpp_segment);
-  put32(b, 32, h.rmpp_length);
-  put64(b, 36, h.sm_key);
-  put16(b, 44, h.attr_offset);
-  put64(b, 48, h.comp_mask);
+  b[wire::kOffBaseVersion] = h.base_version;
+  b[wire::kOffClass] = h.mgmt_class;
+  b[wire::kOffClassVersion] = h.class_version;
+  b[wire::kOffMethod] = h.method;
+  put16(b, wire::kOffStatus, h.status);
+  put64(b, wire::kOffTid, h.tid);
+  put16(b, wire::kOffAttrId, h.attr_id);
+  put32(b, wire::kOffAttrMod, h.attr_mod);
+  b[kOffRmppVersion] = h.rmpp_version;
+  b[kOffRmppType] = h.rmpp_type;
+  b[kOffRmppRespTimeFlags] =
+      static_cast<std::uint8_t>((h.rmpp_resp_time << 3) | (h.rmpp_flags & 0x7));
+  b[kOffRmppStatus] = h.rmpp_status;
+  put32(b, kOffRmppSegment, h.rmpp_segment);
+  put32(b, kOffRmppLength, h.rmpp_length);
+  put64(b, kOffSmKey, h.sm_key);
+  put16(b, kOffAttrOffset, h.attr_offset);
+  put64(b, kOffComponentMask, h.comp_mask);
 }
 
 SaHeader decode_header(std::span<const std::uint8_t> b) {
+  using namespace wire::sa;
   SaHeader h;
-  h.base_version = b[0];
-  h.mgmt_class = b[1];
-  h.class_version = b[2];
-  h.method = b[3];
-  h.status = get16(b, 4);
-  h.tid = get64(b, 8);
-  h.attr_id = get16(b, 16);
-  h.attr_mod = get32(b, 20);
-  h.rmpp_version = b[24];
-  h.rmpp_type = b[25];
-  h.rmpp_resp_time = static_cast<std::uint8_t>(b[26] >> 3);
-  h.rmpp_flags = static_cast<std::uint8_t>(b[26] & 0x7);
-  h.rmpp_status = b[27];
-  h.rmpp_segment = get32(b, 28);
-  h.rmpp_length = get32(b, 32);
-  h.sm_key = get64(b, 36);
-  h.attr_offset = get16(b, 44);
-  h.comp_mask = get64(b, 48);
+  h.base_version = b[wire::kOffBaseVersion];
+  h.mgmt_class = b[wire::kOffClass];
+  h.class_version = b[wire::kOffClassVersion];
+  h.method = b[wire::kOffMethod];
+  h.status = get16(b, wire::kOffStatus);
+  h.tid = get64(b, wire::kOffTid);
+  h.attr_id = get16(b, wire::kOffAttrId);
+  h.attr_mod = get32(b, wire::kOffAttrMod);
+  h.rmpp_version = b[kOffRmppVersion];
+  h.rmpp_type = b[kOffRmppType];
+  h.rmpp_resp_time = static_cast<std::uint8_t>(b[kOffRmppRespTimeFlags] >> 3);
+  h.rmpp_flags = static_cast<std::uint8_t>(b[kOffRmppRespTimeFlags] & 0x7);
+  h.rmpp_status = b[kOffRmppStatus];
+  h.rmpp_segment = get32(b, kOffRmppSegment);
+  h.rmpp_length = get32(b, kOffRmppLength);
+  h.sm_key = get64(b, kOffSmKey);
+  h.attr_offset = get16(b, kOffAttrOffset);
+  h.comp_mask = get64(b, kOffComponentMask);
   return h;
 }
 

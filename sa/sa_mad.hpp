@@ -15,60 +15,26 @@
 #include <vector>
 
 #include "common/result.hpp"
+#include "wire/mad_header.hpp"
+#include "wire/sa_header.hpp"
 
 namespace ibsm::sa {
 
-inline constexpr std::uint8_t kBaseVersion = 1;
-inline constexpr std::uint8_t kClassSubnAdm = 0x03;
-inline constexpr std::uint8_t kClassVersion = 2;
-inline constexpr std::size_t kMadSize = 256;
-inline constexpr std::size_t kHeaderSize = 56;
-inline constexpr std::size_t kDataSize = kMadSize - kHeaderSize;  // 200
+// The SA MAD's layout, methods and attribute IDs are wire/'s (wire/mad_header.hpp,
+// wire/sa_header.hpp), shared with the agent.
+inline constexpr std::uint8_t kBaseVersion = wire::kBaseVersion;
+inline constexpr std::uint8_t kClassSubnAdm = wire::mgmt_class::kSubnAdm;
+inline constexpr std::uint8_t kClassVersion = wire::sa::kClassVersion;
+inline constexpr std::size_t kMadSize = wire::kMadSize;
+inline constexpr std::size_t kHeaderSize = wire::sa::kHeaderSize;
+inline constexpr std::size_t kDataSize = wire::sa::kDataSize;  // 200
 
 // Methods (IBA 13.4.5 table 109, 15.2.2 table 184).
-namespace method {
-inline constexpr std::uint8_t kGet = 0x01;
-inline constexpr std::uint8_t kSet = 0x02;
-inline constexpr std::uint8_t kReport = 0x06;
-inline constexpr std::uint8_t kGetTable = 0x12;
-inline constexpr std::uint8_t kGetTraceTable = 0x13;
-inline constexpr std::uint8_t kGetMulti = 0x14;
-inline constexpr std::uint8_t kDelete = 0x15;
-inline constexpr std::uint8_t kResponseBit = 0x80;
-inline constexpr std::uint8_t kGetResp = 0x81;
-inline constexpr std::uint8_t kReportResp = 0x86;
-inline constexpr std::uint8_t kGetTableResp = 0x92;
-inline constexpr std::uint8_t kGetTraceTableResp = 0x93;
-inline constexpr std::uint8_t kGetMultiResp = 0x94;
-inline constexpr std::uint8_t kDeleteResp = 0x95;
-}  // namespace method
+namespace method = wire::method;
 std::string_view method_name(std::uint8_t m);
 
 // SA attributes (IBA 15.2.5 table 186).
-namespace attr {
-inline constexpr std::uint16_t kClassPortInfo = 0x0001;
-inline constexpr std::uint16_t kNotice = 0x0002;
-inline constexpr std::uint16_t kInformInfo = 0x0003;
-inline constexpr std::uint16_t kNodeRecord = 0x0011;
-inline constexpr std::uint16_t kPortInfoRecord = 0x0012;
-inline constexpr std::uint16_t kSlToVlTableRecord = 0x0013;
-inline constexpr std::uint16_t kSwitchInfoRecord = 0x0014;
-inline constexpr std::uint16_t kLftRecord = 0x0015;
-inline constexpr std::uint16_t kRftRecord = 0x0016;
-inline constexpr std::uint16_t kMftRecord = 0x0017;
-inline constexpr std::uint16_t kSmInfoRecord = 0x0018;
-inline constexpr std::uint16_t kLinkRecord = 0x0020;
-inline constexpr std::uint16_t kGuidInfoRecord = 0x0030;
-inline constexpr std::uint16_t kServiceRecord = 0x0031;
-inline constexpr std::uint16_t kPKeyTableRecord = 0x0033;
-inline constexpr std::uint16_t kPathRecord = 0x0035;
-inline constexpr std::uint16_t kVlArbTableRecord = 0x0036;
-inline constexpr std::uint16_t kMcMemberRecord = 0x0038;
-inline constexpr std::uint16_t kTraceRecord = 0x0039;
-inline constexpr std::uint16_t kMultiPathRecord = 0x003A;
-inline constexpr std::uint16_t kServiceAssociationRecord = 0x003B;
-inline constexpr std::uint16_t kInformInfoRecord = 0x00F3;
-}  // namespace attr
+namespace attr = wire::sa::attr;
 std::string_view attr_name(std::uint16_t id);
 
 // MAD status (IBA 13.4.7 table 111; SA class-specific codes in bits 8-15, 15.2.1.2).

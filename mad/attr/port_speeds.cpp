@@ -76,24 +76,31 @@ const char* lane_speed_gbps(LaneSpeed s) {
   }
 }
 
-LaneSpeed active_lane_speed(const PortInfo& pi, const PortInfo& caps) {
-  if (has_extended_speeds2(caps) && pi.link_speed_ext_active2 == kSpeedExt2Xdr)
-    return LaneSpeed::kXdr;
-  if (has_extended_speeds(caps)) {
-    switch (pi.link_speed_ext_active) {
-      case kSpeedExtFdr:
-        return LaneSpeed::kFdr;
-      case kSpeedExtEdr:
-        return LaneSpeed::kEdr;
-      case kSpeedExtHdr:
-        return LaneSpeed::kHdr;
-      case kSpeedExtNdr:
-        return LaneSpeed::kNdr;
-      default:
-        break;  // none active: the classic speed decides
-    }
+double lane_signalling_gbps(LaneSpeed s) {
+  switch (s) {
+    case LaneSpeed::kSdr:
+      return 2.5;
+    case LaneSpeed::kDdr:
+      return 5.0;
+    case LaneSpeed::kQdr:
+      return 10.0;
+    case LaneSpeed::kFdr:
+      return 14.0625;
+    case LaneSpeed::kEdr:
+      return 25.78125;
+    case LaneSpeed::kHdr:
+      return 53.125;
+    case LaneSpeed::kNdr:
+      return 106.25;
+    case LaneSpeed::kXdr:
+      return 212.5;
+    default:
+      return 0;
   }
-  switch (pi.link_speed_active) {
+}
+
+LaneSpeed classic_lane_speed(std::uint8_t link_speed_active) {
+  switch (link_speed_active) {
     case 1:
       return LaneSpeed::kSdr;
     case 2:
@@ -103,6 +110,34 @@ LaneSpeed active_lane_speed(const PortInfo& pi, const PortInfo& caps) {
     default:
       return LaneSpeed::kUnknown;
   }
+}
+
+LaneSpeed extended_lane_speed(std::uint8_t link_speed_ext_active) {
+  switch (link_speed_ext_active) {
+    case kSpeedExtFdr:
+      return LaneSpeed::kFdr;
+    case kSpeedExtEdr:
+      return LaneSpeed::kEdr;
+    case kSpeedExtHdr:
+      return LaneSpeed::kHdr;
+    case kSpeedExtNdr:
+      return LaneSpeed::kNdr;
+    default:
+      return LaneSpeed::kUnknown;
+  }
+}
+
+LaneSpeed lane_speed_of(std::uint8_t link_speed_active, std::uint8_t link_speed_ext_active) {
+  const LaneSpeed ext = extended_lane_speed(link_speed_ext_active);
+  return ext != LaneSpeed::kUnknown ? ext : classic_lane_speed(link_speed_active);
+}
+
+LaneSpeed active_lane_speed(const PortInfo& pi, const PortInfo& caps) {
+  if (has_extended_speeds2(caps) && pi.link_speed_ext_active2 == kSpeedExt2Xdr)
+    return LaneSpeed::kXdr;
+  if (has_extended_speeds(caps))  // none active: the classic speed decides
+    return lane_speed_of(pi.link_speed_active, pi.link_speed_ext_active);
+  return classic_lane_speed(pi.link_speed_active);
 }
 
 unsigned active_lanes(std::uint8_t width_active) {

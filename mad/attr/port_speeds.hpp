@@ -38,6 +38,20 @@ enum class LaneSpeed : std::uint8_t { kUnknown, kSdr, kDdr, kQdr, kFdr, kEdr, kH
 const char* lane_speed_name(LaneSpeed s);  // "SDR" ... "XDR"
 const char* lane_speed_gbps(LaneSpeed s);  // "2.5" ... "200" (data rate per lane)
 
+// Gb/s per lane as signalled (2.5 ... 212.5: FDR 14.0625, EDR 25.78125, HDR 53.125,
+// NDR 106.25), the PerfMgr's infiniband_speed metric; 0 for kUnknown.
+double lane_signalling_gbps(LaneSpeed s);
+
+// The speed LinkSpeedActive names (1 SDR, 2 DDR, 4 QDR) and the one LinkSpeedExtActive
+// names (1 FDR, 2 EDR, 4 HDR, 8 NDR); kUnknown for any other value.
+LaneSpeed classic_lane_speed(std::uint8_t link_speed_active);
+LaneSpeed extended_lane_speed(std::uint8_t link_speed_ext_active);
+
+// The active per-lane speed from the two fields alone (no capability masks, no XDR):
+// LinkSpeedExtActive when it names a speed, else LinkSpeedActive. For readers that
+// keep only these fields (the PerfMgr's counter rows).
+LaneSpeed lane_speed_of(std::uint8_t link_speed_active, std::uint8_t link_speed_ext_active);
+
 // Whether `caps` (the port's own PortInfo, a switch's port 0 for its external ports)
 // advertises the extended speeds, and the XDR ones.
 constexpr bool has_extended_speeds(const PortInfo& caps) {

@@ -6,6 +6,7 @@
 #include <iterator>
 #include <sstream>
 
+#include "common/atomic_file.hpp"
 #include "partitions/defaults.hpp"
 #include "partitions/errors.hpp"
 #include "partitions/fabric_snapshot.hpp"
@@ -13,7 +14,6 @@
 #include "partitions/parser.hpp"
 #include "partitions/resolve.hpp"
 #include "partitions/syntax.hpp"
-#include "partitions/tool/atomic_write.hpp"
 #include "partitions/tool/editor.hpp"
 #include "partitions/tool/plan_report.hpp"
 #include "partitions/tool/show.hpp"
@@ -79,9 +79,11 @@ int write_or_diff(const Options& o, const std::string& before, const std::string
     out << o.file << ": unchanged\n";
     return 0;
   }
-  Status s = write_file_atomically(o.file, after, o.backup_suffix);
+  // The operator's mode of the file is kept, and so is the old version when asked.
+  Status s = write_file_atomically(
+      o.file, after, AtomicWriteOptions{.keep_mode = true, .backup_suffix = o.backup_suffix});
   if (!s.ok()) {
-    err << "ibsm-part: " << to_string(s.error()) << "\n";
+    err << "ibsm-part: " << to_string(Error{kWriteFailed, s.error().message}) << "\n";
     return 1;
   }
   out << o.file << ": " << what

@@ -7,6 +7,7 @@
 
 #include "common/display_text.hpp"
 #include "common/escape.hpp"
+#include "common/json_writer.hpp"
 
 namespace ibsm::sm::ops {
 
@@ -104,7 +105,8 @@ bool bare_word(std::string_view x) {
   return x.find_first_of(" \"=\\") == std::string_view::npos && text::is_display_text(x);
 }
 
-void append_value(std::string& out, const FieldValue& v, bool json) {
+// A value of the text form (encode_json writes its values with the JSON writer).
+void append_text_value(std::string& out, const FieldValue& v) {
   std::visit(
       [&](const auto& x) {
         using T = std::decay_t<decltype(x)>;
@@ -112,14 +114,12 @@ void append_value(std::string& out, const FieldValue& v, bool json) {
           out += x ? "true" : "false";
         } else if constexpr (std::is_same_v<T, double>) {
           if (!std::isfinite(x)) {
-            out += json ? "null" : "nan";
+            out += "nan";
           } else {
             out += fmt::format("{}", x);
           }
         } else if constexpr (std::is_same_v<T, std::string>) {
-          if (json) {
-            append_json_string(out, x);
-          } else if (x.empty() || !bare_word(x)) {
+          if (x.empty() || !bare_word(x)) {
             // Quoted, so that key=value splits cleanly and no control character or
             // byte that is not UTF-8 reaches the line raw.
             append_json_string(out, x);
@@ -136,22 +136,31 @@ void append_value(std::string& out, const FieldValue& v, bool json) {
 }  // namespace
 
 std::string encode_json(const Event& e) {
-  std::string out;
-  out.reserve(128 + 32 * e.fields.size());
-  out += "{\"time\":\"";
-  out += format_utc(e.time);
-  out += fmt::format("\",\"seq\":{},\"id\":{},\"type\":\"{}\",\"fields\":{{", e.seq,
-                     static_cast<unsigned>(e.type), event_type_name(e.type));
-  bool first = true;
+  JsonWriter j;
+  j.reserve(128 + 32 * e.fields.size());
+  j.begin_object()
+      .field("time", format_utc(e.time))
+      .field("seq", e.seq)
+      .field("id", static_cast<unsigned>(e.type))
+      .field("type", event_type_name(e.type))
+      .key("fields")
+      .begin_object();
   for (const EventField& f : e.fields) {
-    if (!first) out += ',';
-    first = false;
-    append_json_string(out, f.key);
-    out += ':';
-    append_value(out, f.value, true);
+    j.key(f.key);
+    std::visit(
+        [&j](const auto& x) {
+          using T = std::decay_t<decltype(x)>;
+          if constexpr (std::is_same_v<T, bool>)
+            j.boolean(x);
+          else if constexpr (std::is_same_v<T, std::string>)
+            j.str(x);
+          else
+            j.num(x);  // a double that is not finite is null
+        },
+        f.value);
   }
-  out += "}}";
-  return out;
+  j.end_object().end_object();
+  return std::move(j).take();
 }
 
 std::string encode_text(const Event& e) {
@@ -161,7 +170,7 @@ std::string encode_text(const Event& e) {
     out += ' ';
     out += f.key;
     out += '=';
-    append_value(out, f.value, false);
+    append_text_value(out, f.value);
   }
   return out;
 }

@@ -62,5 +62,68 @@ TEST(AtomicFile, KeyFilesGetTheModeAsked) {
   EXPECT_EQ(st.st_mode & 0777, 0600u);
 }
 
+unsigned mode_of(const std::string& path) {
+  struct stat st {};
+  return ::stat(path.c_str(), &st) == 0 ? st.st_mode & 07777 : 0xFFFFu;
+}
+
+// ibsm-part's edit of partitions.conf: an operator's chmod survives; a new file gets
+// the mode asked.
+TEST(AtomicFile, KeepModeKeepsTheModeOfTheFileReplaced) {
+  testsupport::TempDir dir;
+  const std::string path = dir.path() + "/partitions.conf";
+  { std::ofstream(path) << "old\n"; }
+  ASSERT_EQ(::chmod(path.c_str(), 0640), 0);
+  ASSERT_TRUE(write_file_atomically(path, "new\n", AtomicWriteOptions{.keep_mode = true}).ok());
+  EXPECT_EQ(mode_of(path), 0640u);
+  EXPECT_EQ(contents_of(path), "new\n");
+
+  const std::string fresh = dir.path() + "/fresh.conf";
+  ASSERT_TRUE(
+      write_file_atomically(fresh, "x\n", AtomicWriteOptions{.mode = 0600, .keep_mode = true})
+          .ok());
+  EXPECT_EQ(mode_of(fresh), 0600u);
+}
+
+TEST(AtomicFile, TheBackupKeepsTheOldContentsAndMode) {
+  testsupport::TempDir dir;
+  const std::string path = dir.path() + "/partitions.conf";
+  { std::ofstream(path) << "old\n"; }
+  ASSERT_EQ(::chmod(path.c_str(), 0600), 0);
+  ASSERT_TRUE(write_file_atomically(path, "new\n",
+                                    AtomicWriteOptions{.keep_mode = true, .backup_suffix = ".orig"})
+                  .ok());
+  EXPECT_EQ(contents_of(path + ".orig"), "old\n");
+  EXPECT_EQ(mode_of(path + ".orig"), 0600u);
+  EXPECT_EQ(contents_of(path), "new\n");
+  EXPECT_EQ(mode_of(path), 0600u);
+}
+
+// The agent's NM keyfiles: the mode asked, whatever the umask.
+TEST(AtomicFile, TheModeAskedIsExactUnderAnyUmask) {
+  testsupport::TempDir dir;
+  const std::string path = dir.path() + "/ib0.nmconnection";
+  const mode_t old = ::umask(0077);
+  const auto st = write_file_atomically(path, "[connection]\n", AtomicWriteOptions{.mode = 0644});
+  ::umask(old);
+  ASSERT_TRUE(st.ok());
+  EXPECT_EQ(mode_of(path), 0644u);
+}
+
+TEST(AtomicFile, AFailedRenameNamesThePathAndLeavesNoTemporaryFile) {
+  testsupport::TempDir dir;
+  const std::string path = dir.path() + "/taken";
+  ASSERT_EQ(::mkdir(path.c_str(), 0755), 0);  // a directory where the file should go
+  { std::ofstream(path + "/inside") << "x"; }
+  const auto st = write_file_atomically(path, "new\n", AtomicWriteOptions{});
+  ASSERT_FALSE(st.ok());
+  EXPECT_EQ(st.error().id, kErrFileWrite);
+  EXPECT_NE(st.error().message.find(path), std::string::npos) << st.error().message;
+  std::size_t entries = 0;
+  for ([[maybe_unused]] const auto& e : std::filesystem::directory_iterator(dir.path()))
+    ++entries;
+  EXPECT_EQ(entries, 1u);  // only the directory: the temporary file is gone
+}
+
 }  // namespace
 }  // namespace ibsm

@@ -131,5 +131,21 @@ TEST(PortSpeeds, ActiveFieldsOfADownPortAreNotJudged) {
   EXPECT_EQ(check_speed_fields(p, p).problems, "");
 }
 
+// The decoder of readers that keep only LinkSpeedActive and LinkSpeedExtActive (the
+// PerfMgr's counter rows, its infiniband_speed metric).
+TEST(PortSpeeds, TheTwoActiveFieldsAloneNameALaneSpeed) {
+  EXPECT_EQ(lane_speed_of(1, 0), LaneSpeed::kSdr);
+  EXPECT_EQ(lane_speed_of(4, 0), LaneSpeed::kQdr);
+  EXPECT_EQ(lane_speed_of(4, kSpeedExtEdr), LaneSpeed::kEdr);
+  EXPECT_EQ(lane_speed_of(1, kSpeedExtNdr), LaneSpeed::kNdr);
+  EXPECT_EQ(lane_speed_of(2, 3), LaneSpeed::kDdr);  // no single extended bit: classic
+  EXPECT_EQ(lane_speed_of(3, 0), LaneSpeed::kUnknown);
+  EXPECT_EQ(lane_signalling_gbps(lane_speed_of(2, 0)), 5.0);
+  EXPECT_EQ(lane_signalling_gbps(lane_speed_of(0, kSpeedExtFdr)), 14.0625);
+  EXPECT_EQ(lane_signalling_gbps(lane_speed_of(0, kSpeedExtHdr)), 53.125);
+  EXPECT_EQ(lane_signalling_gbps(LaneSpeed::kXdr), 212.5);
+  EXPECT_EQ(lane_signalling_gbps(LaneSpeed::kUnknown), 0.0);
+}
+
 }  // namespace
 }  // namespace ibsm::mad

@@ -12,6 +12,7 @@
 
 #include "common/atomic_file.hpp"
 #include "perfmgr/console.hpp"
+#include "perfmgr/counter_snapshot.hpp"
 #include "perfmgr/perf_manager.hpp"
 #include "tests/support/log_capture.hpp"
 #include "tests/support/temp_dir.hpp"
@@ -887,6 +888,21 @@ TEST(DumpWriter, WritesTheNewestDumpAndLogsFailures) {
     writer.submit(CounterDb{}, true, dir.path() + "/no/such/dir/counters.log");
   }  // the destructor writes what waits
   EXPECT_NE(out.str().find("IBSM-8510"), std::string::npos) << out.str();
+}
+
+// The infiniband_speed metric's values, decoded by mad/attr/port_speeds: the signalling
+// rate of LinkSpeedExtActive when it names one speed, else of LinkSpeedActive.
+TEST(CounterSnapshot, LaneGbpsIsTheSignallingRateOfTheActiveSpeed) {
+  EXPECT_EQ(lane_gbps(1, 0), 2.5);
+  EXPECT_EQ(lane_gbps(2, 0), 5.0);
+  EXPECT_EQ(lane_gbps(4, 0), 10.0);
+  EXPECT_EQ(lane_gbps(4, 1), 14.0625);
+  EXPECT_EQ(lane_gbps(4, 2), 25.78125);
+  EXPECT_EQ(lane_gbps(4, 4), 53.125);
+  EXPECT_EQ(lane_gbps(4, 8), 106.25);
+  EXPECT_EQ(lane_gbps(4, 3), 10.0);  // not one extended speed: the classic one
+  EXPECT_EQ(lane_gbps(0, 0), 0.0);
+  EXPECT_EQ(lane_gbps(8, 16), 0.0);
 }
 
 }  // namespace
