@@ -34,7 +34,7 @@
 #include "ctl/answer_wire.hpp"
 #include "ctl/command.hpp"
 #include "ctl/refusal_log.hpp"
-#include "ctl/reports.hpp"
+#include "ctl/reports/reports.hpp"
 #include "ctl/worker_pool.hpp"
 #include "sm/ops/ops.hpp"
 
