@@ -1,5 +1,7 @@
 // querylid and portstatus: one LID's port and its node's ports; port counts by state,
 // width and speed, and the ports with possible issues, as OpenSM's console shows them.
+// Speeds and widths are read with the one decoder of PortInfo's speed fields
+// (mad/attr/port_speeds.hpp), which knows XDR.
 #include <map>
 #include <vector>
 
@@ -8,58 +10,51 @@
 #include "ctl/errors.hpp"
 #include "ctl/json.hpp"
 #include "ctl/reports/families.hpp"
+#include "mad/attr/port_speeds.hpp"
 
 namespace ibsm::ctl::reports {
 
 namespace {
 
+// A LinkWidthActive code as OpenSM's portstatus names it (mad::active_lanes: 1X, 2X,
+// 4X, 8X, 12X), "unknown" for any other value.
 std::string width_name(std::uint8_t w) {
-  switch (w) {
-    case 1:
-      return "1X";
-    case 2:
-      return "4X";
-    case 4:
-      return "8X";
-    case 8:
-      return "12X";
-    case 16:
-      return "2X";
-    default:
-      return "unknown";
-  }
+  const unsigned lanes = mad::active_lanes(w);
+  return lanes == 0 ? std::string("unknown") : fmt::format("{}X", lanes);
 }
 
-// Lane speed in Gbps as OpenSM's portstatus names it ("" = unknown).
-std::string speed_name(const mad::PortInfo& pi, bool ext_capable) {
-  if (ext_capable && pi.link_speed_active == 4 && pi.link_speed_ext_active != 0) {
-    switch (pi.link_speed_ext_active) {
-      case 1:
-        return "14.0625 Gbps";
-      case 2:
-        return "25.78125 Gbps";
-      case 4:
-        return "53.125 Gbps";
-      case 8:
-        return "106.25 Gbps";
-      default:
-        return "";
-    }
-  }
-  switch (pi.link_speed_active) {
-    case 1:
+// The PortInfo whose capabilities speak for port `p` of `n` (mad/attr/port_speeds.hpp):
+// a switch's port 0 for all its ports (none while port 0 is unknown: classic speeds
+// only), else the port's own.
+mad::PortInfo speed_caps(const sa::SnapNode& n, const sa::SnapPort& p) {
+  if (!n.is_switch()) return p.info;
+  return !n.ports.empty() && n.ports[0].present ? n.ports[0].info : mad::PortInfo{};
+}
+
+// The active lane speed (mad::active_lane_speed, which knows XDR) as OpenSM's
+// portstatus names it, in Gb/s on the wire ("" = unknown).
+std::string speed_name(const mad::PortInfo& pi, const mad::PortInfo& caps) {
+  switch (mad::active_lane_speed(pi, caps)) {
+    case mad::LaneSpeed::kSdr:
       return "2.5 Gbps";
-    case 2:
+    case mad::LaneSpeed::kDdr:
       return "5.0 Gbps";
-    case 4:
+    case mad::LaneSpeed::kQdr:
       return "10.0 Gbps";
+    case mad::LaneSpeed::kFdr:
+      return "14.0625 Gbps";
+    case mad::LaneSpeed::kEdr:
+      return "25.78125 Gbps";
+    case mad::LaneSpeed::kHdr:
+      return "53.125 Gbps";
+    case mad::LaneSpeed::kNdr:
+      return "106.25 Gbps";
+    case mad::LaneSpeed::kXdr:
+      return "212.5 Gbps";
     default:
       return "";
   }
 }
-
-constexpr std::uint32_t kCapHasExtSpeeds =
-    1u << 14;  // PortInfo.CapabilityMask.IsExtendedSpeedsSupported
 
 struct PortRefText {
   mad::Guid node_guid;
@@ -102,18 +97,19 @@ Answer querylid(const Snap& f, const NodeNamer& name_of, mad::Lid lid) {
     if (!q.present) continue;
     if (!n.is_switch() && q.num == 0) continue;
     const bool healthy = q.info.port_state != mad::PortState::kDown || q.num == 0;
-    a.text += fmt::format("   Port {} state        : {} ({}), {} {}\n", q.num,
-                          mad::port_state_name(q.info.port_state),
-                          q.info.phys_state == mad::PhysState::kDisabled ? "disabled"
-                          : healthy                                      ? "OK"
-                                                                         : "down",
-                          width_name(q.info.link_width_active), speed_name(q.info, true));
+    a.text +=
+        fmt::format("   Port {} state        : {} ({}), {} {}\n", q.num,
+                    mad::port_state_name(q.info.port_state),
+                    q.info.phys_state == mad::PhysState::kDisabled ? "disabled"
+                    : healthy                                      ? "OK"
+                                                                   : "down",
+                    width_name(q.info.link_width_active), speed_name(q.info, speed_caps(n, q)));
     j.begin_object()
         .field("port", q.num)
         .field("state", mad::port_state_name(q.info.port_state))
         .field("phys_state", static_cast<unsigned>(q.info.phys_state))
         .field("width", width_name(q.info.link_width_active))
-        .field("speed", speed_name(q.info, true))
+        .field("speed", speed_name(q.info, speed_caps(n, q)))
         .end_object();
   }
   j.end_array().end_object();
@@ -134,13 +130,9 @@ Answer portstatus(const Snap& f, const NodeNamer& name_of, const std::string& ty
   for (const sa::SnapNode& n : f.nodes) {
     if (lim != mad::NodeType::kUnknown && n.info.node_type != lim) continue;
     ++nodes;
-    const bool ext = n.is_switch() && !n.ports.empty() && n.ports[0].present
-                         ? (n.ports[0].info.capability_mask & kCapHasExtSpeeds) != 0
-                         : false;
     for (const sa::SnapPort& p : n.ports) {
       if (p.num == 0 || !p.present) continue;
       const auto& pi = p.info;
-      const bool has_ext = n.is_switch() ? ext : (pi.capability_mask & kCapHasExtSpeeds) != 0;
       ++ports;
       PortRefText where{n.guid(), p.num, n.description, name_of(n)};
       switch (pi.port_state) {
@@ -174,7 +166,7 @@ Answer portstatus(const Snap& f, const NodeNamer& name_of, const std::string& ty
         issues["with unknown width"].push_back(where);
       else
         ++widths[w];
-      const std::string sp = speed_name(pi, has_ext);
+      const std::string sp = speed_name(pi, speed_caps(n, p));
       if (sp.empty())
         issues["with unknown speed"].push_back(where);
       else
