@@ -7,7 +7,7 @@
 #include <string>
 #include <string_view>
 
-#include "ctl/reports.hpp"
+#include "ctl/reports/reports.hpp"
 
 namespace ibsm::ctl {
 

@@ -10,6 +10,11 @@
 // connection has at most one request in flight, and its answers come in the order it
 // asked; another client's request runs beside it on another worker. Nothing here can
 // stall the SM: the SM never waits for these threads, and they never wait for a client.
+//
+// ControlServer's methods are in server.cpp (its life and the poll loop),
+// server_connections.cpp (accept, read, write, close), server_dispatch.cpp (requests to
+// a worker or the SM's thread, answers back) and server_access.cpp (refusals, the
+// console's auth line and token); server_conn.hpp is the connection they share.
 #pragma once
 
 #include <sys/types.h>
@@ -34,7 +39,7 @@
 #include "ctl/answer_wire.hpp"
 #include "ctl/command.hpp"
 #include "ctl/refusal_log.hpp"
-#include "ctl/reports.hpp"
+#include "ctl/reports/reports.hpp"
 #include "ctl/worker_pool.hpp"
 #include "sm/ops/ops.hpp"
 

@@ -8,7 +8,7 @@
 #include <string>
 
 #include "ctl/command.hpp"
-#include "ctl/reports.hpp"
+#include "ctl/reports/reports.hpp"
 #include "tests/fuzz/fuzz_check.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {

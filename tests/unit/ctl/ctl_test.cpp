@@ -18,7 +18,7 @@
 #include "ctl/command.hpp"
 #include "ctl/errors.hpp"
 #include "ctl/event_file.hpp"
-#include "ctl/reports.hpp"
+#include "ctl/reports/reports.hpp"
 #include "ctl/server.hpp"
 #include "sm/subnet_manager.hpp"
 #include "tests/fake/fake_fabric.hpp"

@@ -26,7 +26,7 @@
 #include "ctl/errors.hpp"
 #include "ctl/port_patterns.hpp"
 #include "ctl/refusal_log.hpp"
-#include "ctl/reports.hpp"
+#include "ctl/reports/reports.hpp"
 #include "ctl/server.hpp"
 #include "ctl/socket_setup.hpp"
 #include "ctl/worker_pool.hpp"

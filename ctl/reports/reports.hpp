@@ -1,6 +1,7 @@
 // The answers to read-only commands, computed from one OpsSnapshot on the caller's
 // thread (the control server's), never the SM's. Each answer carries OpenSM-like
-// text and the "result" member of the --json document (docs/ctl.md, schema).
+// text and the "result" member of the --json document (docs/ctl.md, schema). One file
+// per command family in ctl/reports/ (families.hpp lists them).
 #pragma once
 
 #include <string>

@@ -1,0 +1,44 @@
+// The read-only reports, one family to a file, each computed from one OpsSnapshot (and
+// its fabric) on the caller's thread. answer_read_only (reports.cpp) picks one by
+// command. Internal to ctl/reports/.
+#pragma once
+
+#include <cstddef>
+#include <string>
+
+#include "ctl/command.hpp"
+#include "ctl/reports/report_kit.hpp"
+#include "sm/ops/event_bus.hpp"
+
+namespace ibsm::ctl::reports {
+
+// status.cpp: the SM's state, its counters and last sweeps; the events history.
+Answer status(const OpsSnapshot& s, const sm::ops::EventBus& events);
+Answer events_history(const sm::ops::EventBus& bus, std::size_t n);
+
+// ports.cpp: one LID's port (querylid); port counts by state, width and speed, and
+// the ports with possible issues (portstatus).
+Answer querylid(const Snap& f, const NodeNamer& name_of, mad::Lid lid);
+Answer portstatus(const Snap& f, const NodeNamer& name_of, const std::string& type);
+
+// balance.cpp: end-port LIDs per inter-switch port (switchbalance); LIDs of one end
+// port a switch forwards unevenly (lidbalance).
+Answer switchbalance(const Snap& f, const NodeNamer& name_of, const Command& cmd);
+Answer lidbalance(const Snap& f, const NodeNamer& name_of, const Command& cmd);
+
+// routes.cpp: the route report, and one path traced hop by hop.
+Answer routes(const OpsSnapshot& s, const Snap& f, const NodeNamer& name_of, const Command& cmd);
+
+// partitions.cpp: the P_Keys per port and the last partitions.conf reload.
+Answer partitions(const OpsSnapshot& s, const Snap* f, const NodeNamer& name_of);
+
+// nodes.cpp: port GUIDs by NodeDescription pattern (dump_portguid); the node name map
+// in force (node_names).
+Answer dump_portguid(const Snap& f, const Command& cmd);
+Answer node_names(const sm::names::NodeNameMap* map);
+
+// config.cpp: the options in force as opensm.conf text, secrets redacted unless
+// `sees_secrets` (is_secret_option and redact_secrets are there too).
+Answer dump_conf(const OpsSnapshot& s, bool sees_secrets);
+
+}  // namespace ibsm::ctl::reports
