@@ -17,10 +17,9 @@
 #include "routing/route_report.hpp"
 #include "sm/discovery.hpp"
 #include "sm/fdr10.hpp"
-#include "sm/lid_manager.hpp"
 #include "sm/perfmgr_link.hpp"
-#include "sm/port_config.hpp"
 #include "sm/qos/link_vls.hpp"
+#include "sm/qos/vlarb_programmer.hpp"
 #include "sm/routing_config.hpp"
 #include "sm/routing_input.hpp"
 #include "sm/sl2vl_plan.hpp"
@@ -70,50 +69,6 @@ bool grade_after_up(const routing::Engine& engine, const routing::Routes& routes
 
 }  // namespace
 
-bool SubnetManager::assign_lids(Fabric& f, SweepReport& report) {
-  std::vector<LidRequest> requests;
-  const auto holders = f.lid_holders();
-  Lid max_lid = mad::kMaxUnicastLid;
-  for (const Node& n : f.nodes()) {
-    if (n.switch_info && n.switch_info->linear_fdb_cap > 0)
-      max_lid = std::min<Lid>(max_lid, static_cast<Lid>(n.switch_info->linear_fdb_cap - 1));
-  }
-  for (const auto& h : holders) {
-    const Node& n = f.node(h.node);
-    const Port& p = n.ports[h.port];
-    LidRequest r;
-    r.guid = p.guid;
-    r.current = p.info.lid;
-    r.lmc = port_lmc(n.is_switch(), n.switch_info && n.switch_info->enhanced_port0, options_.lmc,
-                     options_.lmc_esp0);
-    r.is_sm_port = h.node == f.sm_node && h.port == f.sm_port;
-    requests.push_back(r);
-  }
-  LidPolicy policy;
-  policy.reassign = options_.reassign_lids && !first_master_sweep_done_;
-  policy.guid2lid_first = options_.honor_guid2lid_file && election_.coming_out_of_standby();
-  policy.max_lid = max_lid;
-  auto lids = sm::assign_lids(requests, guid2lid_, policy);
-  if (!lids.ok()) {
-    lid_log_->error("{}: {}", format_error_id(lids.error().id), lids.error().message);
-    report.add(lids.error().id, lids.error().message);
-    return false;
-  }
-  for (std::size_t i = 0; i < holders.size(); ++i) {
-    Port& p = f.node(holders[i].node).ports[holders[i].port];
-    p.lid = (*lids)[i];
-    p.lmc = requests[i].lmc;
-    const LidRange range{p.lid, static_cast<Lid>(p.lid + (1u << p.lmc) - 1)};
-    auto it = guid2lid_.find(p.guid);
-    if (it == guid2lid_.end() || !(it->second == range)) {
-      guid2lid_[p.guid] = range;
-      guid2lid_dirty_ = true;
-    }
-    if (requests[i].is_sm_port) sm_lid_ = p.lid;
-  }
-  return true;
-}
-
 bool SubnetManager::compute_routes(const Fabric& f, SweepReport& report) {
   RoutingInput in = make_routing_input(f);
   routed_switches_ = in.switch_nodes;
@@ -125,7 +80,7 @@ bool SubnetManager::compute_routes(const Fabric& f, SweepReport& report) {
   // With QoS, qos_*max_vls may leave links fewer VLs (sm/qos/link_vls.hpp).
   EngineSettings settings = make_engine_settings(
       options_, engine_chain_,
-      usable_vls(f, std::min(options_.max_op_vls, qos::max_op_vls_of_fabric(&qos_))));
+      usable_vls(f, std::min(options_.max_op_vls, qos::max_op_vls_of_fabric(&qos_.config()))));
   for (const Error& w : settings.warnings)
     routing_log_->warn("{}: {}", format_error_id(w.id), w.message);
   const routing::EngineConfig& config = settings.config;
@@ -396,14 +351,14 @@ void SubnetManager::program_switch(Fabric& f, SweepReport& report, std::size_t s
 void SubnetManager::program_sl2vl(Fabric& f, SweepReport& report) {
   sl2vl_counts_.reset();
   // Every path on SL 0 and no QoS: whatever the ports map SL 0 to will do.
-  if (!path_sls_ && !qos_.enabled) return;
+  if (!path_sls_ && !qos_.config().enabled) return;
   auto counts = std::make_shared<Sl2VlCounts>();
   sl2vl_counts_ = counts;
   // Engines with per-hop VLs (torus-2QoS) hand their own tables; the rest get identity, or
   // with QoS their port class's qos_*sl2vl (sm/sl2vl_plan.hpp says how they combine).
   const EngineSl2Vl engine_tables = engine_sl2vl(routed_topology_, routes_.sl2vl);
-  const char* what = qos_.enabled ? "SL2VL for QoS" : "SL2VL for per-path SLs";
-  for (const Sl2VlWant& w : sl2vl_wants(f, options_.max_op_vls, engine_tables, &qos_)) {
+  const char* what = qos_.config().enabled ? "SL2VL for QoS" : "SL2VL for per-path SLs";
+  for (const Sl2VlWant& w : sl2vl_wants(f, options_.max_op_vls, engine_tables, &qos_.config())) {
     const Node& n = f.node(w.node);
     port_tables_.ensure(n);
     const Guid guid = n.guid();
@@ -428,7 +383,7 @@ void SubnetManager::program_sl2vl(Fabric& f, SweepReport& report) {
       ++counts->sets;
       SmpRequest req = SmpRequest::set(path, table, mod);
       // OpenSM (osm_qos.c): an optimized Set may take the switch long to carry out.
-      if (w.all_inputs) req.timeout = long_timeout_;
+      if (w.all_inputs) req.timeout = qos_.long_timeout();
       client_.submit(req, [this, &report, guid, w, table, inputs](const SmpOutcome& o) {
         if (o.ok()) {
           for (PortNum in : inputs)
@@ -489,123 +444,6 @@ void SubnetManager::program_sl2vl(Fabric& f, SweepReport& report) {
              counts->gets);
 }
 
-void SubnetManager::program(Fabric& f, SweepReport& report, mad::PortState target,
-                            bool key_holders_only) {
-  PortPolicy policy;
-  policy.sm_lid = sm_lid_;
-  policy.subnet_prefix = options_.subnet_prefix;
-  policy.max_op_vls = options_.max_op_vls;
-  policy.subnet_timeout = options_.subnet_timeout;
-  policy.master_sm_sl = options_.sm_sl;
-  policy.no_clients_rereg = options_.no_clients_rereg;
-  policy.head_of_queue_lifetime = options_.head_of_queue_lifetime;
-  policy.leaf_head_of_queue_lifetime = options_.leaf_head_of_queue_lifetime;
-  policy.vl_stall_count = options_.vl_stall_count;
-  policy.leaf_vl_stall_count = options_.leaf_vl_stall_count;
-  policy.link = link_settings(options_);
-  policy.untaken = &untaken_ports_;
-  policy.client_reregister =
-      !first_master_sweep_done_ && !options_.no_clients_rereg && target == mad::PortState::kArmed;
-  policy.qos = &qos_;
-  if (const mkey::MkeySettings& mk = mkeys_.settings(); mk.managed())
-    policy.mkey = PortMkey{mk.m_key, mk.protect_bits, mk.lease_period};
-  // A feed, node by node as the window takes them: the wire works while the Sets of
-  // the next nodes are worked out (on fattree-2048, 7-13 ms of CPU for 8 000 Sets, in
-  // which the wire stood idle when they were all queued first). The Sets of a node go
-  // out in the order they are made, after whatever was queued before this call.
-  client_.submit_feed([this, &f, &report, target, key_holders_only, policy, only = program_only_,
-                       i = NodeIndex{0}](mad::SmpClient& client) mutable {
-    const std::size_t before = client.queued();
-    // A node that needs no Set is passed over in the same call: a feed that adds
-    // nothing and says it has more is dropped.
-    while (i < f.size() && client.queued() == before) {
-      const NodeIndex n = i++;
-      if (only && !(*only)[n]) continue;  // a targeted sweep: unchanged node
-      program_node(f, report, n, policy, target, key_holders_only);
-    }
-    return i < f.size();
-  });
-}
-
-void SubnetManager::program_node(Fabric& f, SweepReport& report, NodeIndex i,
-                                 const PortPolicy& policy, mad::PortState target,
-                                 bool key_holders_only) {
-  Node& node = f.node(i);
-  for (Port& port : node.ports) {
-    if (port.num != 0 && port.peer == kNoNode) continue;  // link up, nobody known behind it
-    if (key_holders_only && (node.is_switch() ? port.num != 0 : port.num == 0)) continue;
-    auto want = desired_port_info(f, i, port.num, policy, target);
-    if (!want) continue;
-    // A CA answers for the port the SMP enters on: address it through its peer.
-    mad::DrPath path = node.path;
-    if (!node.is_switch() && port.peer != kNoNode) {
-      if (auto ext = f.node(port.peer).path.extended(port.peer_port)) path = *ext;
-    }
-    const PortNum num = port.num;
-    const mad::PortInfo wanted = *want;
-    // The key this Set writes, where the port holds one (CA/router port, switch port 0).
-    const bool holds_key = node.is_switch() ? num == 0 : num != 0;
-    const std::optional<std::uint64_t> new_key =
-        policy.mkey && holds_key ? std::optional(wanted.m_key) : std::nullopt;
-    const Guid port_guid = port.guid;
-    const std::uint32_t mod = port_info_set_modifier(f, i, num);
-    const auto send = [this, &f, &report, i, num, path, wanted, new_key, port_guid, mod] {
-      client_.submit(SmpRequest::set(path, wanted, mod), [this, &f, &report, i, num, path, wanted,
-                                                          new_key, port_guid,
-                                                          mod](const SmpOutcome& o) {
-        if (o.ok()) {
-          if (new_key) mkeys_.set_accepted(port_guid, *new_key);  // requests now carry it
-          // The GetResp of a Set carries the port's new PortInfo.
-          if (auto pi = mad::decode<mad::PortInfo>(o.response->data()); pi.ok()) {
-            f.node(i).ports[num].info = speeds_checked(f.node(i), num, *pi);
-            if (untaken_ports_.note(f.node(i).guid(), num, untaken_port_fields(wanted, *pi)))
-              link_log_->debug(
-                  "{} port {} ignored fields of its PortInfo Set; not sent again for them",
-                  f.node(i).display_name(), num);
-          }
-          return;
-        }
-        if (o.failure->kind != mad::SmpFailure::Kind::kStatus) {
-          report_failure(link_log_, &report, kErrProgrammingFailed, o, "PortInfo");
-          mkey_hint(o);
-          return;
-        }
-        // A rejected Set may be the retry of one that took effect but whose
-        // answer was lost: asking for the state the port is already in is an
-        // error (IBA 14.2.5.6). Read the port back before calling it a failure.
-        client_.submit(SmpRequest::get<mad::PortInfo>(path, mod), [this, &f, &report, i, num,
-                                                                   wanted](const SmpOutcome& g) {
-          auto pi = g.ok() ? mad::decode<mad::PortInfo>(g.response->data())
-                           : Result<mad::PortInfo>(fail(kErrProgrammingFailed, "no answer"));
-          if (pi.ok() && port_set_took_effect(wanted, *pi)) {
-            f.node(i).ports[num].info = speeds_checked(f.node(i), num, *pi);
-            return;
-          }
-          report_failure(link_log_, &report, kErrProgrammingFailed, g, "PortInfo Set rejected");
-        });
-      });
-    };
-    if (!changes_link_and_state(wanted)) {
-      send();
-      continue;
-    }
-    // New speeds or widths go first in a Set that leaves the state alone, as OpenSM's
-    // NO_CHANGE round does: a port may take them only then (ibsim applies them only
-    // in such a Set), and a link that retrains must not lose the state change.
-    mad::PortInfo link_first = wanted;
-    link_first.port_state = mad::PortState::kNoChange;
-    link_first.phys_state = mad::PhysState::kNoChange;
-    link_first.client_reregister = false;
-    client_.submit(SmpRequest::set(path, link_first, mod),
-                   [this, &report, send](const SmpOutcome& o) {
-                     if (!o.ok())
-                       report_failure(link_log_, &report, kErrProgrammingFailed, o,
-                                      "PortInfo Set (link speed/width)");
-                     send();  // the LID and state go out whatever became of the speeds
-                   });
-  }
-}
-
 SweepResult SubnetManager::heavy_sweep(const std::atomic<bool>& stop, PreparedFabric* prepared) {
   SweepResult result;
   result.heavy = true;
@@ -621,14 +459,13 @@ SweepResult SubnetManager::heavy_sweep(const std::atomic<bool>& stop, PreparedFa
   Fabric f;
   if (prepared) {
     f = std::move(prepared->fabric);  // the targeted sweep's update of the last model
-    building_ = &f;
-    program_only_ = &prepared->touched;
+    mkeys_.set_building(&f);
   } else {
     set_phase(SweepPhase::kDiscovery);
     Discovery discovery(f, client_, result.report, module_logger(log_, LogModule::kDiscovery));
     // Requests carry the keys of the ports they reach, found in this fabric as it grows.
-    building_ = &f;
-    discovery.set_port_listener([this](const Node& n, PortNum p) { learn_mkey(n, p); });
+    mkeys_.set_building(&f);
+    discovery.set_port_listener([this](const Node& n, PortNum p) { mkeys_.learn(n, p); });
     discovery.set_failure_listener([this](const SmpOutcome& o) { mkey_hint(o); });
     discovery.set_names(node_names_.snapshot());
     discovery.set_previous(&fabric_);  // ports known to have extended speeds: one Get
@@ -637,8 +474,7 @@ SweepResult SubnetManager::heavy_sweep(const std::atomic<bool>& stop, PreparedFa
     discovery.finish();
   }
   auto finish = [&](bool up) {
-    building_ = nullptr;
-    program_only_ = nullptr;
+    mkeys_.set_building(nullptr);
     set_phase(SweepPhase::kIdle);
     result.subnet_up = up;
     // OpenSM's subnet_initialization_error: whoever sweeps next (run() or a test calling
@@ -692,7 +528,7 @@ SweepResult SubnetManager::heavy_sweep(const std::atomic<bool>& stop, PreparedFa
     drain(stop);  // a HANDOVER's answer
     result.standby = true;
     fabric_ = f;  // what standing by found (status output, the next takeover's hints)
-    lid_index_ = mkey::index_lids(fabric_);
+    mkeys_.index_lids(fabric_);
     if (!lft_mirror_.running()) lft_mirror_.start(fabric_);
     return finish(false);
   }
@@ -703,18 +539,36 @@ SweepResult SubnetManager::heavy_sweep(const std::atomic<bool>& stop, PreparedFa
                    : "");
   }
 
+  // One sweep's scratch state for the sweep components (sm/sweep/sweep_context.hpp).
+  SweepContext ctx{f, result.report, client_, options_};
+  ctx.run_pure = pure_runner();
+  ctx.only_nodes = prepared ? &prepared->touched : nullptr;  // PortInfo only where touched
+  ctx.on_failure = [this](const SmpOutcome& o) { mkey_hint(o); };
+  ctx.first_master_sweep = !first_master_sweep_done_;
+  ctx.sm_lid = sm_lid_;
+  // The PortInfo passes (sm/links/) with the QoS and M_Key settings in force; an
+  // election change while draining may have reset first_master_sweep_done_ meanwhile.
+  const auto program_ports = [&](mad::PortState target, bool key_holders_only) {
+    ctx.first_master_sweep = !first_master_sweep_done_;
+    links_.program(ctx, {target, key_holders_only, &qos_.config(), mkeys_.settings(),
+                         [this](Guid g, std::uint64_t key) { mkeys_.set_accepted(g, key); }});
+  };
+
   set_phase(SweepPhase::kLidAssignment);
   adopt_mirrored_tables(f);
   forget_reset_switches(f);
   mcast_.forget_reset_switches(f);
-  if (!assign_lids(f, result.report)) return finish(false);
+  const lids::LidResult lids = lids_.assign(ctx, {election_.coming_out_of_standby()});
+  if (!lids.ok) return finish(false);
+  if (lids.sm_lid) sm_lid_ = *lids.sm_lid;
+  ctx.sm_lid = sm_lid_;
 
   // P_Key tables of end ports and of switch ports facing them (the planner's input; a
   // targeted sweep's model still holds them), read while guid2lid is written and the
   // routes are computed: only programming needs them (kary-18-3-5832: 24 300 Gets, about
   // as long as minhop takes).
   if (!prepared) partitions_.read_tables(f, client_, result.report);
-  save_guid2lid();
+  lids_.save(ctx);
   set_phase(SweepPhase::kRouting);
   const bool routed = compute_routes(f, result.report);
   drain(stop);  // the reads: programming plans with them, and their answers fill f
@@ -725,18 +579,19 @@ SweepResult SubnetManager::heavy_sweep(const std::atomic<bool>& stop, PreparedFa
     // New M_Keys first, alone: every later request to a switch or CA port is resolved
     // with the key the port holds by then, never with the one a Set still in flight
     // is replacing (OpenSM's LID manager likewise programs these ports before the rest).
-    program(f, result.report, mad::PortState::kArmed, true);
+    program_ports(mad::PortState::kArmed, true);
     drain(stop);
     if (stop.load()) return finish(false);
   }
   // The LFT blocks first: they flow while the P_Key planner runs on its worker.
   program_switches(f, result.report);
   partitions_.program(f, client_, result.report, pure_runner());
-  update_qos_setup(f);  // the policy file's qos-setup, for the three below
+  // The policy file's qos-setup, for the three below.
+  qos_.update_setup(f, options_, {partitions_.resolved(), partitions_.last_plan().membership});
   program_sl2vl(f, result.report);
-  program_vlarb(f, result.report);
+  const qos::VlArbCounts vlarb = qos::program_vlarb(ctx, qos_.config(), port_tables_, log_);
   program_fdr10(f, fabric_, static_cast<Fdr10Mode>(options_.fdr10), client_, log_);
-  program(f, result.report, mad::PortState::kArmed);
+  program_ports(mad::PortState::kArmed, false);
   // Alias GUIDs the SA assigned, only blocks the ports lack; a new master rewrites all.
   alias_guids_.program_all(f, sa_.state().aliases, client_, !first_master_sweep_done_);
   drain(stop);
@@ -744,9 +599,9 @@ SweepResult SubnetManager::heavy_sweep(const std::atomic<bool>& stop, PreparedFa
 
   if (sl2vl_counts_ && sl2vl_counts_->sets > 0)
     log_->info("SL2VL: {} tables Set", sl2vl_counts_->sets);
-  if (vlarb_sets_ > 0) log_->info("QoS: {} VLArbitrationTable blocks Set", vlarb_sets_);
+  if (vlarb.sets > 0) log_->info("QoS: {} VLArbitrationTable blocks Set", vlarb.sets);
   set_phase(SweepPhase::kActivation);
-  program(f, result.report, mad::PortState::kActive);
+  program_ports(mad::PortState::kActive, false);
   // MFTs ride with the activation: the SwitchInfo a MulticastFDBTop Set carries must
   // hold the LinearFDBTop the programming phase's answers confirmed.
   mcast_.program_all(f, routed_topology_, routed_switches_, sa_.state().mcast, options_, client_,
@@ -762,7 +617,7 @@ SweepResult SubnetManager::heavy_sweep(const std::atomic<bool>& stop, PreparedFa
   set_phase(SweepPhase::kDone);
   auto r = finish(up);
   fabric_ = std::move(f);
-  lid_index_ = mkey::index_lids(fabric_);
+  mkeys_.index_lids(fabric_);
   if (up) {
     Lid max_lid = 0;
     for (const auto& h : fabric_.lid_holders()) {
@@ -799,7 +654,8 @@ SweepResult SubnetManager::heavy_sweep(const std::atomic<bool>& stop, PreparedFa
                 r.report.problems.size(), r.seconds);
     grade_routes_after_up();  // the routes programmed, graded all the same
   }
-  save_guid2mkey();  // OpenSM: at the end of every completed heavy sweep
+  // OpenSM: guid2mkey at the end of every completed heavy sweep.
+  mkeys_.save(fabric_, options_.cache_dir, options_.fsync_high_avail_files);
   return r;
 }
 

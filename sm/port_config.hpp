@@ -68,7 +68,7 @@ std::uint32_t port_info_set_modifier(const Fabric& fabric, NodeIndex node, PortN
 mad::PortInfo speeds_checked(const Node& node, PortNum port, const mad::PortInfo& answer);
 
 // Whether a PortInfo Set both changes a link's enabled speeds or widths and moves the
-// port to another state. Such a Set is split (SubnetManager::program): the speeds go
+// port to another state. Such a Set is split (sm/links/port_programmer.cpp): the speeds go
 // first in a Set with PortState NoChange, as OpenSM sends them in its NO_CHANGE round.
 bool changes_link_and_state(const mad::PortInfo& set);
 

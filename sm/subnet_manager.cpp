@@ -99,15 +99,15 @@ SubnetManager::SubnetManager(mad::MadTransport& transport, const Clock& clock, L
       [this](mad::SmState from, mad::SmState to) { on_state_change(from, to); });
   if (options_.sm_inactive) log_sys_event(log_, "SM state NOT-ACTIVE (sm_inactive): no sweeps");
   if (options_.force_heavy_sweep) heavy_reason_ = HeavyReason::kFirstSweep;
-  load_guid2lid();
-  apply_mkey_options();
+  lids_.load(options_.cache_dir);
+  mkeys_.apply_options(options_);
   static_cast<void>(link_settings(options_, &log_));  // warns of reserved force_link_* codes
-  apply_qos_options();
+  qos_.apply_options(options_);
   reload_qos_policy();
   apply_cc_options();
   load_prefix_routes();
-  load_guid2mkey();
-  client_.set_mkey_resolver([this](const mad::SmpTarget& t) { return resolve_mkey(t); });
+  mkeys_.load(options_.cache_dir);
+  client_.set_mkey_resolver([this](const mad::SmpTarget& t) { return mkeys_.resolve(t, fabric_); });
   // sa_db_file: service records and subscriptions of the last run. A bad file is
   // logged by the SA with its line; the SM runs without what it could not read.
   static_cast<void>(sa_.load_db());
@@ -169,9 +169,9 @@ Status SubnetManager::reload_node_names() {
 
 void SubnetManager::apply_options(const conf::Options& options) {
   options_ = options;
-  apply_mkey_options();
+  mkeys_.apply_options(options_);
   static_cast<void>(link_settings(options_, &log_));  // warns of reserved force_link_* codes
-  apply_qos_options();
+  qos_.apply_options(options_);
   apply_cc_options();
   client_.set_settings(client_settings(options_));
   partitions_.apply_options(options_);
@@ -198,7 +198,8 @@ void SubnetManager::publish_sa_snapshot() {
   sa_.rebuild([&] {
     const auto t0 = std::chrono::steady_clock::now();
     auto snap = build_sa_snapshot(in);
-    attach_qos_policy(*snap);
+    qos_.attach_policy(*snap, options_,
+                       {partitions_.resolved(), partitions_.last_plan().membership});
     // Routes naming no router of the fabric: logged when that list changes.
     auto unrouted = prefix_routes_ ? sa::routes_without_router(*prefix_routes_, snap->router_ports)
                                    : std::vector<std::string>{};
@@ -264,7 +265,7 @@ void SubnetManager::on_state_change(mad::SmState from, mad::SmState to) {
     // OpenSM's rule leaving STANDBY: ports keep the LIDs they report; the local
     // guid2lid (possibly stale: the master may have moved ports) only fills gaps.
     // With honor_guid2lid_file the file wins instead (assign_lids).
-    guid2lid_.clear();
+    lids_.forget();
   }
 }
 
@@ -315,45 +316,11 @@ void SubnetManager::drain(const std::atomic<bool>& stop) {
   }
 }
 
-void SubnetManager::load_guid2lid() {
-  const std::string path = options_.cache_dir + "/guid2lid";
-  auto text = read_file(path);
-  if (!text.ok()) {
-    if (errno != ENOENT) {
-      log_->warn("{}: {}", format_error_id(kErrGuid2LidRead), text.error().message);
-    }
-    return;
-  }
-  auto parsed = parse_guid2lid(*text);
-  for (const auto& w : parsed.warnings)
-    log_->warn("{}: {}: {}", format_error_id(kErrGuid2LidRead), path, w);
-  guid2lid_ = std::move(parsed.db);
-  log_->info("loaded {} LID records from {}", guid2lid_.size(), path);
-}
-
-void SubnetManager::save_guid2lid() {
-  if (!guid2lid_dirty_) return;
-  const std::string path = options_.cache_dir + "/guid2lid";
-  // The write and its fsync (fsync_high_avail_files: 3-20 ms under load) run on a
-  // worker while the SMPs already queued keep flowing; the text is taken here, on the
-  // SM's thread, which alone touches guid2lid_.
-  const std::string text = format_guid2lid(guid2lid_);
-  const Status st = compute_while_serving([&] {
-    ::mkdir(options_.cache_dir.c_str(), 0755);
-    return write_file_atomically(path, text, options_.fsync_high_avail_files);
-  });
-  if (!st.ok()) {
-    log_->error("{}: {}", format_error_id(kErrGuid2LidWrite), st.error().message);
-    return;
-  }
-  guid2lid_dirty_ = false;
-}
-
 void SubnetManager::on_request(const mad::Smp& req, const mad::IncomingMad& raw) {
   switch (req.attr_id()) {
     case mad::AttrId::kSmInfo: {
       // Our own port's M_Key guards SMInfo too (IBA C14-67), as OpenSM applies it.
-      const mkey::SmInfoAccess access = own_sminfo_access(req);
+      const mkey::SmInfoAccess access = mkeys_.own_sminfo_access(req, fabric_);
       if (access == mkey::SmInfoAccess::kDrop) {
         log_->error("{}: SMInfo {} from LID {} carries a wrong M_Key; ignored",
                     format_error_id(mkey::kErrSmInfoMkeyMismatch),

@@ -30,12 +30,11 @@
 #include "sm/election/election.hpp"
 #include "sm/election/lft_mirror.hpp"
 #include "sm/fabric.hpp"
-#include "sm/guid2lid.hpp"
+#include "sm/lids/lid_assigner.hpp"
 #include "sm/link_settings.hpp"
+#include "sm/links/port_programmer.hpp"
 #include "sm/mcast_pacing.hpp"
-#include "sm/mkey/key_manager.hpp"
-#include "sm/mkey/mkey_rules.hpp"
-#include "sm/mkey/target_port.hpp"
+#include "sm/mkey/sweep_keys.hpp"
 #include "sm/multicast_manager.hpp"
 #include "sm/names/node_name_map.hpp"
 #include "sm/ops/fabric_diff.hpp"
@@ -43,7 +42,7 @@
 #include "sm/pkey_manager.hpp"
 #include "sm/port_config.hpp"
 #include "sm/port_tables.hpp"
-#include "sm/qos/qos_config.hpp"
+#include "sm/qos/qos_state.hpp"
 #include "sm/security_trap.hpp"
 #include "sm/sweep_phase.hpp"
 #include "sm/sweep_report.hpp"
@@ -121,8 +120,8 @@ class SubnetManager {
   // Re-reads the QoS policy file (qos_policy_file, with qos on; at start and on SIGHUP)
   // as a whole or not at all: a file that does not parse is logged with
   // file:line:column and the last good policy stays (returns false). The next SA
-  // snapshot carries the result (sm/subnet_manager_qos_policy.cpp).
-  bool reload_qos_policy();
+  // snapshot carries the result (sm/qos/qos_state.hpp).
+  bool reload_qos_policy() { return qos_.reload_policy(options_); }
   const PartitionManager& partitions() const { return partitions_; }
   const PortTables& port_tables() const { return port_tables_; }
   // The last heavy sweep's SL2VL programming for per-path SLs or QoS (null: none needed).
@@ -168,7 +167,7 @@ class SubnetManager {
   // Congestion control (sm/cc/): the Sets of the last round and the ports skipped.
   const cc::CcProgrammer& congestion_control() const { return cc_; }
   // The M_Keys this SM presents and programs (sm/mkey/).
-  const mkey::MkeyManager& mkeys() const { return mkeys_; }
+  const mkey::MkeyManager& mkeys() const { return mkeys_.keys(); }
 
   // The operator seam (sm/ops/): the snapshot ibsm-ctl and the metrics read, the event
   // bus, and the queue of changing requests this SM takes between MAD polls
@@ -190,7 +189,6 @@ class SubnetManager {
     // Nodes whose ports changed; PortInfo is programmed only there (nothing else did).
     std::vector<bool> touched;
   };
-  const std::vector<bool>* program_only_ = nullptr;  // set while a targeted sweep programs
   SweepResult heavy_sweep(const std::atomic<bool>& stop, PreparedFabric* prepared = nullptr);
   // After a trap or PortStateChange on a subnet this SM brought up: re-reads only the
   // switches that flagged a change and, when all it finds is inter-switch links gone or
@@ -210,18 +208,11 @@ class SubnetManager {
   void forget_programmed_state();
   void take_election_requests();
 
-  bool assign_lids(Fabric& f, SweepReport& report);
   bool compute_routes(const Fabric& f, SweepReport& report);
   void write_route_report(const routing::Topology& topo, const routing::RouteReport& grade,
                           const std::string& name, double ms);
   // The route report of routes_ when compute_routes left it for after SUBNET UP.
   void grade_routes_after_up();
-  // `key_holders_only`: CA/router ports and switch ports 0 only (the M_Key round).
-  void program(Fabric& f, SweepReport& report, mad::PortState target,
-               bool key_holders_only = false);
-  // One node's PortInfo Sets, made when program()'s feed reaches it.
-  void program_node(Fabric& f, SweepReport& report, NodeIndex i, const PortPolicy& policy,
-                    mad::PortState target, bool key_holders_only);
   void program_switches(Fabric& f, SweepReport& report);
   // The SwitchInfo and LFT blocks of routes_.lfts[s] that differ from what it holds.
   void program_switch(Fabric& f, SweepReport& report, std::size_t s);
@@ -229,18 +220,6 @@ class SubnetManager {
   // (sm/sl2vl_plan.hpp); only tables not known to hold it already are read, and only
   // those that differ are Set.
   void program_sl2vl(Fabric& f, SweepReport& report);
-  // QoS (opensm.conf qos): the VLArbitrationTable blocks of sm/qos/vlarb_plan.hpp that
-  // differ from what the ports hold (sm/subnet_manager_qos.cpp).
-  void program_vlarb(Fabric& f, SweepReport& report);
-  // QoS settings and long_transaction_timeout from options_ (constructor, apply_options).
-  void apply_qos_options();
-  // Compiles the policy for the snapshot's fabric and attaches it (the SA's PathRecord
-  // and MultiPathRecord answers follow it).
-  void attach_qos_policy(sa::Snapshot& snap);
-  void apply_policy_to_groups(sa::Snapshot& snap);
-  // The policy's qos-setup as per-port overrides in qos_ (sm/qos/policy_setup.hpp), for
-  // the SL2VL, VLArbitration and VLHighLimit programming of this heavy sweep.
-  void update_qos_setup(const Fabric& f);
   // congestion_control and the cc_* keys (sm/subnet_manager_cc.cpp): the class 0x21
   // agent is registered the first time CC is on; a value that does not make settings
   // (checked when read, so not expected) keeps the last ones.
@@ -309,18 +288,6 @@ class SubnetManager {
   void disable_babbling_port(Lid lid, PortNum port, Lid source);
   // "LID 12 (leaf-01)": a LID with the name of its node, for log lines.
   std::string lid_text(Lid lid) const;
-  void load_guid2lid();
-  void save_guid2lid();
-  // M_Key (sm/subnet_manager_mkey.cpp): settings with OpenSM's adjustments, guid2mkey,
-  // the key each request carries, OpenSM's "mis-set mkey" hint on lost requests, and
-  // the rules our own port applies to SMInfo requests.
-  void apply_mkey_options();
-  void load_guid2mkey();
-  void save_guid2mkey();
-  std::uint64_t resolve_mkey(const mad::SmpTarget& target) const;
-  void mkey_hint(const mad::SmpOutcome& o) const;
-  void learn_mkey(const Node& node, PortNum port);
-  mkey::SmInfoAccess own_sminfo_access(const mad::Smp& req) const;
 
   std::function<void()> on_hangup_;
   EngineFactory engine_factory_;  // empty: routing::make_engine
@@ -333,8 +300,6 @@ class SubnetManager {
   const Clock& clock_;
   Logger log_;
   // The subsystems whose lines SubnetManager writes itself (common/log_modules.hpp).
-  Logger lid_log_ = module_logger(log_, LogModule::kLid);
-  Logger link_log_ = module_logger(log_, LogModule::kLink);
   Logger routing_log_ = module_logger(log_, LogModule::kRouting);
   Logger trap_log_ = module_logger(log_, LogModule::kTraps);
   conf::Options options_;
@@ -381,13 +346,17 @@ class SubnetManager {
 
   names::NodeNames node_names_;  // node_name_map_name
   Fabric fabric_;                // the result of the last heavy sweep
-  Guid2Lid guid2lid_;
-  bool guid2lid_dirty_ = false;
-  mkey::MkeyManager mkeys_{module_logger(log_, LogModule::kMkey)};
-  // Ports that ignored link fields they were sent (ibsim: thresholds, "as supported").
-  UntakenPorts untaken_ports_;
-  const Fabric* building_ = nullptr;  // the heavy sweep's fabric while it is discovered
-  mkey::LidIndex lid_index_;          // LIDs of fabric_, for LID-routed SMPs' keys
+  // Sweep components of sm/lids, sm/links, sm/qos and sm/mkey (issue 34): each keeps
+  // its own state between sweeps; heavy_sweep() hands them a SweepContext.
+  lids::LidAssigner lids_{log_, module_logger(log_, LogModule::kLid)};  // guid2lid, LIDs
+  // PortInfo Sets; ports that ignored link fields they were sent (ibsim).
+  links::PortProgrammer links_{module_logger(log_, LogModule::kLink)};
+  // opensm.conf qos, long_transaction_timeout and the QoS policy file.
+  qos::QosState qos_{log_};
+  // M_Keys: the key store, the SmpClient's resolver, guid2mkey and the neighbors cache.
+  mkey::SweepKeys mkeys_{log_, module_logger(log_, LogModule::kMkey)};
+  // OpenSM's "possible mis-set M_Key" hint on a lost request (SweepContext::on_failure).
+  void mkey_hint(const mad::SmpOutcome& o) const { mkeys_.hint(o, fabric_); }
   Lid sm_lid_ = 0;
 
   std::vector<std::string> engine_chain_;  // tried in order
@@ -402,15 +371,6 @@ class SubnetManager {
   // it rather than copied (one byte per switch x LID); null for single-layer engines.
   std::shared_ptr<const routing::PathSls> path_sls_;
   std::shared_ptr<Sl2VlCounts> sl2vl_counts_;
-  qos::QosConfig qos_;  // opensm.conf qos and the qos_* keys, resolved per port class
-  std::shared_ptr<const qos_policy::Policy> qos_policy_;  // last good policy file, or none
-  std::string qos_policy_notes_;           // what compiling it last logged (logged on change)
-  std::string qos_setup_notes_;            // the same for its qos-setup
-  std::string qos_policy_mcast_notes_;     // the multicast SLs it set (logged on change)
-  bool qos_policy_engine_logged_ = false;  // the engine-vs-policy SL line, once per load
-  // long_transaction_timeout, at least transaction_timeout: optimized SL2VL Sets wait this.
-  std::chrono::milliseconds long_timeout_{500};
-  std::size_t vlarb_sets_ = 0;  // VLArbitrationTable blocks Set by this sweep
   routing::Topology routed_topology_;
   std::vector<NodeIndex> routed_switches_;  // routes_.lfts[i] belongs to this fabric node
   // What each switch holds (by GUID), as far as we programmed and confirmed it.

@@ -1,7 +1,7 @@
 // The VLArbitrationTable blocks (IBA 14.2.5.9) QoS wants every port to hold, from the
 // port's class configuration (sm/qos/qos_config.hpp). Pure: a Fabric in, blocks out;
 // the SM compares them with what the ports hold and Sets the ones that differ
-// (SubnetManager::program_vlarb).
+// (sm/qos/vlarb_programmer.hpp).
 //
 // As OpenSM's osm_qos.c: every CA and router port, every switch external port that is
 // up, and port 0 of a switch with enhanced port 0 (a base port 0 has no table); none on
