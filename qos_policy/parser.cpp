@@ -9,6 +9,7 @@
 #include <tuple>
 
 #include "common/atomic_file.hpp"
+#include "common/c_number.hpp"
 #include "common/text.hpp"
 #include "qos_policy/errors.hpp"
 #include "qos_policy/lexer.hpp"
@@ -50,34 +51,14 @@ std::string strip(std::string s) {
   return s.substr(b);
 }
 
-// strtoull(s, NULL, 0) without its silent saturation: 0x hex, leading 0 octal (up to
-// the first digit that is not one), else decimal.
+// strtoull(s, NULL, 0) as OpenSM reads the policy's numbers, without its silent
+// saturation: the leading number (common/c_number.hpp; 0 when there is none, as
+// strtoull), nullopt beyond 64 bits.
 std::optional<std::uint64_t> c_number(std::string_view s) {
-  unsigned base = 10;
-  std::size_t i = 0;
-  if (s.size() > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
-    base = 16;
-    i = 2;
-  } else if (s.size() > 1 && s[0] == '0') {
-    base = 8;
-    i = 1;
-  }
-  std::uint64_t v = 0;
-  for (; i < s.size(); ++i) {
-    const char c = static_cast<char>(std::tolower(static_cast<unsigned char>(s[i])));
-    unsigned d = 0;
-    if (c >= '0' && c <= '9') {
-      d = static_cast<unsigned>(c - '0');
-    } else if (c >= 'a' && c <= 'f') {
-      d = static_cast<unsigned>(c - 'a' + 10);
-    } else {
-      break;
-    }
-    if (d >= base) break;
-    if (v > (std::numeric_limits<std::uint64_t>::max() - d) / base) return std::nullopt;
-    v = v * base + d;
-  }
-  return v;
+  const auto n = scan_c_number(s);
+  if (n) return n->magnitude;
+  if (n.error().fault == CNumberFault::kOverflow) return std::nullopt;
+  return 0;
 }
 
 std::string describe(const Token& t) {
