@@ -5,48 +5,20 @@
 #include <limits>
 #include <optional>
 
+#include "common/c_number.hpp"
 #include "conf/errors.hpp"
 
 namespace ibsm::conf {
 namespace {
 
-struct Parsed {
-  bool negative = false;
-  std::uint64_t magnitude = 0;
-};
-
-int digit_value(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return 99;
-}
-
-// A whole C integer literal (strtoul rules, without leading blanks or junk).
-std::optional<Parsed> parse_integer(std::string_view s, IntBase base_kind, bool allow_sign) {
-  Parsed p;
-  if (allow_sign && !s.empty() && (s.front() == '-' || s.front() == '+')) {
-    p.negative = s.front() == '-';
-    s.remove_prefix(1);
-  }
-  unsigned base = 10;
-  if (s.size() > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
-    base = 16;
-    s.remove_prefix(2);
-  } else if (base_kind == IntBase::kHex) {
-    base = 16;
-  } else if (s.size() > 1 && s[0] == '0') {
-    base = 8;
-    s.remove_prefix(1);
-  }
-  if (s.empty()) return std::nullopt;
-  for (char c : s) {
-    const int d = digit_value(c);
-    if (d >= static_cast<int>(base)) return std::nullopt;
-    if (p.magnitude > (std::numeric_limits<std::uint64_t>::max() - d) / base) return std::nullopt;
-    p.magnitude = p.magnitude * base + static_cast<unsigned>(d);
-  }
-  return p;
+// An integer option's text: a whole C literal (common/c_number.hpp) without blanks,
+// signed only for a signed field; base 16 for the options the command line takes in
+// hex. Any fault (no digits, junk after them, beyond 64 bits) is "not a number".
+std::optional<CNumber> parse_integer(std::string_view s, IntBase base_kind, bool allow_sign) {
+  auto n =
+      parse_c_number(s, CNumberSyntax{.sign = allow_sign, .base16 = base_kind == IntBase::kHex});
+  if (!n) return std::nullopt;
+  return *n;
 }
 
 }  // namespace

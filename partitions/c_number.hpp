@@ -1,23 +1,16 @@
-// Numbers the way OpenSM reads them: C's strtoul/strtoull with base 0
-// ("0x1f" hex, "017" octal, "15" decimal, optional sign, saturating on overflow).
-// Reading numbers exactly like OpenSM is what makes every existing partitions.conf
-// mean the same thing to ibsm.
+// Numbers the way OpenSM reads partitions.conf: C's strtoul/strtoull with base 0
+// ("0x1f" hex, "017" octal, "15" decimal, leading blanks, optional sign, saturating on
+// overflow). Reading numbers exactly like OpenSM is what makes every existing
+// partitions.conf mean the same thing to ibsm. The reading itself is
+// common/c_number.hpp's; these two add strtoul's wrap of a negative number and its
+// saturation on overflow.
 #pragma once
 
-#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string_view>
 
 namespace ibsm::partitions {
-
-struct CNumber {
-  std::uint64_t value = 0;
-  std::size_t consumed = 0;  // characters read, like strtoul's end pointer
-};
-
-// nullopt when no digit could be read (strtoul's end == start).
-std::optional<CNumber> parse_c_number(std::string_view text);
 
 // The whole text must be the number (OpenSM's "end == id || *end" check).
 std::optional<std::uint64_t> parse_c_number_exact(std::string_view text);

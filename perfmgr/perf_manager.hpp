@@ -8,6 +8,9 @@
 // threshold are logged with both ends of the link; counters near saturation are
 // cleared (the 32-bit data counters only where there are no 64-bit ones).
 //
+// The sweep's schedule is in perf_manager.cpp, what an answer does in perf_answers.cpp,
+// the accounting of the counters it carries in perf_counters.cpp.
+//
 // It runs inside the SM's thread: the SM's dispatcher hands it the class 0x04 MADs
 // (handle) and the loop calls tick() between polls. It never blocks: while the SM
 // runs a heavy sweep it is paused (no new query leaves; answers to those out are
@@ -198,6 +201,7 @@ class PerfManager {
   // Rate limit for failure lines: true while `id` may still log this sweep.
   bool may_log(ErrorId id);
   std::string where(const MonNode& n, mad::PortNum port) const;
+  static std::string guid_hex(mad::Guid g);
 
   mad::MadTransport& transport_;
   const Clock& clock_;

@@ -8,6 +8,9 @@
 // Everything a walk reads per port is precomputed once per snapshot (PathTables,
 // built by Snapshot::index()), so resolving a path allocates nothing and touches
 // one small record per port plus one LFT entry per switch.
+//
+// The protocol rules are in path_rules.cpp, the tables are built in path_tables.cpp,
+// the resolver itself is path_resolver.cpp.
 #pragma once
 
 #include <cstdint>
@@ -130,6 +133,10 @@ struct PathTables {
     std::uint16_t value = 0;  // with the membership bit
     bool first = true;
   };
+  // The `order` of a P_Key base: its two bytes swapped.
+  static std::uint16_t pkey_order(std::uint16_t base) {
+    return static_cast<std::uint16_t>((base << 8) | (base >> 8));
+  }
 
   // What a walk reads when it leaves through a port: the port's own MTU and rate and
   // those of the port at the other end, joined, so that a hop costs one LFT byte and
