@@ -1,9 +1,12 @@
 // Operator-visible errors of the control socket, ibsm-ctl and the event stream
 // (range IBSM-8001..8199). A request that fails gets exactly one error line with one of
 // these IDs; the connection stays usable and the SM is not affected.
+// The IDs the SM itself answers with (sweeps, handover, perfmgr, permodlog) are defined
+// in sm/ops/errors.hpp, since sm/ may not include ctl/; they are referred to here.
 #pragma once
 
 #include "common/error.hpp"
+#include "sm/ops/errors.hpp"
 
 namespace ibsm::ctl {
 
@@ -17,7 +20,7 @@ inline constexpr ErrorId kErrTooManyConnections{8007};
 inline constexpr ErrorId kErrBusy{8008};
 inline constexpr ErrorId kErrNoFabric{8009};
 inline constexpr ErrorId kErrNotFound{8010};
-inline constexpr ErrorId kErrNotAvailable{8011};
+using sm::ops::kErrNotAvailable;  // the SM answers with it (sm/ops/errors.hpp)
 inline constexpr ErrorId kErrSocketSetup{8012};
 inline constexpr ErrorId kErrConnect{8013};
 inline constexpr ErrorId kErrProtocol{8014};
@@ -31,12 +34,12 @@ inline constexpr ErrorId kErrStoppedReading{8021};
 inline constexpr ErrorId kErrPattern{8022};
 inline constexpr ErrorId kErrAuth{8023};
 inline constexpr ErrorId kErrConsoleToken{8024};
-inline constexpr ErrorId kErrSweepFailed{8040};
-inline constexpr ErrorId kErrNotSweeping{8041};
-inline constexpr ErrorId kErrNoModel{8042};
-inline constexpr ErrorId kErrNotMaster{8043};
-inline constexpr ErrorId kErrNoStandby{8044};
-inline constexpr ErrorId kErrPerfmgr{8050};
+using sm::ops::kErrNoModel;      // the SM answers with it (sm/ops/errors.hpp)
+using sm::ops::kErrNoStandby;    // the SM answers with it (sm/ops/errors.hpp)
+using sm::ops::kErrNotMaster;    // the SM answers with it (sm/ops/errors.hpp)
+using sm::ops::kErrNotSweeping;  // the SM answers with it (sm/ops/errors.hpp)
+using sm::ops::kErrPerfmgr;      // the SM answers with it (sm/ops/errors.hpp)
+using sm::ops::kErrSweepFailed;  // the SM answers with it (sm/ops/errors.hpp)
 
 inline constexpr ErrorInfo kCtlErrors[] = {
     {kErrUnknownCommand, "Unknown control command",
@@ -90,11 +93,7 @@ inline constexpr ErrorInfo kCtlErrors[] = {
     {kErrNotFound, "LID, GUID or name not found",
      "The LID or GUID given is not in the fabric of the last heavy sweep.",
      "Check the value with `ibsm-ctl dump_portguid .` or saquery."},
-    {kErrNotAvailable, "Feature not available in this ibsm",
-     "The command belongs to a feature this ibsm does not run (perfmgr print_counters, "
-     "print_errors, dump_counters, dump_redir: the PerfMgr is off; permodlog: per-module "
-     "logging is not configured).",
-     "See the message for the option that enables it (`perfmgr enable` starts the PerfMgr)."},
+    sm::ops::kNotAvailableInfo,
     {kErrSocketSetup, "Cannot open the control socket or console",
      "ibsm could not create, bind or listen on its control socket (or the loopback console "
      "port). The SM runs without it; the log line names the path or port and the reason.",
@@ -160,27 +159,12 @@ inline constexpr ErrorInfo kCtlErrors[] = {
      "read-only: every changing command on it answers IBSM-8005. ibsm-ctl is not affected.",
      "Create the directory (systemd's RuntimeDirectory makes /run/ibsm), or set "
      "console_token_file; restart."},
-    {kErrSweepFailed, "Requested sweep did not bring the subnet up",
-     "The sweep a resweep, reroute or update_desc asked for ended with problems; the answer "
-     "counts them and the log lists them.",
-     "Read the ERRORS DURING INITIALIZATION lines in the log; the next sweep is heavy."},
-    {kErrNotSweeping, "This SM does not sweep",
-     "Sweeps are asked of an SM that is STANDBY or NOT-ACTIVE; only a MASTER (or DISCOVERING) SM "
-     "sweeps (IBA 14.4.1).",
-     "Send the command to the master SM (`ibsm-ctl status` names it)."},
-    {kErrNoModel, "No fabric model to reroute",
-     "reroute recomputes the routes of the last heavy sweep's model, and there is none yet.",
-     "Use `resweep heavy`."},
-    {kErrNotMaster, "Only a MASTER hands over", "handover was asked of an SM that is not MASTER.",
-     "Send it to the master SM."},
-    {kErrNoStandby, "No SM to hand over to",
-     "handover found no other SM that answers and could take the fabric; this SM stays MASTER.",
-     "Start a standby SM first (`ibsm-ctl status` lists the known SMs)."},
-    {kErrPerfmgr, "perfmgr subcommand failed",
-     "The PerfMgr refused a `perfmgr` subcommand's value (sweep_time outside 1-65535, "
-     "xmit_wait_threshold not a number, print_counters without a node) or could not write "
-     "dump_counters' file. The PerfMgr's settings are unchanged.",
-     "The message names the value or the file; `ibsm-ctl help perfmgr` shows the syntax."},
+    sm::ops::kSweepFailedInfo,
+    sm::ops::kNotSweepingInfo,
+    sm::ops::kNoModelInfo,
+    sm::ops::kNotMasterInfo,
+    sm::ops::kNoStandbyInfo,
+    sm::ops::kPerfmgrInfo,
 };
 
 }  // namespace ibsm::ctl

@@ -631,8 +631,9 @@ SweepResult SubnetManager::heavy_sweep(const std::atomic<bool>& stop, PreparedFa
                           prepared ? "targeted" : "heavy", r.seconds, r.nodes, r.switches,
                           r.end_ports, max_lid, r.mads.sent, r.mads.received, r.mads.retries,
                           r.mads.timeouts, lft_blocks_sent_, loss_note(r.mads, client_.loss())));
-    last_up_ = fmt::format("SUBNET UP: {} nodes ({} switches, {} end ports), heavy sweep {:.3f} s",
-                           r.nodes, r.switches, r.end_ports, r.seconds);
+    ops_seam_.set_last_up(
+        fmt::format("SUBNET UP: {} nodes ({} switches, {} end ports), heavy sweep {:.3f} s",
+                    r.nodes, r.switches, r.end_ports, r.seconds));
     report_status();
     partitions_.log_groups();
     partitions_.save(fabric_);

@@ -105,29 +105,20 @@ SubnetManager::SubnetManager(mad::MadTransport& transport, const Clock& clock, L
   qos_.apply_options(options_);
   reload_qos_policy();
   apply_cc_options();
-  load_prefix_routes();
+  sa_pub_.load_prefix_routes(options_.prefix_routes_file);
   mkeys_.load(options_.cache_dir);
   client_.set_mkey_resolver([this](const mad::SmpTarget& t) { return mkeys_.resolve(t, fabric_); });
   // sa_db_file: service records and subscriptions of the last run. A bad file is
   // logged by the SA with its line; the SM runs without what it could not read.
   static_cast<void>(sa_.load_db());
-  partitions_status_.file = options_.partition_config_file;
-  partitions_status_.when = std::chrono::system_clock::now();
+  ops_seam_.partitions_file(options_.partition_config_file);
   publish_ops();
 }
 
 bool SubnetManager::reload_partitions() {
   const bool ok = partitions_.reload();
-  partitions_status_.file = options_.partition_config_file;
-  partitions_status_.ok = ok;
-  partitions_status_.errors = partitions_.last_errors();
-  partitions_status_.partitions = partitions_.resolved().partitions.size();
-  partitions_status_.when = std::chrono::system_clock::now();
-  emit(ops::EventType::kPartitionsReloaded,
-       {{"file", partitions_status_.file},
-        {"ok", ok},
-        {"partitions", static_cast<std::uint64_t>(partitions_status_.partitions)},
-        {"errors", static_cast<std::uint64_t>(partitions_status_.errors.size())}});
+  ops_seam_.partitions_reloaded(options_.partition_config_file, ok, partitions_.last_errors(),
+                                partitions_.resolved().partitions.size());
   return ok;
 }
 
@@ -186,38 +177,19 @@ void SubnetManager::publish_sa_snapshot() {
   in.sm_lid = sm_lid_;
   in.sm_state = state();
   in.act_count = static_cast<std::uint32_t>(client_.counters().sent);
-  in.generation = ++sa_generation_;
   in.partitions = &partitions_.resolved();
   in.tables = &port_tables_;
   in.mcast = &mcast_;
   in.path_sls = path_sls_;
-  in.prefix_routes = prefix_routes_;
   mft_publish_pending_ = false;  // this snapshot carries every MFT confirmed so far
   static_cast<void>(mcast_.take_held_changed());
   release_big_fabric();
-  sa_.rebuild([&] {
-    const auto t0 = std::chrono::steady_clock::now();
-    auto snap = build_sa_snapshot(in);
-    qos_.attach_policy(*snap, options_,
-                       {partitions_.resolved(), partitions_.last_plan().membership});
-    // Routes naming no router of the fabric: logged when that list changes.
-    auto unrouted = prefix_routes_ ? sa::routes_without_router(*prefix_routes_, snap->router_ports)
-                                   : std::vector<std::string>{};
-    if (unrouted != unrouted_prefix_routes_) {
-      for (const auto& line : unrouted)
-        log_->warn("{}: {}; the route is skipped", format_error_id(sa::kErrPrefixRouteNoRouter),
-                   line);
-      unrouted_prefix_routes_ = std::move(unrouted);
-    }
-    const double ms =
-        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-    log_->info("SA snapshot {} published in {:.1f} ms ({} nodes, {} groups, ~{} KB)", in.generation,
-               ms, snap->nodes.size(), snap->groups.size(), snap->memory_bytes() / 1024);
-    return snap;
+  sa_pub_.publish(sa_, in, [this](sa::Snapshot& snap) {
+    qos_.attach_policy(snap, options_, {partitions_.resolved(), partitions_.last_plan().membership});
   });
   sa_.set_serving(state() == mad::SmState::kMaster && first_master_sweep_done_);
   sa_.dump_db();  // sa_db_dump: after each sweep that brought the subnet up, as OpenSM
-  report_fabric_changes();
+  if (auto snap = sa_.snapshot()) ops_seam_.report_fabric_changes(*snap);
   publish_ops();
 }
 
@@ -231,7 +203,7 @@ void SubnetManager::set_phase(SweepPhase p) {
 
 // The election changed the SM state (it logged the transition).
 void SubnetManager::on_state_change(mad::SmState from, mad::SmState to) {
-  if (to != mad::SmState::kMaster) last_up_.clear();
+  if (to != mad::SmState::kMaster) ops_seam_.set_last_up({});
   report_status();
   {
     std::vector<ops::EventField> f = {{"from", std::string(mad::sm_state_name(from))},
@@ -273,7 +245,7 @@ std::string SubnetManager::status_line() const {
   const mad::SmState st = state();
   std::string line(mad::sm_state_name(st));
   if (st == mad::SmState::kMaster) {
-    if (!last_up_.empty()) line += ", " + last_up_;
+    if (!ops_seam_.last_up().empty()) line += ", " + ops_seam_.last_up();
   } else if (st == mad::SmState::kStandby) {
     if (auto polled = election_.polled()) {
       auto it = election_.remotes().find(*polled);
@@ -349,12 +321,8 @@ SweepResult SubnetManager::sweep(const std::atomic<bool>& stop) {
 }
 
 SweepResult SubnetManager::sweep_unpaused(const std::atomic<bool>& stop) {
-  using SysClock = std::chrono::system_clock;
   auto started = [&](ops::SweepKind kind, std::string_view reason) {
-    emit(ops::EventType::kSweepStarted, {{"sweep", sweeps_ + 1},
-                                         {"kind", std::string(ops::sweep_kind_name(kind))},
-                                         {"reason", std::string(reason)}});
-    return SysClock::now();
+    return ops_seam_.sweep_started(kind, reason);
   };
   if (options_.force_heavy_sweep && heavy_reason_ == HeavyReason::kNone)
     heavy_reason_ = HeavyReason::kForced;
@@ -411,7 +379,7 @@ void SubnetManager::publish_multicast_tables() {
   // is far cheaper than a full rebuild (and done in place when nothing holds the old).
   release_big_fabric();
   sa_.amend([this](sa::Snapshot& snap) {
-    snap.generation = ++sa_generation_;
+    snap.generation = sa_pub_.next_generation();
     for (sa::SnapNode& n : snap.nodes)
       if (n.is_switch()) n.mft = mcast_.held_table(n.guid());
   });
@@ -440,7 +408,7 @@ std::optional<int> SubnetManager::step(ControlFlags& control) {
       if (on_hangup_) on_hangup_();
       reload_partitions();
       reload_qos_policy();
-      load_prefix_routes();
+      sa_pub_.load_prefix_routes(options_.prefix_routes_file);
       heavy_reason_ = HeavyReason::kForced;
       publish_ops();
     }
@@ -470,7 +438,7 @@ std::optional<int> SubnetManager::step(ControlFlags& control) {
     const bool urgent =
         heavy_reason_ != HeavyReason::kNone && heavy_reason_ != HeavyReason::kErrorsLastSweep;
     // `sweep off` inhibits every sweep but those an operator asks for (resweep, reroute).
-    const bool allowed = sweeping_enabled_ || !sweep_waiters_.empty() || reroute_requested_;
+    const bool allowed = sweeping_enabled_ || ops_seam_.has_sweep_waiters() || reroute_requested_;
     if (may_sweep && allowed && (urgent || reroute_requested_ || clock_.now() >= next_sweep)) {
       SweepResult r = sweep(stop);
       if (stop.load()) return std::nullopt;

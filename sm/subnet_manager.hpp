@@ -43,6 +43,9 @@
 #include "sm/port_config.hpp"
 #include "sm/port_tables.hpp"
 #include "sm/qos/qos_state.hpp"
+#include "sm/publish/ops_seam.hpp"
+#include "sm/publish/perf_counters.hpp"
+#include "sm/publish/sa_publisher.hpp"
 #include "sm/security_trap.hpp"
 #include "sm/sweep_phase.hpp"
 #include "sm/sweep_report.hpp"
@@ -171,10 +174,10 @@ class SubnetManager {
 
   // The operator seam (sm/ops/): the snapshot ibsm-ctl and the metrics read, the event
   // bus, and the queue of changing requests this SM takes between MAD polls
-  // (sm/subnet_manager_ops.cpp). Readers may use it from any thread.
-  ops::Ops& ops() { return ops_; }
+  // (sm/publish/ops_seam.hpp, sm/subnet_manager_ops.cpp). Readers may use it from any thread.
+  ops::Ops& ops() { return ops_seam_.ops(); }
   // What the snapshot reports as the version; main() sets it once.
-  void set_version(std::string v) { version_ = std::move(v); }
+  void set_version(std::string v) { ops_seam_.set_version(std::move(v)); }
   bool sweeping_enabled() const { return sweeping_enabled_; }
   // Publishes a new OpsSnapshot now (run() does it after every change worth showing).
   void publish_ops();
@@ -226,9 +229,6 @@ class SubnetManager {
   void apply_cc_options();
   // After SUBNET UP as master: a CC round for the fabric just brought up.
   void start_cc_round();
-  // prefix_routes_file (sa/prefix_routes.hpp): read at start-up and on SIGHUP, as a
-  // whole; a file that does not parse is logged and the last good routes stay.
-  void load_prefix_routes();
   void adopt_mirrored_tables(const Fabric& f);
   void forget_reset_switches(const Fabric& f);
 
@@ -262,20 +262,15 @@ class SubnetManager {
   }
   void write_dumps();
   void publish_sa_snapshot();
-  // sm/subnet_manager_ops.cpp: events, sweep records and the control queue.
+  // sm/subnet_manager_ops.cpp: thin calls into sm/publish/, and the control queue.
   void emit(ops::EventType type, std::vector<ops::EventField> fields);
   void record_sweep(ops::SweepKind kind, std::string reason, const SweepResult& r,
                     std::chrono::system_clock::time_point started);
   void take_control_requests();
   void carry_out(ops::ControlRequest& req);
-  void carry_out_perfmgr(ops::ControlRequest& req);    // `ibsm-ctl perfmgr ...`
-  void carry_out_permodlog(ops::ControlRequest& req);  // `ibsm-ctl permodlog ...`
-  // After a new SA snapshot: port, link and LID events against the last one.
-  void report_fabric_changes();
   // reroute: routes recomputed and programmed from the last model, no rediscovery.
   SweepResult reroute_sweep(const std::atomic<bool>& stop);
   void note_routing(const std::string& engine, double ms, const routing::RouteReport* grade);
-  void answer_sweep_waiters(const SweepResult& r, ops::SweepKind kind);
   // A big fabric's SA snapshot is not held by the ops snapshot while the SA builds the
   // next one or amends it (sa/server.hpp: never two big copies at once).
   void release_big_fabric();
@@ -292,7 +287,6 @@ class SubnetManager {
   std::function<void()> on_hangup_;
   EngineFactory engine_factory_;  // empty: routing::make_engine
   std::function<void(const std::string&)> on_status_;
-  std::string last_up_;  // "SUBNET UP ..." summary of the last heavy sweep as master
   void report_status() {
     if (on_status_) on_status_(status_line());
   }
@@ -308,7 +302,6 @@ class SubnetManager {
   PartitionManager partitions_;
   PortTables port_tables_{module_logger(log_, LogModule::kQos)};  // SL2VL/VLArb, P_Key tables
   sa::SaServer sa_;
-  std::uint64_t sa_generation_ = 0;
   // What each port holds of the SA's alias GUIDs.
   AliasGuidProgrammer alias_guids_{module_logger(log_, LogModule::kSa)};
   // MFT trees and what each switch holds of them.
@@ -318,16 +311,12 @@ class SubnetManager {
       module_logger(log_, LogModule::kCongestion)};  // congestion control Sets (class 0x21)
   bool cc_agent_ = false;                            // class 0x21 registered with the transport
   bool cc_unavailable_logged_ = false;
-  std::shared_ptr<const sa::PrefixRoutes> prefix_routes_;  // last good prefix_routes_file
-  std::vector<std::string> unrouted_prefix_routes_;        // last logged IBSM-7041 lines
   McastPacing mcast_pacing_;          // run(): when changed groups are recomputed
   Clock::TimePoint mft_published_{};  // last snapshot carrying MFT changes
   bool mft_publish_pending_ = false;
   Clock::Duration mft_publish_cost_{};  // wall time the last such copy took
 
   perfmgr::PerfManager perfmgr_;
-  perfmgr::CounterSnapshotPtr perf_counters_;  // published copy (/metrics)
-  std::uint64_t perf_published_sweeps_ = 0;
 
   SweepPhase phase_ = SweepPhase::kIdle;
   HeavyReason heavy_reason_ = HeavyReason::kFirstSweep;
@@ -384,30 +373,15 @@ class SubnetManager {
   election::LftMirror lft_mirror_;
   std::optional<election::MirroredTables> takeover_tables_;
 
-  // The operator seam (sm/ops/).
-  ops::Ops ops_;
-  std::string version_;
-  ops::PortIndex port_index_;  // ports of the last published SA snapshot
-  std::deque<ops::SweepRecord> recent_sweeps_;
-  std::array<ops::DurationHistogram, 3> sweep_durations_;
-  std::uint64_t sweeps_ = 0;
-  std::uint64_t heavy_sweeps_ = 0;
-  ops::RoutingOutcome routing_outcome_;
-  ops::PartitionsStatus partitions_status_;
+  // What operators asked of the loop (sm/subnet_manager_ops.cpp).
   bool sweeping_enabled_ = true;  // `sweep off`: no sweeps at all (OpenSM's sweeping_enabled)
   bool reroute_requested_ = false;
-  std::chrono::system_clock::time_point started_ = std::chrono::system_clock::now();
-  std::optional<std::chrono::system_clock::time_point> last_subnet_up_;
-  std::uint64_t ops_generation_ = 0;
-  std::uint64_t mcast_changes_seen_ = 0;
-  std::map<Lid, ops::McastGroupInfo> mcast_known_;
-  std::shared_ptr<const conf::Options> options_shared_;
-  // resweep/reroute requests answered when their sweep ends.
-  struct SweepWaiter {
-    bool heavy = false;
-    std::function<void(ops::ControlReply)> reply;
-  };
-  std::vector<SweepWaiter> sweep_waiters_;
+
+  // Publishing (sm/publish/): the operator seam's books and the OpsSnapshot, the SA's
+  // snapshots and the prefix routes they carry, the PerfMgr's published counters.
+  publish::OpsSeam ops_seam_;
+  publish::SaPublisher sa_pub_{log_};
+  publish::PerfCounterCopy perf_copy_;
 };
 
 }  // namespace ibsm::sm

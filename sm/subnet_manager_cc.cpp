@@ -1,6 +1,5 @@
 // SubnetManager's part of congestion control (sm/cc/): options, the class 0x21
-// agent and the round after SUBNET UP; and of prefix routes (sa/prefix_routes.hpp),
-// the other opensm.conf file the SA answers from.
+// agent and the round after SUBNET UP. (Prefix routes: sm/publish/sa_publisher.hpp.)
 #include "sm/cc/errors.hpp"
 #include "sm/subnet_manager.hpp"
 
@@ -40,18 +39,6 @@ void SubnetManager::apply_cc_options() {
 void SubnetManager::start_cc_round() {
   if (state() != mad::SmState::kMaster || !cc_.settings().enabled) return;
   cc_.start_round(cc::cc_targets(fabric_));
-}
-
-void SubnetManager::load_prefix_routes() {
-  auto routes = sa::load_prefix_routes(options_.prefix_routes_file);
-  if (!routes.ok()) {
-    log_->error("{}: {}; {}", format_error_id(routes.error().id), routes.error().message,
-                prefix_routes_ ? "the routes read before stay" : "no prefix routes");
-    return;
-  }
-  if (!routes->routes.empty())
-    log_->info("prefix routes: {} routes from {}", routes->routes.size(), routes->origin);
-  prefix_routes_ = std::make_shared<const sa::PrefixRoutes>(std::move(*routes));
 }
 
 }  // namespace ibsm::sm
