@@ -162,8 +162,9 @@ void SubnetManager::note_routing(const std::string& engine, double ms,
   if (grade == nullptr) {
     routing_outcome_ = {};
     routing_outcome_.engine = engine;
-    routing_outcome_.chain = engine_chain_;
-    routing_outcome_.fallback = !engine_chain_.empty() && engine != engine_chain_.front();
+    routing_outcome_.chain = router_.engine_chain();
+    routing_outcome_.fallback =
+        !router_.engine_chain().empty() && engine != router_.engine_chain().front();
     routing_outcome_.ms = ms;
     routing_outcome_.when = std::chrono::system_clock::now();
     return;
