@@ -36,7 +36,7 @@ struct RouteReport {
   bool acyclic() const { return cdg.acyclic(); }
   // Every source reaches every destination LID. An engine that claims completeness
   // (Engine::complete) and fails this is discarded like one whose claimed deadlock
-  // freedom fails (sm/heavy_sweep.cpp).
+  // freedom fails (sm/routes/router.cpp).
   bool complete() const { return unreachable == 0; }
 };
 

@@ -17,8 +17,8 @@
 // OpenSM 3.3.23 with qos FALSE neither reads nor sets SL2VL/VLArbitration tables
 // and its SA reports zeros for them; ibsm reports what the ports hold.
 //
-// Programming writes these tables (SubnetManager::program_sl2vl for routing engines
-// with per-path SLs and QoS, qos::program_vlarb for QoS): after a Set succeeds it records
+// Programming writes these tables (sm/tables/ program_sl2vl for routing engines with
+// per-path SLs and QoS, qos::program_vlarb for QoS): after a Set succeeds it records
 // what it wrote with record_sl2vl()/record_vlarb() (the calls the reads use), so the SA serves it
 // and no read is sent for it: "what the port holds" is this cache, whoever filled it.
 #pragma once

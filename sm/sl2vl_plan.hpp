@@ -1,7 +1,7 @@
 // SL2VL for routing engines that spread paths over SLs (dfsssp, torus-2QoS): how many VLs the
 // engine may use, and which SLtoVLMappingTable (IBA 14.2.5.8) every port must hold so
 // that SL i travels on VL i wherever the path goes. Pure: a Fabric in, numbers and
-// tables out; the SM sends the Gets and Sets (SubnetManager::program_sl2vl).
+// tables out; the SM sends the Gets and Sets (sm/tables/ SwitchTables::program_sl2vl).
 //
 // Why identity: dfsssp puts every path in one acyclic virtual layer and hands out the
 // layer's SL (routing/virtual_layers.hpp). The layers are deadlock free only if packets

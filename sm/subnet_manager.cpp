@@ -51,27 +51,6 @@ election::Settings election_settings(const conf::Options& o) {
   return s;
 }
 
-std::vector<std::string> split_engines(const std::string& list, bool& fallback) {
-  std::vector<std::string> out;
-  std::stringstream ss(list);
-  std::string item;
-  fallback = true;
-  while (std::getline(ss, item, ',')) {
-    while (!item.empty() && item.front() == ' ')
-      item.erase(item.begin());
-    while (!item.empty() && item.back() == ' ')
-      item.pop_back();
-    if (item.empty()) continue;
-    if (item == "no_fallback") {
-      fallback = false;
-      continue;
-    }
-    out.push_back(item);
-  }
-  if (out.empty()) out.push_back("minhop");
-  return out;
-}
-
 }  // namespace
 
 SubnetManager::SubnetManager(mad::MadTransport& transport, const Clock& clock, Logger log,
@@ -92,7 +71,6 @@ SubnetManager::SubnetManager(mad::MadTransport& transport, const Clock& clock, L
                                    [this](const mad::IncomingMad& in) { sa_.handle(in); });
   client_.dispatcher().set_handler(mad::kClassPerfMgt,
                                    [this](const mad::IncomingMad& in) { perfmgr_.handle(in); });
-  engine_chain_ = split_engines(conf::effective_routing_engine(options_), fallback_to_minhop_);
   client_.set_request_handler(
       [this](const mad::Smp& req, const mad::IncomingMad& raw) { on_request(req, raw); });
   election_.set_state_listener(
@@ -124,7 +102,7 @@ bool SubnetManager::reload_partitions() {
 
 Status SubnetManager::validate_start() const {
   const auto known = routing::engine_names();
-  for (const auto& name : engine_chain_) {
+  for (const auto& name : router_.engine_chain()) {
     bool ok = false;
     for (auto k : known)
       ok = ok || name == k;
@@ -173,14 +151,14 @@ void SubnetManager::apply_options(const conf::Options& options) {
 // The SA answers from what this sweep left, as one immutable snapshot, and only
 // as master after the first sweep (IBA 15.4.1; OpenSM's osm_sa_mad_ctrl.c).
 void SubnetManager::publish_sa_snapshot() {
-  SaSnapshotInput in{fabric_, routes_, routed_switches_, partitions_.groups(), options_};
+  SaSnapshotInput in{fabric_, router_.routes(), router_.switches(), partitions_.groups(), options_};
   in.sm_lid = sm_lid_;
   in.sm_state = state();
   in.act_count = static_cast<std::uint32_t>(client_.counters().sent);
   in.partitions = &partitions_.resolved();
   in.tables = &port_tables_;
   in.mcast = &mcast_;
-  in.path_sls = path_sls_;
+  in.path_sls = router_.path_sls();
   mft_publish_pending_ = false;  // this snapshot carries every MFT confirmed so far
   static_cast<void>(mcast_.take_held_changed());
   release_big_fabric();
@@ -215,8 +193,8 @@ void SubnetManager::on_state_change(mad::SmState from, mad::SmState to) {
   // A standby's copy of the switch tables serves the takeover (STANDBY -> DISCOVERING
   // -> MASTER); back to STANDBY, a new copy is read.
   if (from == mad::SmState::kStandby && to != mad::SmState::kStandby)
-    takeover_tables_ = lft_mirror_.take();
-  if (to == mad::SmState::kStandby) takeover_tables_.reset();
+    tables_.set_takeover(lft_mirror_.take());
+  if (to == mad::SmState::kStandby) tables_.set_takeover(std::nullopt);
   if (to == mad::SmState::kMaster) {
     // A new master trusts nothing another SM may have programmed since: every MFT and
     // alias GUID block is re-sent and clients are told to re-register (IBA 14.4.11).
@@ -257,8 +235,7 @@ std::string SubnetManager::status_line() const {
 }
 
 void SubnetManager::forget_programmed_state() {
-  programmed_lft_.clear();
-  programmed_top_.clear();
+  tables_.forget_all();
   mcast_.forget_all();
   cc_.forget_held();
 }

@@ -46,9 +46,12 @@
 #include "sm/publish/ops_seam.hpp"
 #include "sm/publish/perf_counters.hpp"
 #include "sm/publish/sa_publisher.hpp"
+#include "sm/routes/router.hpp"
 #include "sm/security_trap.hpp"
+#include "sm/sweep/sweep_context.hpp"
 #include "sm/sweep_phase.hpp"
 #include "sm/sweep_report.hpp"
+#include "sm/tables/switch_tables.hpp"
 #include "sm/trap_filter.hpp"
 
 namespace ibsm::sm {
@@ -102,9 +105,8 @@ class SubnetManager {
   void set_status_handler(std::function<void(const std::string&)> h) { on_status_ = std::move(h); }
   // Where routing engines come from (the routing seam): routing::make_engine unless a
   // test puts a fake in its place. Returns nullptr for a name it does not know.
-  using EngineFactory = std::function<std::unique_ptr<routing::Engine>(
-      std::string_view name, const routing::EngineConfig& config)>;
-  void set_engine_factory(EngineFactory f) { engine_factory_ = std::move(f); }
+  using EngineFactory = routes::EngineFactory;
+  void set_engine_factory(EngineFactory f) { router_.set_engine_factory(std::move(f)); }
   std::string status_line() const;
   // Takes options that may change at run time (OpenSM's reloadable keys).
   void apply_options(const conf::Options& options);
@@ -128,14 +130,9 @@ class SubnetManager {
   const PartitionManager& partitions() const { return partitions_; }
   const PortTables& port_tables() const { return port_tables_; }
   // The last heavy sweep's SL2VL programming for per-path SLs or QoS (null: none needed).
-  struct Sl2VlCounts {
-    std::size_t wanted = 0;  // tables the ports must hold
-    std::size_t known = 0;   // of which the SM knew the contents (no Get)
-    std::size_t gets = 0;    // read first
-    std::size_t sets = 0;    // written because they differed
-  };
-  const Sl2VlCounts* sl2vl_counts() const { return sl2vl_counts_.get(); }
-  const routing::PathSls* path_sls() const { return path_sls_.get(); }
+  using Sl2VlCounts = tables::Sl2VlCounts;
+  const Sl2VlCounts* sl2vl_counts() const { return tables_.sl2vl_counts(); }
+  const routing::PathSls* path_sls() const { return router_.path_sls().get(); }
 
   const Fabric& fabric() const { return fabric_; }
   mad::SmState state() const { return election_.state(); }
@@ -199,10 +196,6 @@ class SubnetManager {
   // (sm/reroute/targeted_sweep.cpp). nullopt: it needs a full heavy sweep instead.
   std::optional<SweepResult> targeted_sweep(const std::atomic<bool>& stop);
   bool may_target() const;
-  // use_ucast_cache: the engine's new result merged with the previous one so that
-  // destinations the change did not touch keep their routes (sm/reroute/ucast_cache.hpp).
-  routing::Routes cached_routes(const routing::Topology& then, const routing::Topology& now,
-                                routing::Routes fresh, bool deadlock_free, std::string& note) const;
   SweepResult light_sweep(const std::atomic<bool>& stop);
   SweepResult sweep_unpaused(const std::atomic<bool>& stop);  // sweep() with the PerfMgr paused
   void drain(const std::atomic<bool>& stop);
@@ -211,26 +204,12 @@ class SubnetManager {
   void forget_programmed_state();
   void take_election_requests();
 
-  bool compute_routes(const Fabric& f, SweepReport& report);
-  void write_route_report(const routing::Topology& topo, const routing::RouteReport& grade,
-                          const std::string& name, double ms);
-  // The route report of routes_ when compute_routes left it for after SUBNET UP.
-  void grade_routes_after_up();
-  void program_switches(Fabric& f, SweepReport& report);
-  // The SwitchInfo and LFT blocks of routes_.lfts[s] that differ from what it holds.
-  void program_switch(Fabric& f, SweepReport& report, std::size_t s);
-  // SLtoVLMappingTable identity on every port when the routes carry per-path SLs
-  // (sm/sl2vl_plan.hpp); only tables not known to hold it already are read, and only
-  // those that differ are Set.
-  void program_sl2vl(Fabric& f, SweepReport& report);
   // congestion_control and the cc_* keys (sm/subnet_manager_cc.cpp): the class 0x21
   // agent is registered the first time CC is on; a value that does not make settings
   // (checked when read, so not expected) keeps the last ones.
   void apply_cc_options();
   // After SUBNET UP as master: a CC round for the fabric just brought up.
   void start_cc_round();
-  void adopt_mirrored_tables(const Fabric& f);
-  void forget_reset_switches(const Fabric& f);
 
   // Runs `work` on a worker thread while this thread keeps polling the port
   // (SA requests, SMInfo, traps, and SMPs queued before: the heavy sweep's P_Key
@@ -260,7 +239,6 @@ class SubnetManager {
       });
     };
   }
-  void write_dumps();
   void publish_sa_snapshot();
   // sm/subnet_manager_ops.cpp: thin calls into sm/publish/, and the control queue.
   void emit(ops::EventType type, std::vector<ops::EventField> fields);
@@ -285,7 +263,6 @@ class SubnetManager {
   std::string lid_text(Lid lid) const;
 
   std::function<void()> on_hangup_;
-  EngineFactory engine_factory_;  // empty: routing::make_engine
   std::function<void(const std::string&)> on_status_;
   void report_status() {
     if (on_status_) on_status_(status_line());
@@ -348,30 +325,19 @@ class SubnetManager {
   void mkey_hint(const mad::SmpOutcome& o) const { mkeys_.hint(o, fabric_); }
   Lid sm_lid_ = 0;
 
-  std::vector<std::string> engine_chain_;  // tried in order
-  bool fallback_to_minhop_ = true;
-  routing::Routes routes_;  // routes_.path_sl is moved into path_sls_
-  struct UngradedRoutes {
-    std::string engine;
-    double ms = 0;  // how long the engine took
-  };
-  std::optional<UngradedRoutes> ungraded_;  // routes_ still to be graded (after SUBNET UP)
-  // The routing result's per-path SLs (dfsssp), shared with every SA snapshot built from
-  // it rather than copied (one byte per switch x LID); null for single-layer engines.
-  std::shared_ptr<const routing::PathSls> path_sls_;
-  std::shared_ptr<Sl2VlCounts> sl2vl_counts_;
-  routing::Topology routed_topology_;
-  std::vector<NodeIndex> routed_switches_;  // routes_.lfts[i] belongs to this fabric node
-  // What each switch holds (by GUID), as far as we programmed and confirmed it.
-  std::unordered_map<Guid, std::vector<PortNum>> programmed_lft_;
-  std::unordered_map<Guid, Lid> programmed_top_;
-  std::size_t lft_blocks_sent_ = 0;   // LFT block Sets queued by this sweep (SUBNET UP line)
+  // sm/routes and sm/tables: the routes in force (engine chain, grading) and what the
+  // switches hold of them (LFTs, LinearFDBTop, SL2VL). The SM calls them from
+  // heavy_sweep() and does the ops bookkeeping (note_routing) of what they return.
+  routes::Router router_{log_, routing_log_, conf::effective_routing_engine(options_)};
+  tables::SwitchTables tables_{log_, routing_log_};
+  bool compute_routes(const SweepContext& ctx);
+  void grade_routes_after_up();  // the report compute_routes left for after SUBNET UP
+
   bool full_sweep_trap_ = false;      // a trap a targeted sweep cannot handle (145)
   bool trap_while_sweeping_ = false;  // the last Trap 128 arrived during a sweep
   // A standby reads the LFTs the master programmed, so that its takeover re-sends only
   // the blocks that differ (sm/election/lft_mirror.hpp).
   election::LftMirror lft_mirror_;
-  std::optional<election::MirroredTables> takeover_tables_;
 
   // What operators asked of the loop (sm/subnet_manager_ops.cpp).
   bool sweeping_enabled_ = true;  // `sweep off`: no sweeps at all (OpenSM's sweeping_enabled)

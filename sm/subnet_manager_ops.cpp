@@ -69,7 +69,7 @@ void SubnetManager::record_sweep(ops::SweepKind kind, std::string reason, const 
 
 void SubnetManager::note_routing(const std::string& engine, double ms,
                                  const routing::RouteReport* grade) {
-  ops_seam_.note_routing(engine, engine_chain_, ms, grade);
+  ops_seam_.note_routing(engine, router_.engine_chain(), ms, grade);
 }
 
 void SubnetManager::take_control_requests() {

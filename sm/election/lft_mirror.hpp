@@ -9,7 +9,7 @@
 // changes (or its configuration does). So the copy is used only if the fabric the new
 // master discovers has the same links and LIDs as the fabric the standby read it in
 // (topology_signature); a switch whose LinearFDBTop moved is re-sent in full
-// (SubnetManager::forget_reset_switches). A route change the old master made without a
+// (sm/tables/ SwitchTables::forget_reset_switches). A route change the old master made without a
 // topology change (a SIGHUP with another routing engine) in the last pass before it died
 // is not seen: documented in docs/ha.md.
 #pragma once

@@ -13,10 +13,8 @@
 #include "mad/attr/node_info.hpp"
 #include "mad/attr/port_info.hpp"
 #include "mad/attr/switch_info.hpp"
-#include "routing/route_report.hpp"
 #include "sm/port_config.hpp"
 #include "sm/reroute/link_change.hpp"
-#include "sm/reroute/ucast_cache.hpp"
 #include "sm/subnet_manager.hpp"
 
 namespace ibsm::sm {
@@ -30,7 +28,7 @@ bool SubnetManager::may_target() const {
   return (heavy_reason_ == HeavyReason::kTrap || heavy_reason_ == HeavyReason::kPortStateChange ||
           heavy_reason_ == HeavyReason::kLightSweepFailed) &&
          !full_sweep_trap_ && state() == mad::SmState::kMaster && first_master_sweep_done_ &&
-         !options_.force_heavy_sweep && !takeover_tables_ && fabric_.sm_node != kNoNode &&
+         !options_.force_heavy_sweep && !tables_.takeover_pending() && fabric_.sm_node != kNoNode &&
          fabric_.size() > 0;
 }
 
@@ -192,28 +190,6 @@ std::optional<SweepResult> SubnetManager::targeted_sweep(const std::atomic<bool>
   if (auto cut = reroute::apply_link_changes(f, changes, readings)) return fall_back(*cut);
   log_->info("targeted sweep: {}", reroute::describe_changes(fabric_, changes));
   return heavy_sweep(stop, &prepared);
-}
-
-routing::Routes SubnetManager::cached_routes(const routing::Topology& then,
-                                             const routing::Topology& now, routing::Routes fresh,
-                                             bool deadlock_free, std::string& note) const {
-  std::optional<routing::Routes> kept_fresh;
-  if (deadlock_free) kept_fresh = fresh;
-  reroute::CacheMerge m;
-  routing::Routes merged = reroute::merge_with_cache(then, routes_, now, std::move(fresh), m);
-  if (!m.used) {
-    note = "not used (" + m.why_not + "): all " + std::to_string(m.lids) + " LIDs routed anew";
-    return merged;
-  }
-  // Kept columns from two up*/down* rankings (or two layerings) may close a credit loop
-  // that neither result has: then the new result as a whole.
-  if (kept_fresh && !routing::make_route_report(now, merged).acyclic()) {
-    note = "merged tables have a credit loop; all LIDs routed anew";
-    return std::move(*kept_fresh);
-  }
-  note = fmt::format("{} of {} LIDs recomputed ({} switch entries), {} LFT entries changed",
-                     m.recomputed, m.lids, m.renewed_entries, m.changed_entries);
-  return merged;
 }
 
 }  // namespace ibsm::sm

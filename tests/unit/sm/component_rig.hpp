@@ -1,11 +1,15 @@
 // One heavy sweep's context on a FakeFabric without a SubnetManager, for the tests of
-// the sweep components (sm/lids, sm/links, sm/qos, sm/mkey): the fake, an SmpClient on
-// it, the model discovery built, a report, and a SweepContext over them. Pure work runs
-// inline; a test that wants to see it hand over sets ctx.run_pure.
+// the sweep components (sm/lids, sm/links, sm/qos, sm/mkey, sm/routes, sm/tables): the
+// fake, an SmpClient on it, the model discovery built, a report, and a SweepContext over
+// them that records what on_failure heard. Pure work runs inline; a test that wants to
+// see it hand over sets ctx.run_pure. NumberedRig starts from a subnet brought up earlier.
 #pragma once
 
 #include <memory>
 #include <sstream>
+#include <string>
+#include <string_view>
+#include <vector>
 
 #include "conf/options.hpp"
 #include "mad/smp_client.hpp"
@@ -15,6 +19,7 @@
 #include "sm/sweep_report.hpp"
 #include "tests/fake/fake_fabric.hpp"
 #include "tests/support/log_capture.hpp"
+#include "tests/support/net_file.hpp"
 
 namespace ibsm::sm::testrig {
 
@@ -43,7 +48,11 @@ struct ComponentRig {
     Node& n = model.node(i);
     return n.ports[n.is_switch() ? 0 : 1];
   }
-  SweepContext ctx() { return SweepContext{model, report, client, options}; }
+  SweepContext ctx() {
+    SweepContext c{model, report, client, options};
+    c.on_failure = [this](const mad::SmpOutcome& o) { failures.push_back(o.request.describe()); };
+    return c;
+  }
 
   FakeClock clock;
   std::ostringstream log_text;
@@ -53,7 +62,43 @@ struct ComponentRig {
   conf::Options options;
   Fabric model;
   SweepReport report;
+  std::vector<std::string> failures;  // what SweepContext::on_failure heard
 };
+
+// A rig whose fake already holds LIDs (switch port 0 and CA ports, 1, 2, ... in node
+// order), discovered once: the model reads them as a subnet brought up earlier shows them.
+struct NumberedRig : ComponentRig {
+  explicit NumberedRig(const testsupport::Fabric& d) : ComponentRig(d) {
+    number_lids();
+    discover_numbered();
+  }
+  void number_lids() {
+    mad::Lid next = 1;
+    for (std::uint32_t i = 0; i < fabric->size(); ++i) {
+      fake::FakeNode& n = fabric->node(i);
+      for (PortNum p = 0; p <= n.num_ports(); ++p) {
+        if (n.is_switch() ? p != 0 : p == 0) continue;
+        n.ports[p].info.lid = next++;
+      }
+    }
+  }
+  // A new model of the fake as it is now, its ports' LIDs as read.
+  void discover_numbered() {
+    report = SweepReport{};
+    discover();
+    for (const auto& h : model.lid_holders()) {
+      Port& p = model.node(h.node).ports[h.port];
+      p.lid = p.info.lid;
+      p.lmc = 0;
+    }
+  }
+};
+
+inline testsupport::Fabric parse(std::string_view text) {
+  auto f = testsupport::parse_net(text);
+  if (!f.ok()) return {};
+  return *f;
+}
 
 // A switch "s1" with hosts h1 (the SM) and h2, a second switch "s2" with h3.
 inline testsupport::Fabric two_switches() {
