@@ -159,8 +159,7 @@ void SubnetManager::publish_sa_snapshot() {
   in.tables = &port_tables_;
   in.mcast = &mcast_;
   in.path_sls = router_.path_sls();
-  mft_publish_pending_ = false;  // this snapshot carries every MFT confirmed so far
-  static_cast<void>(mcast_.take_held_changed());
+  mcast_updates_.snapshot_published(mcast_);  // it carries every MFT confirmed so far
   release_big_fabric();
   sa_pub_.publish(sa_, in, [this](sa::Snapshot& snap) {
     qos_.attach_policy(snap, options_, {partitions_.resolved(), partitions_.last_plan().membership});
@@ -289,6 +288,31 @@ void SubnetManager::on_request(const mad::Smp& req, const mad::IncomingMad& raw)
   }
 }
 
+// The master's handling of Traps is sm/traps/'s; the SM carries out its decision: the
+// sweep it asks for, the event, and the forwarding to InformInfo subscribers.
+void SubnetManager::on_trap(const mad::Smp& req, const mad::IncomingMad& raw) {
+  const traps::TrapDecision d = traps_.on_trap(
+      req, raw.slid,
+      {fabric_, client_, options_, clock_.now(), state() == mad::SmState::kMaster, sm_lid_});
+  if (!d.admitted) return;
+  const mad::Notice& notice = *d.admitted;
+  emit(d.security ? ops::EventType::kSecurityTrap : ops::EventType::kTrap,
+       {{"trap", static_cast<std::uint64_t>(notice.trap_number)},
+        {"issuer_lid", static_cast<std::uint64_t>(notice.issuer_lid)},
+        {"source_lid", static_cast<std::uint64_t>(raw.slid)},
+        {"details_lid", static_cast<std::uint64_t>(notice.details_lid())}});
+  if (d.sweep == traps::TrapSweep::kSmTrap) {
+    if (heavy_reason_ == HeavyReason::kNone) heavy_reason_ = HeavyReason::kSmTrap;
+  } else if (d.sweep == traps::TrapSweep::kTrap) {
+    heavy_reason_ = HeavyReason::kTrap;
+    if (d.full_sweep) full_sweep_trap_ = true;  // not a link change
+    // Both ends of a link send Trap 128: one arriving mid-sweep may be news the
+    // sweep already handled (the targeted sweep then needs no full sweep for it).
+    trap_while_sweeping_ = phase_ != SweepPhase::kIdle && phase_ != SweepPhase::kLightSweep;
+  }
+  if (d.forward) sa_.forward_trap(notice, raw.slid);
+}
+
 SweepResult SubnetManager::sweep(const std::atomic<bool>& stop) {
   // No PerfMgt query leaves while the SM sweeps (answers to those out are taken).
   perfmgr_.set_paused(true);
@@ -345,26 +369,20 @@ std::size_t SubnetManager::program_multicast_changes() {
 }
 
 void SubnetManager::publish_multicast_tables() {
-  mft_publish_pending_ = mcast_.take_held_changed() || mft_publish_pending_;
-  if (!mft_publish_pending_ || mcast_.busy()) return;
-  // A burst of joins on a big fabric must not turn into a copy per join: the copies
-  // may take at most a tenth of the time (small fabrics: at once).
-  if (clock_.now() - mft_published_ < 10 * mft_publish_cost_) return;
-  if (!sa_.snapshot()) return;
-  const auto t0 = std::chrono::steady_clock::now();
-  // New MFTs only: nodes, ports and the path tables they index stay the same, so this
-  // is far cheaper than a full rebuild (and done in place when nothing holds the old).
-  release_big_fabric();
-  sa_.amend([this](sa::Snapshot& snap) {
-    snap.generation = sa_pub_.next_generation();
-    for (sa::SnapNode& n : snap.nodes)
-      if (n.is_switch()) n.mft = mcast_.held_table(n.guid());
+  // When is sm/mcast/'s; the amendment is the SA snapshot's.
+  const bool amended = mcast_updates_.publish(mcast_, [this](const MulticastManager& mcast) {
+    if (!sa_.snapshot()) return false;
+    // New MFTs only: nodes, ports and the path tables they index stay the same, so this
+    // is far cheaper than a full rebuild (and done in place when nothing holds the old).
+    release_big_fabric();
+    sa_.amend([this, &mcast](sa::Snapshot& snap) {
+      snap.generation = sa_pub_.next_generation();
+      for (sa::SnapNode& n : snap.nodes)
+        if (n.is_switch()) n.mft = mcast.held_table(n.guid());
+    });
+    return true;
   });
-  mft_published_ = clock_.now();
-  mft_publish_cost_ =
-      std::chrono::duration_cast<Clock::Duration>(std::chrono::steady_clock::now() - t0);
-  mft_publish_pending_ = false;
-  publish_ops();
+  if (amended) publish_ops();
 }
 
 int SubnetManager::run(ControlFlags& control) {
@@ -401,11 +419,8 @@ std::optional<int> SubnetManager::step(ControlFlags& control) {
         log_->info("standby: read the LFTs of {} switches ({} blocks)",
                    lft_mirror_.complete_switches(), lft_mirror_.blocks_read());
     }
-    if (sm_trap_deferred_ && clock_.now() - last_sm_trap_sweep_ >= kSmTrapGap) {
-      sm_trap_deferred_ = false;
-      last_sm_trap_sweep_ = clock_.now();
-      if (heavy_reason_ == HeavyReason::kNone) heavy_reason_ = HeavyReason::kSmTrap;
-    }
+    if (traps_.take_deferred_sm_trap(clock_.now()) && heavy_reason_ == HeavyReason::kNone)
+      heavy_reason_ = HeavyReason::kSmTrap;
     // Only a MASTER or DISCOVERING SM sweeps; STANDBY and NOT-ACTIVE send nothing but
     // their SMInfo polls (IBA 14.4.1).
     const bool may_sweep =
@@ -456,12 +471,9 @@ std::optional<int> SubnetManager::step(ControlFlags& control) {
     // wait at most until their pass is due (sm/mcast_pacing.hpp): the last joins of a
     // storm arrive after the last pass, and nothing else may come to end the wait.
     sa::McGroupStore& groups = sa_.state().mcast;
-    mcast_pacing_.observe(clock_.now(), multicast_programmable() && groups.has_dirty(),
-                          groups.changes_seen());
-    std::chrono::milliseconds wait(may_sweep ? 100 : 20);
-    if (const auto due = mcast_pacing_.due())
-      wait = std::clamp(std::chrono::ceil<std::chrono::milliseconds>(*due - clock_.now()),
-                        std::chrono::milliseconds(0), wait);
+    std::chrono::milliseconds wait = mcast_updates_.poll_wait(
+        multicast_programmable() && groups.has_dirty(), groups.changes_seen(),
+        std::chrono::milliseconds(may_sweep ? 100 : 20));
     // The PerfMgr sweeps only as master, on the fabric of its last heavy sweep.
     if (state() == mad::SmState::kMaster)
       if (const auto due = perfmgr_.next_due())
@@ -475,12 +487,9 @@ std::optional<int> SubnetManager::step(ControlFlags& control) {
     }
     program_alias_changes();  // the next poll puts them on the wire
     cc_.tick();               // congestion control Sets, within cc_max_outstanding_mads
-    mcast_pacing_.observe(clock_.now(), multicast_programmable() && groups.has_dirty(),
-                          groups.changes_seen());
-    if (const auto due = mcast_pacing_.due(); due && clock_.now() >= *due) {
+    if (mcast_updates_.pass_due(multicast_programmable() && groups.has_dirty(),
+                                groups.changes_seen()))
       program_multicast_changes();
-      mcast_pacing_.passed();
-    }
     publish_multicast_tables();
   }
   return std::nullopt;

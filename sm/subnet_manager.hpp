@@ -26,14 +26,14 @@
 #include "routing/route_report.hpp"
 #include "sa/server.hpp"
 #include "sm/alias_guid_programmer.hpp"
-#include "sm/cc/cc_programmer.hpp"
+#include "sm/cc/cc_control.hpp"
 #include "sm/election/election.hpp"
 #include "sm/election/lft_mirror.hpp"
 #include "sm/fabric.hpp"
 #include "sm/lids/lid_assigner.hpp"
 #include "sm/link_settings.hpp"
 #include "sm/links/port_programmer.hpp"
-#include "sm/mcast_pacing.hpp"
+#include "sm/mcast/mcast_updates.hpp"
 #include "sm/mkey/sweep_keys.hpp"
 #include "sm/multicast_manager.hpp"
 #include "sm/names/node_name_map.hpp"
@@ -47,12 +47,11 @@
 #include "sm/publish/perf_counters.hpp"
 #include "sm/publish/sa_publisher.hpp"
 #include "sm/routes/router.hpp"
-#include "sm/security_trap.hpp"
 #include "sm/sweep/sweep_context.hpp"
 #include "sm/sweep_phase.hpp"
 #include "sm/sweep_report.hpp"
 #include "sm/tables/switch_tables.hpp"
-#include "sm/trap_filter.hpp"
+#include "sm/traps/trap_handler.hpp"
 
 namespace ibsm::sm {
 
@@ -165,7 +164,7 @@ class SubnetManager {
   perfmgr::PerfManager& perfmgr() { return perfmgr_; }
   const perfmgr::PerfManager& perfmgr() const { return perfmgr_; }
   // Congestion control (sm/cc/): the Sets of the last round and the ports skipped.
-  const cc::CcProgrammer& congestion_control() const { return cc_; }
+  const cc::CcProgrammer& congestion_control() const { return cc_.programmer(); }
   // The M_Keys this SM presents and programs (sm/mkey/).
   const mkey::MkeyManager& mkeys() const { return mkeys_.keys(); }
 
@@ -257,10 +256,7 @@ class SubnetManager {
   // A problem of this sweep that exit_on_fatal makes fatal (a duplicate GUID), if any.
   std::optional<Error> fatal_problem(const SweepReport& report) const;
   void on_request(const mad::Smp& req, const mad::IncomingMad& raw);
-  void on_trap(const mad::Smp& req, const mad::IncomingMad& raw);  // subnet_manager_traps.cpp
-  void disable_babbling_port(Lid lid, PortNum port, Lid source);
-  // "LID 12 (leaf-01)": a LID with the name of its node, for log lines.
-  std::string lid_text(Lid lid) const;
+  void on_trap(const mad::Smp& req, const mad::IncomingMad& raw);  // sm/traps/
 
   std::function<void()> on_hangup_;
   std::function<void(const std::string&)> on_status_;
@@ -272,7 +268,6 @@ class SubnetManager {
   Logger log_;
   // The subsystems whose lines SubnetManager writes itself (common/log_modules.hpp).
   Logger routing_log_ = module_logger(log_, LogModule::kRouting);
-  Logger trap_log_ = module_logger(log_, LogModule::kTraps);
   conf::Options options_;
   mad::SmpClient client_;
   election::Election election_;  // the SM state (IBA 14.4) and the other SMs
@@ -283,15 +278,11 @@ class SubnetManager {
   AliasGuidProgrammer alias_guids_{module_logger(log_, LogModule::kSa)};
   // MFT trees and what each switch holds of them.
   MulticastManager mcast_{module_logger(log_, LogModule::kMulticast)};
-  cc::CcProgrammer cc_{
-      transport_, clock_,
-      module_logger(log_, LogModule::kCongestion)};  // congestion control Sets (class 0x21)
-  bool cc_agent_ = false;                            // class 0x21 registered with the transport
-  bool cc_unavailable_logged_ = false;
-  McastPacing mcast_pacing_;          // run(): when changed groups are recomputed
-  Clock::TimePoint mft_published_{};  // last snapshot carrying MFT changes
-  bool mft_publish_pending_ = false;
-  Clock::Duration mft_publish_cost_{};  // wall time the last such copy took
+  // Components between sweeps (sm/traps/, sm/cc/, sm/mcast/): they keep their own
+  // state and take the rest as explicit inputs.
+  traps::TrapHandler traps_{module_logger(log_, LogModule::kTraps)};
+  cc::CcControl cc_{transport_, clock_, log_, module_logger(log_, LogModule::kCongestion)};
+  mcast::McastUpdates mcast_updates_{clock_};
 
   perfmgr::PerfManager perfmgr_;
 
@@ -299,15 +290,6 @@ class SubnetManager {
   HeavyReason heavy_reason_ = HeavyReason::kFirstSweep;
   Clock::TimePoint next_sweep_{};  // run(): when the interval asks for the next sweep
   bool first_master_sweep_done_ = false;
-  // Trap 144 from other SMs asks for heavy sweeps; at most one per kSmTrapGap.
-  Clock::TimePoint last_sm_trap_sweep_{};
-  SecurityTrapLog security_traps_;  // traps 256-259: one log line per port and trap per 10 s
-  TrapFilter trap_filter_;          // repeated traps: suppression, unhealthy and babbling ports
-  // Another SM's Trap 144 (it outranks us, or its IsSM changed) asks for a heavy sweep;
-  // a stream of them gets at most one per this gap (a misbehaving SM cannot make us
-  // sweep without pause).
-  static constexpr auto kSmTrapGap = std::chrono::seconds(2);
-  bool sm_trap_deferred_ = false;
   bool sm_port_down_reported_ = false;  // kErrSmPortDown logged for this outage
 
   names::NodeNames node_names_;  // node_name_map_name
