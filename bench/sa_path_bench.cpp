@@ -37,7 +37,7 @@
 #include "sa/path_resolver.hpp"
 #include "sa/qos_view.hpp"
 #include "sa/records/record_util.hpp"
-#include "sm/sa_snapshot.hpp"
+#include "sm/publish/sa_snapshot.hpp"
 #include "sm/subnet_manager.hpp"
 #include "tests/fake/fake_fabric.hpp"
 #include "tests/support/net_file.hpp"

@@ -7,7 +7,7 @@
 
 #include "conf/invocation.hpp"
 #include "mad/errors.hpp"
-#include "sm/pkey_manager.hpp"
+#include "sm/pkeys/pkey_manager.hpp"
 
 namespace ibsm::daemon {
 

@@ -34,7 +34,7 @@ std::unique_ptr<Engine> make_engine(std::string_view name, const EngineConfig& c
 }
 
 // dfsssp's and lash's routes are deadlock free only on the SLs they hand out: the SM programs SL2VL
-// identity for them (sm/sl2vl_plan.hpp) and the SA answers PathRecords with them.
+// identity for them (sm/tables/sl2vl_plan.hpp) and the SA answers PathRecords with them.
 std::vector<std::string_view> engine_names() {
   return {"minhop", "updn", "dnup",       "sssp", "dfsssp", "ftree",
           "file",   "dor",  "torus-2QoS", "lash", "nue"};

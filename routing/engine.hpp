@@ -35,7 +35,7 @@ struct Link {
   std::uint32_t peer = 0;  // index into Topology::switches or Topology::end_ports
   PortNum peer_port = 0;   // port number on the peer
   // Switch-to-switch: the link runs below the fastest speed or widest width both ends
-  // enable (sm/link_rules.hpp link_throttled); avoid_throttled_links routes around it.
+  // enable (sm/links/link_rules.hpp link_throttled); avoid_throttled_links routes around it.
   bool throttled = false;
 };
 
@@ -103,7 +103,7 @@ struct Routes {
   std::vector<Error> warnings;
   // Per-port SL->VL tables for engines whose VL depends on the hop, not only on the path's
   // SL (torus-2QoS: the VL follows the output port's dimension and the turn). Empty: the SM
-  // programs the default (SL i -> VL i) wherever path_sl is set (sm/sl2vl_plan.hpp).
+  // programs the default (SL i -> VL i) wherever path_sl is set (sm/tables/sl2vl_plan.hpp).
   struct Sl2Vl {
     using Table = std::array<std::uint8_t, 16>;  // VL of each SL, before masking to OperVLs
     // switches[s][in * (num_ports + 1) + out]: the table of switch s for packets entering by

@@ -46,7 +46,7 @@ struct PortRef {
   bool operator==(const PortRef&) const = default;
 };
 
-// The VL tables of one port as the SM last read or programmed them (sm/port_tables.hpp).
+// The VL tables of one port as the SM last read or programmed them (sm/tables/port_tables.hpp).
 // Shared by the snapshots that carry it and never changed once published.
 struct PortVlTables {
   // SLtoVLMappingTable (IBA 14.2.5.8) in the record's 64-bit form (SL0 in bits 63-60):

@@ -229,7 +229,7 @@ def self_test() -> int:
             for folder in LAYERS:
                 (top / folder).mkdir(parents=True, exist_ok=True)
             base = {"common/error.hpp": "", "mad/smp.hpp": '#include "common/error.hpp"\n',
-                    "sm/fabric.hpp": '#include "mad/smp.hpp"\n', "sm/subnet_manager.hpp": "",
+                    "sm/fabric/fabric.hpp": '#include "mad/smp.hpp"\n', "sm/subnet_manager.hpp": "",
                     "sm/ops/ops.hpp": '#include "sa/snapshot.hpp"\n', "sa/snapshot.hpp": "",
                     "ctl/server.cpp": '#include "sm/ops/ops.hpp"\n',
                     "tests/support/fabric.hpp": "",
@@ -251,10 +251,10 @@ def self_test() -> int:
                 failures.append(f"{name}: expected a problem with {n!r}, got {got}")
 
     expect("clean tree", {})
-    expect("ctl includes sm", {"ctl/bad.cpp": '// x\n#include "sm/fabric.hpp"\n'},
-           "ctl/bad.cpp:2: ctl (layer 6) includes sm/fabric.hpp of sm (layer 5)")
-    expect("sm/ops includes sm", {"sm/ops/bad.hpp": '#include "sm/fabric.hpp"\n'},
-           "sm/ops/bad.hpp:1: sm/ops (layer 4) includes sm/fabric.hpp of sm (layer 5): "
+    expect("ctl includes sm", {"ctl/bad.cpp": '// x\n#include "sm/fabric/fabric.hpp"\n'},
+           "ctl/bad.cpp:2: ctl (layer 6) includes sm/fabric/fabric.hpp of sm (layer 5)")
+    expect("sm/ops includes sm", {"sm/ops/bad.hpp": '#include "sm/fabric/fabric.hpp"\n'},
+           "sm/ops/bad.hpp:1: sm/ops (layer 4) includes sm/fabric/fabric.hpp of sm (layer 5): "
            "a layer above its own")
     expect("common includes mad", {"common/bad.hpp": '#include  "mad/smp.hpp"\n'},
            "common/bad.hpp:1: common (layer 0) includes mad/smp.hpp of mad (layer 1)")
@@ -264,14 +264,14 @@ def self_test() -> int:
            {"sm/lids/lids.cpp": '#include "sm/subnet_manager.hpp"\n'},
            "sm/lids/lids.cpp:1: sm (layer 5) includes sm/subnet_manager.hpp, which sm/* never")
     expect("the fake fabric includes the SM",
-           {"tests/fake/bad.cpp": '#include "sm/fabric.hpp"\n'},
-           "tests/fake/bad.cpp:1: tests/fake (layer 5) includes sm/fabric.hpp of sm (layer 5)")
+           {"tests/fake/bad.cpp": '#include "sm/fabric/fabric.hpp"\n'},
+           "tests/fake/bad.cpp:1: tests/fake (layer 5) includes sm/fabric/fabric.hpp of sm (layer 5)")
     expect("a folder without a row", {"wire/sa_layout.hpp": ""},
            "wire/: a folder of C++ sources without a row")
     expect("a stale exception", {EXCEPTIONS[0][0]: ""}, "no longer does")
     expect("tests and bench are free", {"bench/x.cpp": '#include "daemon/x.hpp"\n'})
-    expect("a relative include", {"mad/attr/bad.hpp": '#include "../../sm/fabric.hpp"\n'},
-           "mad/attr/bad.hpp:1: mad (layer 1) includes sm/fabric.hpp of sm (layer 5)")
+    expect("a relative include", {"mad/attr/bad.hpp": '#include "../../sm/fabric/fabric.hpp"\n'},
+           "mad/attr/bad.hpp:1: mad (layer 1) includes sm/fabric/fabric.hpp of sm (layer 5)")
     for f in failures:
         print(f"check_layers self-test: {f}", file=sys.stderr)
     print(f"check_layers self-test: {'FAILED' if failures else 'ok'}")

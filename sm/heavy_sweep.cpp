@@ -10,9 +10,9 @@
 #include "common/atomic_file.hpp"
 #include "mad/attr/port_info.hpp"
 #include "mad/attr/switch_info.hpp"
-#include "sm/discovery.hpp"
-#include "sm/fdr10.hpp"
-#include "sm/perfmgr_link.hpp"
+#include "sm/discovery/discovery.hpp"
+#include "sm/links/fdr10.hpp"
+#include "sm/publish/perfmgr_link.hpp"
 #include "sm/qos/vlarb_programmer.hpp"
 #include "sm/routes/route_dumps.hpp"
 #include "sm/subnet_manager.hpp"
@@ -129,7 +129,7 @@ SweepResult SubnetManager::heavy_sweep(const std::atomic<bool>& stop, PreparedFa
   }
   if (sm_port_down_reported_) log_->info("the SM's own port {} is up again", f.sm_port);
   sm_port_down_reported_ = false;
-  // The SA's other port tables (sm/port_tables.hpp) are read after SUBNET UP; what
+  // The SA's other port tables (sm/tables/port_tables.hpp) are read after SUBNET UP; what
   // a reset or a departure makes stale is decided on what discovery found.
   port_tables_.forget_changed(f);
   // SMInfo of every other SM (ports advertising IsSM), in the same round trip.

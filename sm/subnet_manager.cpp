@@ -13,11 +13,11 @@
 #include "common/log_modules.hpp"
 #include "mad/attr/notice.hpp"
 #include "mad/attr/sm_info.hpp"
-#include "sm/link_settings.hpp"
+#include "sm/links/link_settings.hpp"
 #include "sm/mkey/errors.hpp"
-#include "sm/perfmgr_link.hpp"
-#include "sm/sa_snapshot.hpp"
-#include "sm/security_trap.hpp"
+#include "sm/publish/perfmgr_link.hpp"
+#include "sm/publish/sa_snapshot.hpp"
+#include "sm/traps/security_trap.hpp"
 
 namespace ibsm::sm {
 
@@ -468,7 +468,7 @@ std::optional<int> SubnetManager::step(ControlFlags& control) {
       return std::nullopt;
     }
     // Between sweeps: answer SMInfo queries, traps and SA requests. Changed groups
-    // wait at most until their pass is due (sm/mcast_pacing.hpp): the last joins of a
+    // wait at most until their pass is due (sm/mcast/mcast_pacing.hpp): the last joins of a
     // storm arrive after the last pass, and nothing else may come to end the wait.
     sa::McGroupStore& groups = sa_.state().mcast;
     std::chrono::milliseconds wait = mcast_updates_.poll_wait(

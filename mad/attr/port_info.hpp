@@ -2,7 +2,7 @@
 //
 // The extended speeds (LinkSpeedExt*: FDR, EDR, HDR, NDR; LinkSpeedExt*2: XDR) are
 // filled in only when the Get carries attribute-modifier bit 31
-// (SMSupportsExtendedSpeeds) on some devices; sm/discovery.cpp asks for them.
+// (SMSupportsExtendedSpeeds) on some devices; sm/discovery/discovery.cpp asks for them.
 // What the speed fields mean, and which combinations make sense: port_speeds.hpp.
 #pragma once
 

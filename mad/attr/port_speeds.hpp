@@ -33,7 +33,7 @@ inline constexpr std::uint8_t kSpeedExtFdr = 1, kSpeedExtEdr = 2, kSpeedExtHdr =
                               kSpeedExtNdr = 8;
 inline constexpr std::uint8_t kSpeedExt2Xdr = 1;
 
-// One lane's signalling, slowest first (FDR10 is a vendor speed: sm/fdr10.hpp).
+// One lane's signalling, slowest first (FDR10 is a vendor speed: sm/links/fdr10.hpp).
 enum class LaneSpeed : std::uint8_t { kUnknown, kSdr, kDdr, kQdr, kFdr, kEdr, kHdr, kNdr, kXdr };
 const char* lane_speed_name(LaneSpeed s);  // "SDR" ... "XDR"
 const char* lane_speed_gbps(LaneSpeed s);  // "2.5" ... "200" (data rate per lane)

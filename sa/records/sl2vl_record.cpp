@@ -8,7 +8,7 @@
 //  - LID matches any LID of the port's LMC range; other fields are not compared;
 //  - a record is listed only if the requester shares a partition with the (output)
 //    port.
-// The tables are what the ports hold as the SM read them once (sm/port_tables.hpp);
+// The tables are what the ports hold as the SM read them once (sm/tables/port_tables.hpp);
 // a pair the SM never read (a down port, port 0 of a base switch) reads 0, which is
 // what OpenSM reports for every pair unless its QoS code programmed it.
 #include "sa/handlers.hpp"

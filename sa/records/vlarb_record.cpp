@@ -7,7 +7,7 @@
 //    OutputPortNum names;
 //  - LID matches any LID of the port's LMC range; other fields are not compared;
 //  - a port is listed only if the requester shares a partition with it.
-// The blocks are what the ports hold as the SM read them once (sm/port_tables.hpp).
+// The blocks are what the ports hold as the SM read them once (sm/tables/port_tables.hpp).
 #include "sa/handlers.hpp"
 #include "sa/records/record_util.hpp"
 #include "sa/records/table_records.hpp"

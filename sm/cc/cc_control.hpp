@@ -12,7 +12,7 @@
 #include "mad/dispatcher.hpp"
 #include "mad/transport.hpp"
 #include "sm/cc/cc_programmer.hpp"
-#include "sm/fabric.hpp"
+#include "sm/fabric/fabric.hpp"
 
 namespace ibsm::sm::cc {
 

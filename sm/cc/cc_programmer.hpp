@@ -29,7 +29,7 @@
 #include "mad/transport.hpp"
 #include "mad/types.hpp"
 #include "sm/cc/cc_settings.hpp"
-#include "sm/fabric.hpp"
+#include "sm/fabric/fabric.hpp"
 
 namespace ibsm::sm::cc {
 

@@ -18,7 +18,7 @@
 #include "mad/smp.hpp"
 #include "mad/smp_client.hpp"
 #include "sm/election/election_rules.hpp"
-#include "sm/fabric.hpp"
+#include "sm/fabric/fabric.hpp"
 
 namespace ibsm::sm::election {
 

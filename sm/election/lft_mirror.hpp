@@ -22,7 +22,7 @@
 
 #include "common/clock.hpp"
 #include "mad/smp_client.hpp"
-#include "sm/fabric.hpp"
+#include "sm/fabric/fabric.hpp"
 
 namespace ibsm::sm::election {
 

@@ -9,7 +9,7 @@
 
 #include "common/atomic_file.hpp"
 #include "sm/errors.hpp"
-#include "sm/lid_manager.hpp"
+#include "sm/lids/lid_manager.hpp"
 
 namespace ibsm::sm::lids {
 

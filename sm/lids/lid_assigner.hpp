@@ -1,7 +1,7 @@
 // LID assignment as a step of the heavy sweep (IBA 7.11.1, 14.4.3): the guid2lid
 // database this SM keeps across sweeps and restarts (OpenSM's file format,
-// sm/guid2lid.hpp), and the LIDs of one sweep's fabric, chosen with the pure rules of
-// sm/lid_manager.hpp and written into the model. It sends no SMP: the PortInfo Sets
+// sm/lids/guid2lid.hpp), and the LIDs of one sweep's fabric, chosen with the pure rules of
+// sm/lids/lid_manager.hpp and written into the model. It sends no SMP: the PortInfo Sets
 // that carry the LIDs are sm/links/'s.
 #pragma once
 
@@ -9,7 +9,7 @@
 #include <string>
 
 #include "common/log.hpp"
-#include "sm/guid2lid.hpp"
+#include "sm/lids/guid2lid.hpp"
 #include "sm/sweep/sweep_context.hpp"
 
 namespace ibsm::sm::lids {

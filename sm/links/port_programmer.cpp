@@ -5,7 +5,7 @@
 
 #include "mad/attr/port_info.hpp"
 #include "sm/errors.hpp"
-#include "sm/sweep_report.hpp"
+#include "sm/sweep/sweep_report.hpp"
 
 namespace ibsm::sm::links {
 

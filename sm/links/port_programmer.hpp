@@ -1,7 +1,7 @@
 // Link and port settings as a step of the heavy sweep: the PortInfo Sets (IBA 14.2.5.6)
 // that give every port its LID, SM fields, negotiated link parameters, M_Key and next
 // state, one pass per target state (Armed, then Active). What each port should hold is
-// sm/port_config.hpp's pure rule; this sends the Sets that differ, node by node as the
+// sm/links/port_config.hpp's pure rule; this sends the Sets that differ, node by node as the
 // SMP window takes them, reads back a port whose Set was rejected, and remembers the
 // ports that ignore fields they were sent (ibsim) so they are not asked again.
 #pragma once
@@ -12,9 +12,9 @@
 
 #include "common/log.hpp"
 #include "conf/options.hpp"
-#include "sm/link_settings.hpp"
+#include "sm/links/link_settings.hpp"
 #include "sm/mkey/key_manager.hpp"
-#include "sm/port_config.hpp"
+#include "sm/links/port_config.hpp"
 #include "sm/qos/qos_config.hpp"
 #include "sm/sweep/sweep_context.hpp"
 

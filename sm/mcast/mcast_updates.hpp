@@ -1,11 +1,11 @@
 // McastUpdates: multicast between sweeps, apart from the SubnetManager. Joins and
 // leaves change the SA's groups while the SM polls its port; this decides when the
-// changed groups' trees are recomputed (sm/mcast_pacing.hpp: once the joins pause, at
+// changed groups' trees are recomputed (sm/mcast/mcast_pacing.hpp: once the joins pause, at
 // least every max_wait while they keep coming) and when the SA's snapshot is amended
 // with the MFTs the switches confirmed (MulticastForwardingTableRecord): once the Sets
 // are answered, and on a big fabric no more often than ten times the amendment's cost.
 // The SM's loop asks it between polls; the trees and Sets are MulticastManager's
-// (sm/multicast_manager.hpp), the amendment is the SA publisher's (a callback).
+// (sm/mcast/multicast_manager.hpp), the amendment is the SA publisher's (a callback).
 #pragma once
 
 #include <chrono>
@@ -13,8 +13,8 @@
 #include <functional>
 
 #include "common/clock.hpp"
-#include "sm/mcast_pacing.hpp"
-#include "sm/multicast_manager.hpp"
+#include "sm/mcast/mcast_pacing.hpp"
+#include "sm/mcast/multicast_manager.hpp"
 
 namespace ibsm::sm::mcast {
 

@@ -16,7 +16,7 @@
 #include "conf/options.hpp"
 #include "mad/smp.hpp"
 #include "mad/smp_client.hpp"
-#include "sm/fabric.hpp"
+#include "sm/fabric/fabric.hpp"
 #include "sm/mkey/key_manager.hpp"
 #include "sm/mkey/mkey_rules.hpp"
 #include "sm/mkey/target_port.hpp"

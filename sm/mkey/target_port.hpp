@@ -7,7 +7,7 @@
 #include <unordered_map>
 
 #include "mad/smp.hpp"
-#include "sm/fabric.hpp"
+#include "sm/fabric/fabric.hpp"
 #include "sm/mkey/neighbors.hpp"
 
 namespace ibsm::sm::mkey {

@@ -15,7 +15,7 @@
 #include "sa/prefix_routes.hpp"
 #include "sa/server.hpp"
 #include "sa/snapshot.hpp"
-#include "sm/sa_snapshot.hpp"
+#include "sm/publish/sa_snapshot.hpp"
 
 namespace ibsm::sm::publish {
 

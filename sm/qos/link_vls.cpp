@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "sm/link_rules.hpp"
+#include "sm/links/link_rules.hpp"
 
 namespace ibsm::sm::qos {
 

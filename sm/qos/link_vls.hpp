@@ -10,7 +10,7 @@
 
 #include <cstdint>
 
-#include "sm/fabric.hpp"
+#include "sm/fabric/fabric.hpp"
 #include "sm/qos/qos_config.hpp"
 
 namespace ibsm::sm::qos {
@@ -20,7 +20,7 @@ namespace ibsm::sm::qos {
 std::uint8_t max_op_vls_of_link(const QosConfig* qos, const Fabric& f, NodeIndex node,
                                 PortNum port);
 
-// The OperationalVLs code the SM programs on (node, port) (sm/link_rules.hpp
+// The OperationalVLs code the SM programs on (node, port) (sm/links/link_rules.hpp
 // operational_vls: both VLCaps, max_op_vls, and the QoS cap above): what the port runs
 // after this sweep's PortInfo Sets, which may not be what it reports yet. A switch's
 // port 0 by its own VLCap.

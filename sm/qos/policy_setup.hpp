@@ -10,7 +10,7 @@
 #include "partitions/membership.hpp"
 #include "partitions/resolve.hpp"
 #include "qos_policy/compile.hpp"
-#include "sm/fabric.hpp"
+#include "sm/fabric/fabric.hpp"
 #include "sm/qos/qos_config.hpp"
 
 namespace ibsm::sm::qos {

@@ -11,7 +11,7 @@
 
 #include "conf/options.hpp"
 #include "mad/attr/vl_tables.hpp"
-#include "sm/fabric.hpp"
+#include "sm/fabric/fabric.hpp"
 
 namespace ibsm::sm::qos {
 

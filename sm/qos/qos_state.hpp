@@ -16,7 +16,7 @@
 #include "partitions/resolve.hpp"
 #include "qos_policy/model.hpp"
 #include "sa/snapshot.hpp"
-#include "sm/fabric.hpp"
+#include "sm/fabric/fabric.hpp"
 #include "sm/qos/qos_config.hpp"
 
 namespace ibsm::sm::qos {

@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "mad/attr/vl_tables.hpp"
-#include "sm/fabric.hpp"
+#include "sm/fabric/fabric.hpp"
 #include "sm/qos/qos_config.hpp"
 
 namespace ibsm::sm::qos {

@@ -5,7 +5,7 @@
 
 #include "sm/errors.hpp"
 #include "sm/qos/vlarb_plan.hpp"
-#include "sm/sweep_report.hpp"
+#include "sm/sweep/sweep_report.hpp"
 
 namespace ibsm::sm::qos {
 

@@ -1,6 +1,6 @@
 // QoS programming of a heavy sweep: the VLArbitrationTable blocks (IBA 14.2.5.9) that
 // sm/qos/vlarb_plan.hpp wants every port to hold, Set only where they differ from
-// what the port is known to hold (sm/port_tables.hpp, which the answers update). SL2VL
+// what the port is known to hold (sm/tables/port_tables.hpp, which the answers update). SL2VL
 // tables go out with the per-path SL ones, VLHighLimit and the max_vls cap with the
 // PortInfo Sets (sm/links/).
 #pragma once
@@ -8,7 +8,7 @@
 #include <cstddef>
 
 #include "common/log.hpp"
-#include "sm/port_tables.hpp"
+#include "sm/tables/port_tables.hpp"
 #include "sm/qos/qos_config.hpp"
 #include "sm/sweep/sweep_context.hpp"
 

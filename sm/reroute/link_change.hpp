@@ -15,7 +15,7 @@
 #include <variant>
 #include <vector>
 
-#include "sm/fabric.hpp"
+#include "sm/fabric/fabric.hpp"
 
 namespace ibsm::sm::reroute {
 

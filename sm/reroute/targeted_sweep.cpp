@@ -13,7 +13,7 @@
 #include "mad/attr/node_info.hpp"
 #include "mad/attr/port_info.hpp"
 #include "mad/attr/switch_info.hpp"
-#include "sm/port_config.hpp"
+#include "sm/links/port_config.hpp"
 #include "sm/reroute/link_change.hpp"
 #include "sm/subnet_manager.hpp"
 

@@ -9,7 +9,7 @@
 #include "common/atomic_file.hpp"
 #include "routing/file/lid_matrix_dump.hpp"
 #include "routing/lft_dump.hpp"
-#include "sm/subnet_dump.hpp"
+#include "sm/fabric/subnet_dump.hpp"
 
 namespace ibsm::sm::routes {
 

@@ -7,7 +7,7 @@
 #include "common/log.hpp"
 #include "conf/options.hpp"
 #include "routing/engine.hpp"
-#include "sm/fabric.hpp"
+#include "sm/fabric/fabric.hpp"
 
 namespace ibsm::sm::routes {
 

@@ -13,9 +13,9 @@
 #include "sm/errors.hpp"
 #include "sm/qos/link_vls.hpp"
 #include "sm/reroute/ucast_cache.hpp"
-#include "sm/routing_config.hpp"
-#include "sm/routing_input.hpp"
-#include "sm/sl2vl_plan.hpp"
+#include "sm/routes/routing_config.hpp"
+#include "sm/routes/routing_input.hpp"
+#include "sm/tables/sl2vl_plan.hpp"
 
 namespace ibsm::sm::routes {
 

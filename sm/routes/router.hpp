@@ -21,8 +21,8 @@
 #include "common/log.hpp"
 #include "routing/engine.hpp"
 #include "routing/route_report.hpp"
-#include "sm/fabric.hpp"
-#include "sm/pure_runner.hpp"
+#include "sm/fabric/fabric.hpp"
+#include "sm/sweep/pure_runner.hpp"
 #include "sm/qos/qos_config.hpp"
 #include "sm/sweep/sweep_context.hpp"
 

@@ -10,9 +10,9 @@
 
 #include "conf/options.hpp"
 #include "mad/smp_client.hpp"
-#include "sm/fabric.hpp"
-#include "sm/pure_runner.hpp"
-#include "sm/sweep_report.hpp"
+#include "sm/fabric/fabric.hpp"
+#include "sm/sweep/pure_runner.hpp"
+#include "sm/sweep/sweep_report.hpp"
 
 namespace ibsm::sm {
 

@@ -1,13 +1,13 @@
 // SLtoVLMappingTable programming for per-path SLs, per-hop VLs and QoS
 // (SwitchTables::program_sl2vl, sm/tables/switch_tables.hpp; the plan is
-// sm/sl2vl_plan.hpp). Only tables not known to hold what is wanted are read, and only
+// sm/tables/sl2vl_plan.hpp). Only tables not known to hold what is wanted are read, and only
 // those that differ are Set.
 #include <functional>
 #include <vector>
 
 #include "mad/attr/vl_tables.hpp"
 #include "sm/errors.hpp"
-#include "sm/sl2vl_plan.hpp"
+#include "sm/tables/sl2vl_plan.hpp"
 #include "sm/tables/switch_tables.hpp"
 
 namespace ibsm::sm::tables {
@@ -31,7 +31,7 @@ void SwitchTables::program_sl2vl(const SweepContext& ctx, const Sl2VlInput& in) 
   auto counts = std::make_shared<Sl2VlCounts>();
   sl2vl_counts_ = counts;
   // Engines with per-hop VLs (torus-2QoS) hand their own tables; the rest get identity, or
-  // with QoS their port class's qos_*sl2vl (sm/sl2vl_plan.hpp says how they combine).
+  // with QoS their port class's qos_*sl2vl (sm/tables/sl2vl_plan.hpp says how they combine).
   const EngineSl2Vl engine_tables = engine_sl2vl(in.topology, in.routes.sl2vl);
   const char* what = qos_on ? "SL2VL for QoS" : "SL2VL for per-path SLs";
   for (const Sl2VlWant& w : sl2vl_wants(f, ctx.options.max_op_vls, engine_tables, in.qos)) {

@@ -19,8 +19,8 @@
 #include "common/log.hpp"
 #include "routing/engine.hpp"
 #include "sm/election/lft_mirror.hpp"
-#include "sm/fabric.hpp"
-#include "sm/port_tables.hpp"
+#include "sm/fabric/fabric.hpp"
+#include "sm/tables/port_tables.hpp"
 #include "sm/qos/qos_config.hpp"
 #include "sm/sweep/sweep_context.hpp"
 

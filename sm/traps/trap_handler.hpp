@@ -1,6 +1,6 @@
 // TrapHandler: the master's handling of one Trap (IBA 13.4.8, 14.2.5.1), apart from
 // the SubnetManager. It acknowledges every trap (TrapRepress), filters the repeated
-// ones (sm/trap_filter.hpp), logs security traps (sm/security_trap.hpp), disables a
+// ones (sm/traps/trap_filter.hpp), logs security traps (sm/traps/security_trap.hpp), disables a
 // babbling port when babbling_port_policy asks for it, and rate-limits Trap 144's
 // heavy sweeps. It returns a decision (which sweep, whether a targeted sweep can serve,
 // the event to publish, whether to forward to InformInfo subscribers) that the
@@ -16,9 +16,9 @@
 #include "mad/attr/notice.hpp"
 #include "mad/smp.hpp"
 #include "mad/smp_client.hpp"
-#include "sm/fabric.hpp"
-#include "sm/security_trap.hpp"
-#include "sm/trap_filter.hpp"
+#include "sm/fabric/fabric.hpp"
+#include "sm/traps/security_trap.hpp"
+#include "sm/traps/trap_filter.hpp"
 
 namespace ibsm::sm::traps {
 

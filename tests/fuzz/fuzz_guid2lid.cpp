@@ -1,4 +1,4 @@
-// Fuzz target: any bytes as the guid2lid cache file (sm/guid2lid.hpp). Beyond "no
+// Fuzz target: any bytes as the guid2lid cache file (sm/lids/guid2lid.hpp). Beyond "no
 // crash": what is accepted is a valid database (1 <= min <= max <= 0xBFFF, no GUID
 // 0), and formatting it and parsing the result gives the same database without
 // warnings.
@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <string>
 
-#include "sm/guid2lid.hpp"
+#include "sm/lids/guid2lid.hpp"
 #include "tests/fuzz/fuzz_check.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {

@@ -10,7 +10,7 @@
 //    it, and the next clean heavy sweep must bring the subnet up with complete,
 //    loop-free routes: garbage never leaves lasting damage.
 //    A garbled PortInfo answer must not make the SM write a garbled M_Key back
-//    (sm/port_config.cpp writes its own, 0 without m_key, as OpenSM does).
+//    (sm/links/port_config.cpp writes its own, 0 without m_key, as OpenSM does).
 #include <stdlib.h>
 #include <algorithm>
 #include <array>

@@ -1,6 +1,6 @@
 // The table records (P_KeyTableRecord, SLtoVLMappingTableRecord,
 // VLArbitrationTableRecord) as a client sees them, and the SM's reading of the tables
-// behind them (sm/port_tables.hpp): once per device, not on every sweep.
+// behind them (sm/tables/port_tables.hpp): once per device, not on every sweep.
 //
 // The small fabric (sa_fixture.cpp): s1 and s2 with ports 1-4 up (s1: ha, hb, s2, hx;
 // s2: hc, hd, s1, hx) and 5-8 down. The FakeFabric's tables after reset: SL i -> VL
@@ -135,7 +135,7 @@ TEST(Sl2VlRecord, SwitchListsEveryPairOutputPortFirstZeroUntilTheSmProgramsThem)
     EXPECT_EQ(recs[k].in, k % 9);
   }
   const auto table = [&](unsigned in, unsigned out) { return recs[out * 9 + in].table; };
-  // A base switch's pair tables are not read (sm/port_tables.cpp: (N+1)^2 Gets per
+  // A base switch's pair tables are not read (sm/tables/port_tables.cpp: (N+1)^2 Gets per
   // switch); like OpenSM's, they read 0 until the SM programs them.
   EXPECT_EQ(table(1, 2), 0u);
   EXPECT_EQ(table(0, 4), 0u);

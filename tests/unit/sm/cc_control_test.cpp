@@ -8,7 +8,7 @@
 
 #include "mad/smp_client.hpp"
 #include "sm/cc/cc_control.hpp"
-#include "sm/discovery.hpp"
+#include "sm/discovery/discovery.hpp"
 #include "tests/fake/fake_fabric.hpp"
 #include "tests/support/hand_drawn.hpp"
 #include "tests/support/log_capture.hpp"

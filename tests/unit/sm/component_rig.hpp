@@ -13,10 +13,10 @@
 
 #include "conf/options.hpp"
 #include "mad/smp_client.hpp"
-#include "sm/discovery.hpp"
-#include "sm/fabric.hpp"
+#include "sm/discovery/discovery.hpp"
+#include "sm/fabric/fabric.hpp"
 #include "sm/sweep/sweep_context.hpp"
-#include "sm/sweep_report.hpp"
+#include "sm/sweep/sweep_report.hpp"
 #include "tests/fake/fake_fabric.hpp"
 #include "tests/support/log_capture.hpp"
 #include "tests/support/net_file.hpp"

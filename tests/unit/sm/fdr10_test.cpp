@@ -1,4 +1,4 @@
-// opensm.conf fdr10 end to end on a FakeFabric (sm/fdr10.hpp): the SM reads
+// opensm.conf fdr10 end to end on a FakeFabric (sm/links/fdr10.hpp): the SM reads
 // MLNXExtendedPortInfo on devices known to have it and writes LinkSpeedEnabled where
 // a port supports FDR10 and holds the other setting; 0 sends no vendor MAD; a
 // configured fabric gets nothing on the next heavy sweep; a port whose link came back
@@ -10,7 +10,7 @@
 #include <cstdlib>
 #include <memory>
 
-#include "sm/fdr10.hpp"
+#include "sm/links/fdr10.hpp"
 #include "sm/subnet_manager.hpp"
 #include "tests/fake/fake_fabric.hpp"
 #include "tests/support/net_file.hpp"

@@ -3,8 +3,8 @@
 
 #include <set>
 
-#include "sm/guid2lid.hpp"
-#include "sm/lid_manager.hpp"
+#include "sm/lids/guid2lid.hpp"
+#include "sm/lids/lid_manager.hpp"
 
 namespace ibsm::sm {
 namespace {

@@ -13,7 +13,7 @@
 
 #include "mad/attr/notice.hpp"
 #include "sm/errors.hpp"
-#include "sm/perfmgr_link.hpp"
+#include "sm/publish/perfmgr_link.hpp"
 #include "sm/subnet_manager.hpp"
 #include "tests/fake/fake_fabric.hpp"
 #include "tests/support/log_capture.hpp"

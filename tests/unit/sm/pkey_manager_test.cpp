@@ -145,7 +145,7 @@ TEST(Partitions, TablesExactlyAsTheFileSays) {
   EXPECT_EQ(rig.fabric->stats().count(Method::kSet, AttrId::kPKeyTable), 4u);
   // Discovery reads every block: 64 entries = 2 blocks, for 3 CAs, 3 switch port 0s
   // and 3 switch ports facing CAs; plus, once per device, the 4 inter-switch ports
-  // (sm/port_tables.hpp, for P_KeyTableRecord).
+  // (sm/tables/port_tables.hpp, for P_KeyTableRecord).
   EXPECT_EQ(rig.fabric->stats().count(Method::kGet, AttrId::kPKeyTable), 2u * 9u + 2u * 4u);
   // Both broadcast groups, MLIDs from 0xC000 in file order.
   const auto groups = rig.sm->partitions().groups().by_mlid();

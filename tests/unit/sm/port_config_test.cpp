@@ -1,4 +1,4 @@
-// Link rules (sm/link_rules.hpp) and the PortInfo the SM wants on a port
+// Link rules (sm/links/link_rules.hpp) and the PortInfo the SM wants on a port
 // (sm/port_config): negotiation with the neighbour, next state, the opensm.conf
 // link keys (force_link_*, error thresholds), no Set when nothing differs.
 #include <gtest/gtest.h>
@@ -11,10 +11,10 @@
 #include <string>
 #include <utility>
 
-#include "sm/link_rules.hpp"
-#include "sm/link_settings.hpp"
-#include "sm/port_config.hpp"
-#include "sm/routing_input.hpp"
+#include "sm/links/link_rules.hpp"
+#include "sm/links/link_settings.hpp"
+#include "sm/links/port_config.hpp"
+#include "sm/routes/routing_input.hpp"
 
 namespace ibsm::sm {
 namespace {
@@ -378,7 +378,7 @@ TEST_F(PortConfigTest, ClientReregisterOnlyWhenAskedAndSupported) {
   EXPECT_FALSE(desired_port_info(fabric, a, 1, policy, PortState::kArmed)->client_reregister);
 }
 
-// ---- opensm.conf force_link_*, error thresholds (sm/link_settings.hpp)
+// ---- opensm.conf force_link_*, error thresholds (sm/links/link_settings.hpp)
 
 TEST_F(PortConfigTest, DefaultsSendNothingToAPortThatHasWhatItSupports) {
   // OpenSM's defaults: 15, 31, 255 and thresholds 8; the fixture's ports hold them.

@@ -9,7 +9,7 @@
 #include <fstream>
 
 #include "sm/errors.hpp"
-#include "sm/port_tables.hpp"
+#include "sm/tables/port_tables.hpp"
 #include "sm/qos/qos_state.hpp"
 #include "sm/qos/vlarb_programmer.hpp"
 #include "tests/support/temp_dir.hpp"

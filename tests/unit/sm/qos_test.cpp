@@ -12,7 +12,7 @@
 #include "sm/qos/link_vls.hpp"
 #include "sm/qos/qos_config.hpp"
 #include "sm/qos/vlarb_plan.hpp"
-#include "sm/sl2vl_plan.hpp"
+#include "sm/tables/sl2vl_plan.hpp"
 #include "sm/subnet_manager.hpp"
 #include "tests/fake/fake_fabric.hpp"
 #include "tests/support/log_capture.hpp"

@@ -13,7 +13,7 @@
 #include "routing/route_report.hpp"
 #include "sm/errors.hpp"
 #include "sm/routes/router.hpp"
-#include "sm/routing_input.hpp"
+#include "sm/routes/routing_input.hpp"
 #include "tests/support/builders.hpp"
 #include "tests/support/temp_dir.hpp"
 #include "tests/unit/sm/component_rig.hpp"

@@ -1,7 +1,7 @@
 // sm/routing_config: every route-balancing key of opensm.conf reaches the EngineConfig the
 // engines get (files read and parsed, flags copied), and a bad hop_weights_file line is a
 // warning naming the file and line.
-#include "sm/routing_config.hpp"
+#include "sm/routes/routing_config.hpp"
 
 #include <gtest/gtest.h>
 

@@ -2,7 +2,7 @@
 // per-port rate limit, and end to end on a FakeFabric: the master answers each with
 // TrapRepress and logs it with IBSM-2210 and the fields an admin needs to find the
 // culprit, while a flood from one port gives one line per 10 s with a count.
-#include "sm/security_trap.hpp"
+#include "sm/traps/security_trap.hpp"
 
 #include <gtest/gtest.h>
 

@@ -16,7 +16,7 @@
 #include "common/atomic_file.hpp"
 #include "mad/attr/notice.hpp"
 #include "mad/attr/sm_info.hpp"
-#include "sm/guid2lid.hpp"
+#include "sm/lids/guid2lid.hpp"
 #include "sm/subnet_manager.hpp"
 #include "tests/fake/fake_fabric.hpp"
 #include "tests/support/builders.hpp"

@@ -9,7 +9,7 @@
 
 #include "mad/attr/notice.hpp"
 #include "sm/subnet_manager.hpp"
-#include "sm/trap_filter.hpp"
+#include "sm/traps/trap_filter.hpp"
 #include "tests/fake/fake_fabric.hpp"
 #include "tests/support/hand_drawn.hpp"
 #include "tests/support/net_file.hpp"

@@ -12,7 +12,7 @@
 
 #include "mad/attr/notice.hpp"
 #include "mad/smp_client.hpp"
-#include "sm/discovery.hpp"
+#include "sm/discovery/discovery.hpp"
 #include "sm/traps/trap_handler.hpp"
 #include "tests/fake/fake_fabric.hpp"
 #include "tests/support/hand_drawn.hpp"
