@@ -242,13 +242,13 @@ SweepResult SubnetManager::heavy_sweep(const std::atomic<bool>& stop, PreparedFa
       const Port& p = fabric_.node(h.node).ports[h.port];
       max_lid = std::max<Lid>(max_lid, static_cast<Lid>(p.lid + (1u << p.lmc) - 1));
     }
-    log_sys_event(
-        log_, fmt::format("SUBNET UP: {} sweep {:.3f} s, {} nodes ({} switches, {} end "
-                          "ports), LIDs 1-{}, MADs sent {}, received {}, retries {}, "
-                          "timeouts {}, LFT blocks {}{}",
-                          prepared ? "targeted" : "heavy", r.seconds, r.nodes, r.switches,
-                          r.end_ports, max_lid, r.mads.sent, r.mads.received, r.mads.retries,
-                          r.mads.timeouts, tables_.lft_blocks_sent(), loss_note(r.mads, client_.loss())));
+    log_sys_event(log_, fmt::format("SUBNET UP: {} sweep {:.3f} s, {} nodes ({} switches, {} end "
+                                    "ports), LIDs 1-{}, MADs sent {}, received {}, retries {}, "
+                                    "timeouts {}, LFT blocks {}{}",
+                                    prepared ? "targeted" : "heavy", r.seconds, r.nodes, r.switches,
+                                    r.end_ports, max_lid, r.mads.sent, r.mads.received,
+                                    r.mads.retries, r.mads.timeouts, tables_.lft_blocks_sent(),
+                                    loss_note(r.mads, client_.loss())));
     ops_seam_.set_last_up(
         fmt::format("SUBNET UP: {} nodes ({} switches, {} end ports), heavy sweep {:.3f} s",
                     r.nodes, r.switches, r.end_ports, r.seconds));

@@ -162,7 +162,8 @@ void SubnetManager::publish_sa_snapshot() {
   mcast_updates_.snapshot_published(mcast_);  // it carries every MFT confirmed so far
   release_big_fabric();
   sa_pub_.publish(sa_, in, [this](sa::Snapshot& snap) {
-    qos_.attach_policy(snap, options_, {partitions_.resolved(), partitions_.last_plan().membership});
+    qos_.attach_policy(snap, options_,
+                       {partitions_.resolved(), partitions_.last_plan().membership});
   });
   sa_.set_serving(state() == mad::SmState::kMaster && first_master_sweep_done_);
   sa_.dump_db();  // sa_db_dump: after each sweep that brought the subnet up, as OpenSM

@@ -25,31 +25,31 @@
 #include "routing/engine.hpp"
 #include "routing/route_report.hpp"
 #include "sa/server.hpp"
-#include "sm/tables/alias_guid_programmer.hpp"
 #include "sm/cc/cc_control.hpp"
 #include "sm/election/election.hpp"
 #include "sm/election/lft_mirror.hpp"
 #include "sm/fabric/fabric.hpp"
 #include "sm/lids/lid_assigner.hpp"
 #include "sm/links/link_settings.hpp"
+#include "sm/links/port_config.hpp"
 #include "sm/links/port_programmer.hpp"
 #include "sm/mcast/mcast_updates.hpp"
-#include "sm/mkey/sweep_keys.hpp"
 #include "sm/mcast/multicast_manager.hpp"
+#include "sm/mkey/sweep_keys.hpp"
 #include "sm/names/node_name_map.hpp"
 #include "sm/ops/fabric_diff.hpp"
 #include "sm/ops/ops.hpp"
 #include "sm/pkeys/pkey_manager.hpp"
-#include "sm/links/port_config.hpp"
-#include "sm/tables/port_tables.hpp"
-#include "sm/qos/qos_state.hpp"
 #include "sm/publish/ops_seam.hpp"
 #include "sm/publish/perf_counters.hpp"
 #include "sm/publish/sa_publisher.hpp"
+#include "sm/qos/qos_state.hpp"
 #include "sm/routes/router.hpp"
 #include "sm/sweep/sweep_context.hpp"
 #include "sm/sweep/sweep_phase.hpp"
 #include "sm/sweep/sweep_report.hpp"
+#include "sm/tables/alias_guid_programmer.hpp"
+#include "sm/tables/port_tables.hpp"
 #include "sm/tables/switch_tables.hpp"
 #include "sm/traps/trap_handler.hpp"
 
@@ -141,9 +141,9 @@ class SubnetManager {
   sa::SaServer& sa() { return sa_; }
 
   // Alias GUIDs the SA queued (GUIDInfoRecord Set/Delete) since the last call: queues
-  // SubnSet(GUIDInfo) for the blocks the ports do not hold yet (sm/tables/alias_guid_programmer.hpp);
-  // the SMP client's polls carry them out. run() calls it between polls; only a master
-  // past its first sweep programs. Returns the Sets queued.
+  // SubnSet(GUIDInfo) for the blocks the ports do not hold yet
+  // (sm/tables/alias_guid_programmer.hpp); the SMP client's polls carry them out. run() calls it
+  // between polls; only a master past its first sweep programs. Returns the Sets queued.
   std::size_t program_alias_changes();
   const AliasGuidProgrammer& alias_guids() const { return alias_guids_; }
 

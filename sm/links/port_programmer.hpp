@@ -13,8 +13,8 @@
 #include "common/log.hpp"
 #include "conf/options.hpp"
 #include "sm/links/link_settings.hpp"
-#include "sm/mkey/key_manager.hpp"
 #include "sm/links/port_config.hpp"
+#include "sm/mkey/key_manager.hpp"
 #include "sm/qos/qos_config.hpp"
 #include "sm/sweep/sweep_context.hpp"
 

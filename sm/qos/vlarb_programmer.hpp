@@ -8,9 +8,9 @@
 #include <cstddef>
 
 #include "common/log.hpp"
-#include "sm/tables/port_tables.hpp"
 #include "sm/qos/qos_config.hpp"
 #include "sm/sweep/sweep_context.hpp"
+#include "sm/tables/port_tables.hpp"
 
 namespace ibsm::sm::qos {
 

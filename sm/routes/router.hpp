@@ -22,8 +22,8 @@
 #include "routing/engine.hpp"
 #include "routing/route_report.hpp"
 #include "sm/fabric/fabric.hpp"
-#include "sm/sweep/pure_runner.hpp"
 #include "sm/qos/qos_config.hpp"
+#include "sm/sweep/pure_runner.hpp"
 #include "sm/sweep/sweep_context.hpp"
 
 namespace ibsm::sm::routes {

@@ -20,9 +20,9 @@
 #include "routing/engine.hpp"
 #include "sm/election/lft_mirror.hpp"
 #include "sm/fabric/fabric.hpp"
-#include "sm/tables/port_tables.hpp"
 #include "sm/qos/qos_config.hpp"
 #include "sm/sweep/sweep_context.hpp"
+#include "sm/tables/port_tables.hpp"
 
 namespace ibsm::sm::tables {
 

@@ -13,8 +13,8 @@
 
 #include "mad/attr/port_speeds.hpp"
 #include "sa/path_resolver.hpp"
-#include "sm/publish/sa_snapshot.hpp"
 #include "sm/fabric/subnet_dump.hpp"
+#include "sm/publish/sa_snapshot.hpp"
 #include "sm/subnet_manager.hpp"
 #include "tests/fake/fake_fabric.hpp"
 #include "tests/support/log_capture.hpp"

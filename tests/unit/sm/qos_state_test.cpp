@@ -9,9 +9,9 @@
 #include <fstream>
 
 #include "sm/errors.hpp"
-#include "sm/tables/port_tables.hpp"
 #include "sm/qos/qos_state.hpp"
 #include "sm/qos/vlarb_programmer.hpp"
+#include "sm/tables/port_tables.hpp"
 #include "tests/support/temp_dir.hpp"
 #include "tests/unit/sm/component_rig.hpp"
 

@@ -21,8 +21,8 @@
 namespace ibsm::sm::routes_test {
 namespace {
 
-using testrig::NumberedRig;
 using routes::Router;
+using testrig::NumberedRig;
 
 // Five switches in a ring, a host on each: minhop's two-hop paths all turn the same
 // way round the ring, a cycle of channel dependencies (a credit loop).
@@ -123,7 +123,8 @@ TEST(Router, FailingEngineFallsBackToMinhop) {
   // Only engines that produced routes are noted for the ops snapshot.
   ASSERT_EQ(out.runs.size(), 1U);
   EXPECT_EQ(out.runs[0].engine, "minhop");
-  EXPECT_NE(b.rig.log_text.str().find("routing engine failing: refuses by design"), std::string::npos);
+  EXPECT_NE(b.rig.log_text.str().find("routing engine failing: refuses by design"),
+            std::string::npos);
   EXPECT_NE(b.rig.log_text.str().find("routing engine 'failing' failed; fell back to 'minhop'"),
             std::string::npos)
       << b.rig.log_text.str();
@@ -167,8 +168,9 @@ TEST(Router, CreditLoopOfADeadlockFreeClaimIsDiscarded) {
   EXPECT_EQ(out.runs[0].engine, "boastful");
   ASSERT_TRUE(out.runs[0].grade.has_value());
   EXPECT_FALSE(out.runs[0].grade->acyclic());
-  EXPECT_NE(b.rig.log_text.str().find("IBSM-3006: routing engine boastful claims deadlock freedom but its "
-                             "routes have a credit loop, discarded"),
+  EXPECT_NE(b.rig.log_text.str().find(
+                "IBSM-3006: routing engine boastful claims deadlock freedom but its "
+                "routes have a credit loop, discarded"),
             std::string::npos)
       << b.rig.log_text.str();
   // minhop claims nothing: in force, its grade left for after SUBNET UP.

@@ -13,8 +13,8 @@
 #include "mad/attr/forwarding_table.hpp"
 #include "sm/election/lft_mirror.hpp"
 #include "sm/errors.hpp"
-#include "sm/tables/port_tables.hpp"
 #include "sm/routes/routing_input.hpp"
+#include "sm/tables/port_tables.hpp"
 #include "sm/tables/switch_tables.hpp"
 #include "tests/support/builders.hpp"
 #include "tests/unit/sm/component_rig.hpp"
@@ -22,10 +22,10 @@
 namespace ibsm::sm::tables_test {
 namespace {
 
-using testrig::NumberedRig;
 using mad::AttrId;
 using mad::Method;
 using tables::SwitchTables;
+using testrig::NumberedRig;
 
 // The model, minhop's routes on it and the switch rows, as the Router would hand them.
 struct Bench {
