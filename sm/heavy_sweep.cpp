@@ -68,9 +68,9 @@ SweepResult SubnetManager::heavy_sweep(const std::atomic<bool>& stop, PreparedFa
   const auto t0 = prepared ? prepared->t0 : clock_.now();
   const auto before = prepared ? prepared->before : client_.counters();
   if (!prepared) {
-    log_->info("INITIATING HEAVY SWEEP ({})", heavy_reason_name(heavy_reason_));
-    heavy_reason_ = HeavyReason::kNone;
-    full_sweep_trap_ = false;
+    log_->info("INITIATING HEAVY SWEEP ({})", heavy_reason_name(loop_.heavy_reason));
+    loop_.heavy_reason = HeavyReason::kNone;
+    loop_.full_sweep_trap = false;
   }
 
   Fabric f;
@@ -97,8 +97,8 @@ SweepResult SubnetManager::heavy_sweep(const std::atomic<bool>& stop, PreparedFa
     // OpenSM's subnet_initialization_error: whoever sweeps next (run() or a test calling
     // sweep()) must sweep heavy, or a node that failed this time is never retried.
     // A sweep the election stopped (another SM is master) is no error.
-    if (!up && !result.standby && heavy_reason_ == HeavyReason::kNone)
-      heavy_reason_ = HeavyReason::kErrorsLastSweep;
+    if (!up && !result.standby && loop_.heavy_reason == HeavyReason::kNone)
+      loop_.heavy_reason = HeavyReason::kErrorsLastSweep;
     result.nodes = f.size();
     result.switches = f.switch_count();
     result.end_ports = f.end_port_count();
@@ -249,7 +249,7 @@ SweepResult SubnetManager::heavy_sweep(const std::atomic<bool>& stop, PreparedFa
                                     r.end_ports, max_lid, r.mads.sent, r.mads.received,
                                     r.mads.retries, r.mads.timeouts, tables_.lft_blocks_sent(),
                                     loss_note(r.mads, client_.loss())));
-    ops_seam_.set_last_up(
+    publish_.ops.set_last_up(
         fmt::format("SUBNET UP: {} nodes ({} switches, {} end ports), heavy sweep {:.3f} s",
                     r.nodes, r.switches, r.end_ports, r.seconds));
     report_status();
@@ -287,11 +287,11 @@ SweepResult SubnetManager::light_sweep(const std::atomic<bool>& stop) {
     if (!n.is_switch()) continue;
     client_.submit(SmpRequest::get<mad::SwitchInfo>(n.path), [this](const SmpOutcome& o) {
       if (!o.ok()) {
-        heavy_reason_ = HeavyReason::kLightSweepFailed;
+        loop_.heavy_reason = HeavyReason::kLightSweepFailed;
         return;
       }
       auto si = mad::decode<mad::SwitchInfo>(o.response->data());
-      if (!si.ok() || si->port_state_change) heavy_reason_ = HeavyReason::kPortStateChange;
+      if (!si.ok() || si->port_state_change) loop_.heavy_reason = HeavyReason::kPortStateChange;
     });
   }
   // A master polls the SMs it knows (OpenSM's light sweep): another MASTER, or a
@@ -300,7 +300,7 @@ SweepResult SubnetManager::light_sweep(const std::atomic<bool>& stop) {
   drain(stop);
   take_election_requests();
   set_phase(SweepPhase::kIdle);
-  result.subnet_up = heavy_reason_ == HeavyReason::kNone;
+  result.subnet_up = loop_.heavy_reason == HeavyReason::kNone;
   result.seconds = std::chrono::duration<double>(clock_.now() - t0).count();
   result.mads = minus(client_.counters(), before);
   if (result.subnet_up) log_->debug("LIGHT SWEEP COMPLETE: no change");

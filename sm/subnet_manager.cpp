@@ -76,27 +76,27 @@ SubnetManager::SubnetManager(mad::MadTransport& transport, const Clock& clock, L
   election_.set_state_listener(
       [this](mad::SmState from, mad::SmState to) { on_state_change(from, to); });
   if (options_.sm_inactive) log_sys_event(log_, "SM state NOT-ACTIVE (sm_inactive): no sweeps");
-  if (options_.force_heavy_sweep) heavy_reason_ = HeavyReason::kFirstSweep;
+  if (options_.force_heavy_sweep) loop_.heavy_reason = HeavyReason::kFirstSweep;
   lids_.load(options_.cache_dir);
   mkeys_.apply_options(options_);
   static_cast<void>(link_settings(options_, &log_));  // warns of reserved force_link_* codes
   qos_.apply_options(options_);
   reload_qos_policy();
   apply_cc_options();
-  sa_pub_.load_prefix_routes(options_.prefix_routes_file);
+  publish_.sa.load_prefix_routes(options_.prefix_routes_file);
   mkeys_.load(options_.cache_dir);
   client_.set_mkey_resolver([this](const mad::SmpTarget& t) { return mkeys_.resolve(t, fabric_); });
   // sa_db_file: service records and subscriptions of the last run. A bad file is
   // logged by the SA with its line; the SM runs without what it could not read.
   static_cast<void>(sa_.load_db());
-  ops_seam_.partitions_file(options_.partition_config_file);
+  publish_.ops.partitions_file(options_.partition_config_file);
   publish_ops();
 }
 
 bool SubnetManager::reload_partitions() {
   const bool ok = partitions_.reload();
-  ops_seam_.partitions_reloaded(options_.partition_config_file, ok, partitions_.last_errors(),
-                                partitions_.resolved().partitions.size());
+  publish_.ops.partitions_reloaded(options_.partition_config_file, ok, partitions_.last_errors(),
+                                   partitions_.resolved().partitions.size());
   return ok;
 }
 
@@ -161,27 +161,27 @@ void SubnetManager::publish_sa_snapshot() {
   in.path_sls = router_.path_sls();
   mcast_updates_.snapshot_published(mcast_);  // it carries every MFT confirmed so far
   release_big_fabric();
-  sa_pub_.publish(sa_, in, [this](sa::Snapshot& snap) {
+  publish_.sa.publish(sa_, in, [this](sa::Snapshot& snap) {
     qos_.attach_policy(snap, options_,
                        {partitions_.resolved(), partitions_.last_plan().membership});
   });
   sa_.set_serving(state() == mad::SmState::kMaster && first_master_sweep_done_);
   sa_.dump_db();  // sa_db_dump: after each sweep that brought the subnet up, as OpenSM
-  if (auto snap = sa_.snapshot()) ops_seam_.report_fabric_changes(*snap);
+  if (auto snap = sa_.snapshot()) publish_.ops.report_fabric_changes(*snap);
   publish_ops();
 }
 
 void SubnetManager::set_phase(SweepPhase p) {
-  if (p == phase_) return;
+  if (p == loop_.phase) return;
   // With the SMPs sent so far: where a sweep's time and SMPs go, phase by phase.
-  log_->debug("sweep phase {} -> {} (SMPs sent {})", phase_name(phase_), phase_name(p),
+  log_->debug("sweep phase {} -> {} (SMPs sent {})", phase_name(loop_.phase), phase_name(p),
               client_.counters().sent);
-  phase_ = p;
+  loop_.phase = p;
 }
 
 // The election changed the SM state (it logged the transition).
 void SubnetManager::on_state_change(mad::SmState from, mad::SmState to) {
-  if (to != mad::SmState::kMaster) ops_seam_.set_last_up({});
+  if (to != mad::SmState::kMaster) publish_.ops.set_last_up({});
   report_status();
   {
     std::vector<ops::EventField> f = {{"from", std::string(mad::sm_state_name(from))},
@@ -202,7 +202,7 @@ void SubnetManager::on_state_change(mad::SmState from, mad::SmState to) {
     // did not change since (adopt_mirrored_tables), else re-sent too.
     first_master_sweep_done_ = false;
     forget_programmed_state();
-    if (from != mad::SmState::kDiscovering) heavy_reason_ = HeavyReason::kNewMaster;
+    if (from != mad::SmState::kDiscovering) loop_.heavy_reason = HeavyReason::kNewMaster;
     return;
   }
   // No longer master: the SA goes silent (C15-0.1.3) and nothing is programmed.
@@ -210,7 +210,7 @@ void SubnetManager::on_state_change(mad::SmState from, mad::SmState to) {
   cc_.stop();
   first_master_sweep_done_ = false;
   if (to == mad::SmState::kStandby || to == mad::SmState::kNotActive)
-    heavy_reason_ = HeavyReason::kNone;
+    loop_.heavy_reason = HeavyReason::kNone;
   if (to == mad::SmState::kDiscovering && !options_.honor_guid2lid_file) {
     // OpenSM's rule leaving STANDBY: ports keep the LIDs they report; the local
     // guid2lid (possibly stale: the master may have moved ports) only fills gaps.
@@ -223,7 +223,7 @@ std::string SubnetManager::status_line() const {
   const mad::SmState st = state();
   std::string line(mad::sm_state_name(st));
   if (st == mad::SmState::kMaster) {
-    if (!ops_seam_.last_up().empty()) line += ", " + ops_seam_.last_up();
+    if (!publish_.ops.last_up().empty()) line += ", " + publish_.ops.last_up();
   } else if (st == mad::SmState::kStandby) {
     if (auto polled = election_.polled()) {
       auto it = election_.remotes().find(*polled);
@@ -245,14 +245,15 @@ void SubnetManager::take_election_requests() {
     case election::SweepRequest::kNone:
       break;
     case election::SweepRequest::kSweep:
-      if (heavy_reason_ == HeavyReason::kNone || heavy_reason_ == HeavyReason::kErrorsLastSweep)
-        heavy_reason_ = HeavyReason::kElection;
+      if (loop_.heavy_reason == HeavyReason::kNone ||
+          loop_.heavy_reason == HeavyReason::kErrorsLastSweep)
+        loop_.heavy_reason = HeavyReason::kElection;
       break;
     case election::SweepRequest::kFirstMasterSweep:
       // HANDOVER while MASTER (a healed split) or a standby's takeover: re-program all.
       first_master_sweep_done_ = false;
       forget_programmed_state();
-      heavy_reason_ = HeavyReason::kNewMaster;
+      loop_.heavy_reason = HeavyReason::kNewMaster;
       break;
   }
 }
@@ -303,13 +304,14 @@ void SubnetManager::on_trap(const mad::Smp& req, const mad::IncomingMad& raw) {
         {"source_lid", static_cast<std::uint64_t>(raw.slid)},
         {"details_lid", static_cast<std::uint64_t>(notice.details_lid())}});
   if (d.sweep == traps::TrapSweep::kSmTrap) {
-    if (heavy_reason_ == HeavyReason::kNone) heavy_reason_ = HeavyReason::kSmTrap;
+    if (loop_.heavy_reason == HeavyReason::kNone) loop_.heavy_reason = HeavyReason::kSmTrap;
   } else if (d.sweep == traps::TrapSweep::kTrap) {
-    heavy_reason_ = HeavyReason::kTrap;
-    if (d.full_sweep) full_sweep_trap_ = true;  // not a link change
+    loop_.heavy_reason = HeavyReason::kTrap;
+    if (d.full_sweep) loop_.full_sweep_trap = true;  // not a link change
     // Both ends of a link send Trap 128: one arriving mid-sweep may be news the
     // sweep already handled (the targeted sweep then needs no full sweep for it).
-    trap_while_sweeping_ = phase_ != SweepPhase::kIdle && phase_ != SweepPhase::kLightSweep;
+    loop_.trap_while_sweeping =
+        loop_.phase != SweepPhase::kIdle && loop_.phase != SweepPhase::kLightSweep;
   }
   if (d.forward) sa_.forward_trap(notice, raw.slid);
 }
@@ -324,24 +326,24 @@ SweepResult SubnetManager::sweep(const std::atomic<bool>& stop) {
 
 SweepResult SubnetManager::sweep_unpaused(const std::atomic<bool>& stop) {
   auto started = [&](ops::SweepKind kind, std::string_view reason) {
-    return ops_seam_.sweep_started(kind, reason);
+    return publish_.ops.sweep_started(kind, reason);
   };
-  if (options_.force_heavy_sweep && heavy_reason_ == HeavyReason::kNone)
-    heavy_reason_ = HeavyReason::kForced;
-  if (std::exchange(reroute_requested_, false) && fabric_.size() > 0) {
+  if (options_.force_heavy_sweep && loop_.heavy_reason == HeavyReason::kNone)
+    loop_.heavy_reason = HeavyReason::kForced;
+  if (std::exchange(loop_.reroute_requested, false) && fabric_.size() > 0) {
     const auto t = started(ops::SweepKind::kTargeted, "reroute");
     SweepResult r = reroute_sweep(stop);
     record_sweep(ops::SweepKind::kTargeted, "reroute", r, t);
     return r;
   }
-  if (heavy_reason_ == HeavyReason::kNone) {
+  if (loop_.heavy_reason == HeavyReason::kNone) {
     const auto t = started(ops::SweepKind::kLight, "interval");
     SweepResult light = light_sweep(stop);
     record_sweep(ops::SweepKind::kLight, "interval", light, t);
     if (light.subnet_up) sa_.dump_db();  // sa_db_dump: OpenSM writes after every light sweep
-    if (heavy_reason_ == HeavyReason::kNone || stop.load()) return light;
+    if (loop_.heavy_reason == HeavyReason::kNone || stop.load()) return light;
   }
-  const std::string reason(heavy_reason_name(heavy_reason_));
+  const std::string reason(heavy_reason_name(loop_.heavy_reason));
   if (may_target()) {
     const auto t = started(ops::SweepKind::kTargeted, reason);
     if (auto targeted = targeted_sweep(stop)) {
@@ -377,7 +379,7 @@ void SubnetManager::publish_multicast_tables() {
     // is far cheaper than a full rebuild (and done in place when nothing holds the old).
     release_big_fabric();
     sa_.amend([this, &mcast](sa::Snapshot& snap) {
-      snap.generation = sa_pub_.next_generation();
+      snap.generation = publish_.sa.next_generation();
       for (sa::SnapNode& n : snap.nodes)
         if (n.is_switch()) n.mft = mcast.held_table(n.guid());
     });
@@ -396,16 +398,16 @@ int SubnetManager::run(ControlFlags& control) {
 
 std::optional<int> SubnetManager::step(ControlFlags& control) {
   const std::atomic<bool>& stop = control.stop;
-  auto& next_sweep = next_sweep_;
+  auto& next_sweep = loop_.next_sweep;
   {
     if (control.reopen_log.exchange(false) && !reopen_log(log_))
       log_->error("cannot reopen the log file; still writing to the old one");
     if (control.heavy_sweep.exchange(false)) {
-      if (on_hangup_) on_hangup_();
+      if (hooks_.hangup) hooks_.hangup();
       reload_partitions();
       reload_qos_policy();
-      sa_pub_.load_prefix_routes(options_.prefix_routes_file);
-      heavy_reason_ = HeavyReason::kForced;
+      publish_.sa.load_prefix_routes(options_.prefix_routes_file);
+      loop_.heavy_reason = HeavyReason::kForced;
       publish_ops();
     }
     take_control_requests();
@@ -420,19 +422,20 @@ std::optional<int> SubnetManager::step(ControlFlags& control) {
         log_->info("standby: read the LFTs of {} switches ({} blocks)",
                    lft_mirror_.complete_switches(), lft_mirror_.blocks_read());
     }
-    if (traps_.take_deferred_sm_trap(clock_.now()) && heavy_reason_ == HeavyReason::kNone)
-      heavy_reason_ = HeavyReason::kSmTrap;
+    if (traps_.take_deferred_sm_trap(clock_.now()) && loop_.heavy_reason == HeavyReason::kNone)
+      loop_.heavy_reason = HeavyReason::kSmTrap;
     // Only a MASTER or DISCOVERING SM sweeps; STANDBY and NOT-ACTIVE send nothing but
     // their SMInfo polls (IBA 14.4.1).
     const bool may_sweep =
         state() == mad::SmState::kMaster || state() == mad::SmState::kDiscovering;
     // Traps, SIGHUP and the first sweep do not wait for the interval; a retry
     // after a failed sweep does (at most one second), so a dead fabric never spins.
-    const bool urgent =
-        heavy_reason_ != HeavyReason::kNone && heavy_reason_ != HeavyReason::kErrorsLastSweep;
+    const bool urgent = loop_.heavy_reason != HeavyReason::kNone &&
+                        loop_.heavy_reason != HeavyReason::kErrorsLastSweep;
     // `sweep off` inhibits every sweep but those an operator asks for (resweep, reroute).
-    const bool allowed = sweeping_enabled_ || ops_seam_.has_sweep_waiters() || reroute_requested_;
-    if (may_sweep && allowed && (urgent || reroute_requested_ || clock_.now() >= next_sweep)) {
+    const bool allowed =
+        loop_.sweeping_enabled || publish_.ops.has_sweep_waiters() || loop_.reroute_requested;
+    if (may_sweep && allowed && (urgent || loop_.reroute_requested || clock_.now() >= next_sweep)) {
       SweepResult r = sweep(stop);
       if (stop.load()) return std::nullopt;
       if (auto fatal = fatal_problem(r.report)) {
@@ -459,7 +462,7 @@ std::optional<int> SubnetManager::step(ControlFlags& control) {
       const Clock::Duration interval = std::chrono::seconds(options_.sweep_interval);
       next_sweep = options_.sweep_interval == 0 ? Clock::TimePoint::max() : clock_.now() + interval;
       if (!r.subnet_up && r.heavy && !r.standby) {
-        heavy_reason_ = HeavyReason::kErrorsLastSweep;
+        loop_.heavy_reason = HeavyReason::kErrorsLastSweep;
         const Clock::Duration retry =
             options_.sweep_interval == 0
                 ? std::chrono::seconds(1)

@@ -40,11 +40,10 @@
 #include "sm/ops/fabric_diff.hpp"
 #include "sm/ops/ops.hpp"
 #include "sm/pkeys/pkey_manager.hpp"
-#include "sm/publish/ops_seam.hpp"
-#include "sm/publish/perf_counters.hpp"
-#include "sm/publish/sa_publisher.hpp"
+#include "sm/publish/publishing.hpp"
 #include "sm/qos/qos_state.hpp"
 #include "sm/routes/router.hpp"
+#include "sm/sweep/loop_state.hpp"
 #include "sm/sweep/sweep_context.hpp"
 #include "sm/sweep/sweep_phase.hpp"
 #include "sm/sweep/sweep_report.hpp"
@@ -94,14 +93,16 @@ class SubnetManager {
 
   // One sweep, heavy or light as needed. Exposed for tests.
   SweepResult sweep(const std::atomic<bool>& stop);
-  void request_heavy_sweep(HeavyReason why) { heavy_reason_ = why; }
+  void request_heavy_sweep(HeavyReason why) { loop_.heavy_reason = why; }
 
   // Called on the SM's thread when SIGHUP arrives, before the heavy sweep it
   // triggers; main() re-reads the configuration there and calls apply_options().
-  void set_hangup_handler(std::function<void()> h) { on_hangup_ = std::move(h); }
+  void set_hangup_handler(std::function<void()> h) { hooks_.hangup = std::move(h); }
   // Receives a one-line status (SM state, master, last SUBNET UP) whenever it
   // changes; main() hands it to systemd (`systemctl status`).
-  void set_status_handler(std::function<void(const std::string&)> h) { on_status_ = std::move(h); }
+  void set_status_handler(std::function<void(const std::string&)> h) {
+    hooks_.status = std::move(h);
+  }
   // Where routing engines come from (the routing seam): routing::make_engine unless a
   // test puts a fake in its place. Returns nullptr for a name it does not know.
   using EngineFactory = routes::EngineFactory;
@@ -171,10 +172,10 @@ class SubnetManager {
   // The operator seam (sm/ops/): the snapshot ibsm-ctl and the metrics read, the event
   // bus, and the queue of changing requests this SM takes between MAD polls
   // (sm/publish/ops_seam.hpp, sm/subnet_manager_ops.cpp). Readers may use it from any thread.
-  ops::Ops& ops() { return ops_seam_.ops(); }
+  ops::Ops& ops() { return publish_.ops.ops(); }
   // What the snapshot reports as the version; main() sets it once.
-  void set_version(std::string v) { ops_seam_.set_version(std::move(v)); }
-  bool sweeping_enabled() const { return sweeping_enabled_; }
+  void set_version(std::string v) { publish_.ops.set_version(std::move(v)); }
+  bool sweeping_enabled() const { return loop_.sweeping_enabled; }
   // Publishes a new OpsSnapshot now (run() does it after every change worth showing).
   void publish_ops();
 
@@ -258,16 +259,18 @@ class SubnetManager {
   void on_request(const mad::Smp& req, const mad::IncomingMad& raw);
   void on_trap(const mad::Smp& req, const mad::IncomingMad& raw);  // sm/traps/
 
-  std::function<void()> on_hangup_;
-  std::function<void(const std::string&)> on_status_;
+  // main()'s hooks: SIGHUP's reload, the one-line status for systemd.
+  struct Hooks {
+    std::function<void()> hangup;
+    std::function<void(const std::string&)> status;
+  };
+  Hooks hooks_;
   void report_status() {
-    if (on_status_) on_status_(status_line());
+    if (hooks_.status) hooks_.status(status_line());
   }
   mad::MadTransport& transport_;
   const Clock& clock_;
   Logger log_;
-  // The subsystems whose lines SubnetManager writes itself (common/log_modules.hpp).
-  Logger routing_log_ = module_logger(log_, LogModule::kRouting);
   conf::Options options_;
   mad::SmpClient client_;
   election::Election election_;  // the SM state (IBA 14.4) and the other SMs
@@ -286,9 +289,7 @@ class SubnetManager {
 
   perfmgr::PerfManager perfmgr_;
 
-  SweepPhase phase_ = SweepPhase::kIdle;
-  HeavyReason heavy_reason_ = HeavyReason::kFirstSweep;
-  Clock::TimePoint next_sweep_{};  // run(): when the interval asks for the next sweep
+  LoopState loop_;  // phase, why the next sweep is heavy, when it is due, what was asked
   bool first_master_sweep_done_ = false;
   bool sm_port_down_reported_ = false;  // kErrSmPortDown logged for this outage
 
@@ -310,26 +311,19 @@ class SubnetManager {
   // sm/routes and sm/tables: the routes in force (engine chain, grading) and what the
   // switches hold of them (LFTs, LinearFDBTop, SL2VL). The SM calls them from
   // heavy_sweep() and does the ops bookkeeping (note_routing) of what they return.
-  routes::Router router_{log_, routing_log_, conf::effective_routing_engine(options_)};
-  tables::SwitchTables tables_{log_, routing_log_};
+  routes::Router router_{log_, module_logger(log_, LogModule::kRouting),
+                         conf::effective_routing_engine(options_)};
+  tables::SwitchTables tables_{log_, module_logger(log_, LogModule::kRouting)};
   bool compute_routes(const SweepContext& ctx);
   void grade_routes_after_up();  // the report compute_routes left for after SUBNET UP
 
-  bool full_sweep_trap_ = false;      // a trap a targeted sweep cannot handle (145)
-  bool trap_while_sweeping_ = false;  // the last Trap 128 arrived during a sweep
   // A standby reads the LFTs the master programmed, so that its takeover re-sends only
   // the blocks that differ (sm/election/lft_mirror.hpp).
   election::LftMirror lft_mirror_;
 
-  // What operators asked of the loop (sm/subnet_manager_ops.cpp).
-  bool sweeping_enabled_ = true;  // `sweep off`: no sweeps at all (OpenSM's sweeping_enabled)
-  bool reroute_requested_ = false;
-
   // Publishing (sm/publish/): the operator seam's books and the OpsSnapshot, the SA's
   // snapshots and the prefix routes they carry, the PerfMgr's published counters.
-  publish::OpsSeam ops_seam_;
-  publish::SaPublisher sa_pub_{log_};
-  publish::PerfCounterCopy perf_copy_;
+  publish::Publishing publish_{log_};
 };
 
 }  // namespace ibsm::sm

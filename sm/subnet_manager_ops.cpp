@@ -15,7 +15,7 @@
 namespace ibsm::sm {
 
 void SubnetManager::emit(ops::EventType type, std::vector<ops::EventField> fields) {
-  ops_seam_.emit(type, std::move(fields));
+  publish_.ops.emit(type, std::move(fields));
 }
 
 void SubnetManager::publish_ops() {
@@ -29,27 +29,28 @@ void SubnetManager::publish_ops() {
   for (const auto& [guid, r] : election_.remotes())
     s.other_sms.push_back({guid, r.lid, r.priority, r.state, r.answered});
   s.status_line = status_line();
-  s.sweeping_enabled = sweeping_enabled_;
+  s.sweeping_enabled = loop_.sweeping_enabled;
   s.sweep_interval_s = options_.sweep_interval;
-  s.phase = std::string(phase_name(phase_));
+  s.phase = std::string(phase_name(loop_.phase));
   s.smp = client_.counters();
   s.sa = sa_.counters();
   s.sa_refused = sa_.state().refused;
   s.perf_answers_refused = perfmgr_.stats().refused;
   s.perfmgr_enabled = perfmgr_.enabled();
-  s.perf_counters = perf_copy_.counters();
+  s.perf_counters = publish_.perf.counters();
   s.fabric = sa_.snapshot();
   s.node_names = node_names_.snapshot();
-  ops_seam_.publish(std::move(s), options_);
+  publish_.ops.publish(std::move(s), options_);
 }
 
 void SubnetManager::publish_perf_counters() {
-  if (perf_copy_.refresh(perfmgr_.stats().sweeps, [this] { return perfmgr_.counter_snapshot(); }))
+  if (publish_.perf.refresh(perfmgr_.stats().sweeps,
+                            [this] { return perfmgr_.counter_snapshot(); }))
     publish_ops();
 }
 
 void SubnetManager::release_big_fabric() {
-  ops_seam_.release_big_fabric();
+  publish_.ops.release_big_fabric();
 }
 
 void SubnetManager::record_sweep(ops::SweepKind kind, std::string reason, const SweepResult& r,
@@ -63,20 +64,20 @@ void SubnetManager::record_sweep(ops::SweepKind kind, std::string reason, const 
   o.nodes = r.nodes;
   o.switches = r.switches;
   o.end_ports = r.end_ports;
-  ops_seam_.record_sweep(kind, std::move(reason), o, started);
+  publish_.ops.record_sweep(kind, std::move(reason), o, started);
   publish_ops();
 }
 
 void SubnetManager::note_routing(const std::string& engine, double ms,
                                  const routing::RouteReport* grade) {
-  ops_seam_.note_routing(engine, router_.engine_chain(), ms, grade);
+  publish_.ops.note_routing(engine, router_.engine_chain(), ms, grade);
 }
 
 void SubnetManager::take_control_requests() {
-  for (ops::ControlRequest& req : ops_seam_.ops().control.take())
+  for (ops::ControlRequest& req : publish_.ops.ops().control.take())
     carry_out(req);
   // Multicast groups created and deleted since the last look.
-  if (ops_seam_.observe_groups(sa_.state().mcast)) publish_ops();
+  if (publish_.ops.observe_groups(sa_.state().mcast)) publish_ops();
 }
 
 void SubnetManager::carry_out(ops::ControlRequest& req) {
@@ -99,13 +100,13 @@ void SubnetManager::carry_out(ops::ControlRequest& req) {
     case ops::ControlAction::kResweepHeavy:
     case ops::ControlAction::kUpdateDesc:
       if (!may_sweep) return not_sweeping();
-      heavy_reason_ = HeavyReason::kForced;
-      ops_seam_.wait_for_sweep(true, std::move(req.reply));
+      loop_.heavy_reason = HeavyReason::kForced;
+      publish_.ops.wait_for_sweep(true, std::move(req.reply));
       return;
     case ops::ControlAction::kResweepLight:
       if (!may_sweep) return not_sweeping();
-      next_sweep_ = clock_.now();  // a light sweep unless a heavy one is due anyway
-      ops_seam_.wait_for_sweep(false, std::move(req.reply));
+      loop_.next_sweep = clock_.now();  // a light sweep unless a heavy one is due anyway
+      publish_.ops.wait_for_sweep(false, std::move(req.reply));
       return;
     case ops::ControlAction::kReroute:
       if (!may_sweep || !first_master_sweep_done_ || fabric_.size() == 0) {
@@ -113,15 +114,15 @@ void SubnetManager::carry_out(ops::ControlRequest& req) {
         return answer(false, "no fabric model yet: the first heavy sweep has not finished",
                       ops::kErrNoModel.code);
       }
-      reroute_requested_ = true;
-      ops_seam_.wait_for_sweep(true, std::move(req.reply));
+      loop_.reroute_requested = true;
+      publish_.ops.wait_for_sweep(true, std::move(req.reply));
       return;
     case ops::ControlAction::kSweepOn:
     case ops::ControlAction::kSweepOff:
-      sweeping_enabled_ = req.action == ops::ControlAction::kSweepOn;
-      log_->info("sweeping {}", sweeping_enabled_ ? "enabled" : "disabled (sweep off)");
+      loop_.sweeping_enabled = req.action == ops::ControlAction::kSweepOn;
+      log_->info("sweeping {}", loop_.sweeping_enabled ? "enabled" : "disabled (sweep off)");
       publish_ops();
-      return answer(true, sweeping_enabled_ ? "sweeping enabled" : "sweeping disabled");
+      return answer(true, loop_.sweeping_enabled ? "sweeping enabled" : "sweeping disabled");
     case ops::ControlAction::kPriority: {
       const int p = std::stoi(req.arg);  // the parser checked 0-15
       options_.sm_priority = static_cast<std::uint8_t>(p);
@@ -181,9 +182,9 @@ void SubnetManager::carry_out(ops::ControlRequest& req) {
                         : fmt::format("node name map {}: {} names", map->source(), map->size()));
     }
     case ops::ControlAction::kReloadConfig:
-      if (on_hangup_) on_hangup_();
+      if (hooks_.hangup) hooks_.hangup();
       partitions_.reload();
-      heavy_reason_ = HeavyReason::kForced;
+      loop_.heavy_reason = HeavyReason::kForced;
       publish_ops();
       return answer(true, "configuration re-read; heavy sweep requested");
   }

@@ -25,9 +25,10 @@ using mad::SmpRequest;
 bool SubnetManager::may_target() const {
   // A light sweep fails when a switch's directed route crosses a lost link: the
   // targeted sweep finds the link and asks that switch again along another route.
-  return (heavy_reason_ == HeavyReason::kTrap || heavy_reason_ == HeavyReason::kPortStateChange ||
-          heavy_reason_ == HeavyReason::kLightSweepFailed) &&
-         !full_sweep_trap_ && state() == mad::SmState::kMaster && first_master_sweep_done_ &&
+  return (loop_.heavy_reason == HeavyReason::kTrap ||
+          loop_.heavy_reason == HeavyReason::kPortStateChange ||
+          loop_.heavy_reason == HeavyReason::kLightSweepFailed) &&
+         !loop_.full_sweep_trap && state() == mad::SmState::kMaster && first_master_sweep_done_ &&
          !options_.force_heavy_sweep && !tables_.takeover_pending() && fabric_.sm_node != kNoNode &&
          fabric_.size() > 0;
 }
@@ -35,15 +36,15 @@ bool SubnetManager::may_target() const {
 std::optional<SweepResult> SubnetManager::targeted_sweep(const std::atomic<bool>& stop) {
   const auto t0 = clock_.now();
   const auto before = client_.counters();
-  const HeavyReason why = heavy_reason_;
-  const bool late_trap = std::exchange(trap_while_sweeping_, false);
+  const HeavyReason why = loop_.heavy_reason;
+  const bool late_trap = std::exchange(loop_.trap_while_sweeping, false);
   // Traps arriving from here on ask for another sweep.
-  heavy_reason_ = HeavyReason::kNone;
+  loop_.heavy_reason = HeavyReason::kNone;
   set_phase(SweepPhase::kTargetedSweep);
   log_->info("INITIATING TARGETED SWEEP ({})", heavy_reason_name(why));
   const auto fall_back = [&](const std::string& reason) -> std::optional<SweepResult> {
     log_->info("targeted sweep: {}; full heavy sweep", reason);
-    if (heavy_reason_ == HeavyReason::kNone) heavy_reason_ = why;
+    if (loop_.heavy_reason == HeavyReason::kNone) loop_.heavy_reason = why;
     set_phase(SweepPhase::kIdle);
     return std::nullopt;
   };
