@@ -266,8 +266,8 @@ def self_test() -> int:
     expect("the fake fabric includes the SM",
            {"tests/fake/bad.cpp": '#include "sm/fabric/fabric.hpp"\n'},
            "tests/fake/bad.cpp:1: tests/fake (layer 5) includes sm/fabric/fabric.hpp of sm (layer 5)")
-    expect("a folder without a row", {"wire/sa_layout.hpp": ""},
-           "wire/: a folder of C++ sources without a row")
+    expect("a folder without a row", {"newlib/layout.hpp": ""},
+           "newlib/: a folder of C++ sources without a row")
     expect("a stale exception", {EXCEPTIONS[0][0]: ""}, "no longer does")
     expect("tests and bench are free", {"bench/x.cpp": '#include "daemon/x.hpp"\n'})
     expect("a relative include", {"mad/attr/bad.hpp": '#include "../../sm/fabric/fabric.hpp"\n'},
