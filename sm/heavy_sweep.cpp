@@ -1,13 +1,10 @@
 // The heavy sweep: discover, assign LIDs, route, program, activate.
 // Each phase is a barrier (all its SMPs answered) like OpenSM's, but inside a
 // phase every request is queued at once so the SMP window never runs dry.
-#include <sys/stat.h>
 #include <algorithm>
 #include <chrono>
-#include <fstream>
 #include <utility>
 
-#include "common/atomic_file.hpp"
 #include "mad/attr/port_info.hpp"
 #include "mad/attr/switch_info.hpp"
 #include "sm/discovery/discovery.hpp"
