@@ -1,4 +1,4 @@
-// -J FILE, as OpenSM's main.c: an old file of that name is removed first, a file
+// -J FILE, as OpenSM's main.c: an old file of that name is replaced, a file
 // that cannot be written stops the start, and the file is removed on exit. (OpenSM
 // writes it only with -B; ibsm in the foreground too, where a service manager may
 // want it as well.)

@@ -55,6 +55,22 @@ TEST(DaemonPidfile, WritesThePidAndRemovesTheFileOnExit) {
   EXPECT_FALSE(fs::exists(path));
 }
 
+// The attacker of docs/security.md's "Files the SM writes" row: whoever can write in
+// the pid file's directory plants a link there to a file root owns. The SM replaces
+// the link; the file it pointed at keeps its contents.
+TEST(DaemonPidfile, ALinkPlantedAtTheNameIsReplacedNotFollowed) {
+  TempDir dir;
+  const auto victim = dir.path() / "victim";
+  std::ofstream(victim) << "precious\n";
+  const auto path = dir.path() / "ibsm.pid";
+  fs::create_symlink(victim, path);
+  Pidfile pidfile(path.string());
+  ASSERT_TRUE(pidfile.write().ok());
+  EXPECT_EQ(read_file(victim), "precious\n");
+  EXPECT_FALSE(fs::is_symlink(path));
+  EXPECT_EQ(read_file(path), std::to_string(::getpid()) + "\n");
+}
+
 TEST(DaemonPidfile, AFileThatCannotBeWrittenIsAnErrorNamingIt) {
   TempDir dir;
   const auto path = dir.path() / "missing-dir" / "ibsm.pid";
