@@ -6,7 +6,7 @@
 #include "common/json_writer.hpp"
 
 #include "agent/ipoib_rules.hpp"
-#include "partitions/tool/unified_diff.hpp"
+#include "common/unified_diff.hpp"
 
 namespace ibsm::agent {
 namespace {
@@ -43,10 +43,10 @@ std::string pkey_list(const PortState& p) {
 
 std::string action_diff(const Action& a) {
   if (a.kind == ActionKind::kWriteFile)
-    return partitions::unified_diff(a.previous.value_or(""), a.content,
-                                    a.previous ? a.path : "/dev/null", a.path);
+    return text::unified_diff(a.previous.value_or(""), a.content, a.previous ? a.path : "/dev/null",
+                              a.path);
   if (a.kind == ActionKind::kRemoveFile && a.previous)
-    return partitions::unified_diff(*a.previous, "", a.path, "/dev/null");
+    return text::unified_diff(*a.previous, "", a.path, "/dev/null");
   return "";
 }
 

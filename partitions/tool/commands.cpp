@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "common/atomic_file.hpp"
+#include "common/unified_diff.hpp"
 #include "partitions/defaults.hpp"
 #include "partitions/errors.hpp"
 #include "partitions/fabric_snapshot.hpp"
@@ -17,7 +18,6 @@
 #include "partitions/tool/editor.hpp"
 #include "partitions/tool/plan_report.hpp"
 #include "partitions/tool/show.hpp"
-#include "partitions/tool/unified_diff.hpp"
 
 namespace ibsm::partitions {
 namespace {
@@ -72,7 +72,7 @@ void print(std::ostream& os, const std::vector<Diagnostic>& diags, const std::st
 int write_or_diff(const Options& o, const std::string& before, const std::string& after,
                   std::ostream& out, std::ostream& err, const std::string& what) {
   if (o.dry_run) {
-    out << unified_diff(before, after, o.file, o.file + " (" + what + ")");
+    out << text::unified_diff(before, after, o.file, o.file + " (" + what + ")");
     return 0;
   }
   if (before == after) {

@@ -1,9 +1,9 @@
-#include "partitions/tool/unified_diff.hpp"
+#include "common/unified_diff.hpp"
 
 #include <algorithm>
 #include <vector>
 
-namespace ibsm::partitions {
+namespace ibsm::text {
 namespace {
 
 std::vector<std::string> lines(const std::string& s) {
@@ -102,4 +102,4 @@ std::string unified_diff(const std::string& before, const std::string& after,
   return out;
 }
 
-}  // namespace ibsm::partitions
+}  // namespace ibsm::text

@@ -1,8 +1,8 @@
-#include "partitions/tool/unified_diff.hpp"
+#include "common/unified_diff.hpp"
 
 #include <gtest/gtest.h>
 
-namespace ibsm::partitions {
+namespace ibsm::text {
 namespace {
 
 TEST(UnifiedDiff, EqualTextsGiveNothing) {
@@ -32,4 +32,4 @@ TEST(UnifiedDiff, FarApartChangesAreSeparateHunks) {
 }
 
 }  // namespace
-}  // namespace ibsm::partitions
+}  // namespace ibsm::text
