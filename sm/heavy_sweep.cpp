@@ -219,7 +219,7 @@ SweepResult SubnetManager::heavy_sweep(const std::atomic<bool>& stop, PreparedFa
   program_ports(mad::PortState::kActive, false);
   // MFTs ride with the activation: the SwitchInfo a MulticastFDBTop Set carries must
   // hold the LinearFDBTop the programming phase's answers confirmed.
-  mcast_.program_all(f, router_.topology(), router_.switches(), sa_.state().mcast, options_,
+  mcast_.program_all(f, router_.topology_ptr(), router_.switches(), sa_.state().mcast, options_,
                      client_, result.report, pure_runner());
   drain(stop);
   if (stop.load()) return finish(false);

@@ -96,7 +96,8 @@ void MulticastManager::apply(Lid mlid, const routing::McastTree& tree) {
   ++counters_.trees;
 }
 
-std::size_t MulticastManager::program_all(Fabric& f, const routing::Topology& topo,
+std::size_t MulticastManager::program_all(Fabric& f,
+                                          std::shared_ptr<const routing::Topology> topo_in,
                                           const std::vector<NodeIndex>& switch_nodes,
                                           sa::McGroupStore& store, const conf::Options& options,
                                           mad::SmpClient& client, SweepReport& report,
@@ -109,7 +110,9 @@ std::size_t MulticastManager::program_all(Fabric& f, const routing::Topology& to
   const auto t0 = std::chrono::steady_clock::now();
   // The SM's tables describe this sweep's switches; what they held is kept by GUID.
   builder_.reset();
-  topo_ = topo;
+  hops_.reset();
+  topo_ = std::move(topo_in);
+  const routing::Topology& topo = *topo_;
   switch_guid_.assign(topo.switches.size(), 0);
   member_of_.clear();
   std::uint16_t cap = 0;
@@ -144,19 +147,24 @@ std::size_t MulticastManager::program_all(Fabric& f, const routing::Topology& to
     if (!over_cap(mlid)) jobs.emplace_back(mlid, std::move(members));
   std::vector<routing::McastTree> trees(jobs.size());
   std::string hop_error;
+  std::unique_ptr<routing::HopMatrix> hops;
+  std::unique_ptr<routing::McastTreeBuilder> builder;
   // Trees are pure (topology and member lists in): they run off the SM's thread so
-  // thousands of groups never stall the SA.
-  run_pure([&] {
-    auto hops = routing::HopMatrix::compute(topo_);
-    if (!hops.ok()) {
-      hop_error = hops.error().message;
+  // thousands of groups never stall the SA. The worker reads the immutable topology and
+  // the jobs, and writes only locals, which become this manager's after it is done.
+  run_pure([&hop_error, &hops, &builder, &trees, &jobs, shared = topo_] {
+    auto computed = routing::HopMatrix::compute(*shared);
+    if (!computed.ok()) {
+      hop_error = computed.error().message;
       return;
     }
-    hops_ = std::make_unique<routing::HopMatrix>(std::move(hops).value());
-    builder_ = std::make_unique<routing::McastTreeBuilder>(topo_, *hops_);
+    hops = std::make_unique<routing::HopMatrix>(std::move(computed).value());
+    builder = std::make_unique<routing::McastTreeBuilder>(*shared, *hops);
     for (std::size_t i = 0; i < jobs.size(); ++i)
-      trees[i] = builder_->build(jobs[i].second, jobs[i].first);
+      trees[i] = builder->build(jobs[i].second, jobs[i].first);
   });
+  hops_ = std::move(hops);
+  builder_ = std::move(builder);
   if (!builder_) {
     log_->warn("{}: multicast trees not computed: {}", format_error_id(kErrProgrammingFailed),
                hop_error);

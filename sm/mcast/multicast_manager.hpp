@@ -79,7 +79,7 @@ class MulticastManager {
   // every MLID of `store` over `topo` (topo.switches[i] is f's node switch_nodes[i])
   // and queues the blocks that differ. Drops the store's dirty marks (all are covered).
   // Failures go to `report`. Returns the SMPs queued.
-  std::size_t program_all(Fabric& f, const routing::Topology& topo,
+  std::size_t program_all(Fabric& f, std::shared_ptr<const routing::Topology> topo,
                           const std::vector<NodeIndex>& switch_nodes, sa::McGroupStore& store,
                           const conf::Options& options, mad::SmpClient& client, SweepReport& report,
                           const PureRunner& run_pure);
@@ -145,8 +145,9 @@ class MulticastManager {
 
   Logger log_;
   std::map<Guid, SwitchTable> tables_;  // ordered: deterministic SMP order
-  // The last heavy sweep's topology and what the trees need of it.
-  routing::Topology topo_;
+  // The last heavy sweep's topology (the router's immutable copy: program_all's worker
+  // reads it while this thread serves) and what the trees need of it.
+  std::shared_ptr<const routing::Topology> topo_ = std::make_shared<const routing::Topology>();
   std::vector<Guid> switch_guid_;                             // by topology switch index
   std::unordered_map<Guid, routing::McastMember> member_of_;  // port GUID -> member port
   std::unique_ptr<routing::HopMatrix> hops_;

@@ -261,10 +261,13 @@ void PartitionManager::program(Fabric& f, mad::SmpClient& client, SweepReport& r
   po.part_enforce = part_enforce(options_);
   po.sm_port_always_full = true;
   po.keep_pkey_indexes = options_.keep_pkey_indexes;
-  // The planner reads only its own inputs: the fabric copy above, the configuration and
-  // the planner state, which nothing the SM does while serving changes.
+  // The planner's worker gets only what it owns: the fabric copy above, a copy of the
+  // configuration and the planner state moved out of this manager (the plan hands back
+  // the next one), so nothing it reads is live state.
   partitions::FabricPlan plan;
-  run_pure([&] { plan = partitions::plan_pkeys(resolved_, pf, po, state_); });
+  run_pure([&plan, &pf, &po, config = resolved_, state = std::move(state_)] {
+    plan = partitions::plan_pkeys(config, pf, po, state);
+  });
   plan_ = std::move(plan);
   for (const auto& d : plan_.diagnostics)
     log_->warn("{}", partitions::format_diagnostic(d, options_.partition_config_file));

@@ -81,6 +81,7 @@ class Router {
   // The topology and switch rows of the last compute(): set when it starts, so after a
   // sweep whose routing failed they belong to that sweep and routes() to an earlier one.
   const routing::Topology& topology() const { return *topology_; }
+  const std::shared_ptr<const routing::Topology>& topology_ptr() const { return topology_; }
   const std::vector<NodeIndex>& switches() const { return switches_; }
 
  private:
