@@ -7,12 +7,14 @@
 # once per file. Incremental work is quicker in a tree of your own without it
 # (`meson setup build-dev --werror`), which also catches a file that lacks an include
 # its unit's earlier files happen to provide (docs/testing.md, "Builds").
+# Without the fuzz replays: scripts/test.sh runs them on its sanitizer build.
 #   scripts/build.sh            everything (programs, tests, benchmarks)
 #   scripts/build.sh TARGET...  only those ninja targets, e.g. daemon/ibsm (the demo)
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
 if [ ! -f build/build.ninja ]; then
-  meson setup build --werror -Ddebug=false -Dunity=on -Dunity_size=8 >/dev/null
+  meson setup build --werror -Ddebug=false -Dunity=on -Dunity_size=8 -Dfuzz_replays=false \
+    >/dev/null
 fi
 ninja -C build "$@" >/dev/null

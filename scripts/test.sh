@@ -28,21 +28,10 @@ else
   # builds and unit tests run beside it, niced, so the waiting tests get the CPU they
   # want. (The whole tree sanitized is `meson test -C build-asan`.)
   asan=build-asan
-  asan_tests="mad_unit sa_fuzz_replay partitions_fuzz_replay smp_attributes_fuzz_replay
-    mad_dispatch_fuzz_replay opensm_conf_fuzz_replay toml_fuzz_replay command_line_fuzz_replay
-    ctl_command_fuzz_replay guid2lid_fuzz_replay guid_files_fuzz_replay sa_db_fuzz_replay
-    perfmgr_counters_fuzz_replay prefix_routes_fuzz_replay cc_values_fuzz_replay
-    node_name_map_fuzz_replay per_module_logging_fuzz_replay lft_dump_fuzz_replay
-    lid_matrix_fuzz_replay torus_conf_fuzz_replay agent_inputs_fuzz_replay
-    qos_policy_fuzz_replay partitions_conf_fuzz_replay display_text_fuzz_replay"
-  asan_targets="tests/unit/mad/mad_unit tests/unit/sa/sa_fuzz_replay
-    tests/unit/partitions/partitions_fuzz_replay"
-  for t in $asan_tests; do
-    case "$t" in
-      sa_fuzz_replay | partitions_fuzz_replay | mad_unit) ;;
-      *) asan_targets="$asan_targets tests/fuzz/$t" ;;
-    esac
-  done
+  # On the sanitizer build, besides the ibsim suite: the suite 'fuzz' (the replays of
+  # every decoder; not built by default, so `meson test` builds them) and the unit tests
+  # of the MAD layer.
+  asan_units="mad_unit"
   # Unity, as scripts/build.sh builds ./build: half the compile CPU.
   if [ ! -f "$asan/build.ninja" ]; then
     meson setup "$asan" --werror -Ddebug=false -Doptimization=1 \
@@ -50,10 +39,11 @@ else
   fi
   mkdir -p "$logs" "$asan/meson-logs"
   rm -f "$logs/testlog.json" "$asan/meson-logs/testlog.json" \
-    "$asan/meson-logs/testlog-ibsim.json"
+    "$asan/meson-logs/testlog-fuzz.json" "$asan/meson-logs/testlog-ibsim.json"
   t0=$(date +%s)
   phase() { echo "test.sh: $1 at $(($(date +%s) - t0)) s" >&2; }
-  results="$logs/testlog.json $asan/meson-logs/testlog.json $asan/meson-logs/testlog-ibsim.json"
+  results="$logs/testlog.json $asan/meson-logs/testlog-fuzz.json $asan/meson-logs/testlog.json
+    $asan/meson-logs/testlog-ibsim.json"
   ibsim_pid=
   # Ended early (Ctrl-C, SIGTERM from a CI runner's timeout): the ibsim suite in the
   # background is told too, so meson stops its pytest and the harness its simulators.
@@ -73,23 +63,21 @@ else
   if nice -n 10 "$top/scripts/build.sh"; then
     phase "the plain build done"
     nice -n 10 meson test -C build --no-rebuild --print-errorlogs --num-processes 2 \
-      --no-suite ibsim || status=$?
+      --no-suite ibsim --no-suite fuzz || status=$?
     phase "the unit tests done"
   else
     status=$?
     echo "test.sh: the build failed" >&2
   fi
-  # shellcheck disable=SC2086
-  if nice -n 10 ninja -C "$asan" $asan_targets >>"$asan/meson-logs/build-console.txt" 2>&1; then
-    # shellcheck disable=SC2086
-    nice -n 10 meson test -C "$asan" --no-rebuild --print-errorlogs --num-processes 1 \
-      $asan_tests || status=$?
+  # meson test builds what the tests it runs need (its output goes to the console).
+  if nice -n 10 meson test -C "$asan" --print-errorlogs --num-processes 1 --suite fuzz \
+    --logbase testlog-fuzz; then
     phase "the fuzz replays done"
   else
     status=1
-    tail -50 "$asan/meson-logs/build-console.txt" >&2
-    echo "test.sh: the sanitizer build of the fuzz replays failed" >&2
   fi
+  # shellcheck disable=SC2086
+  nice -n 10 meson test -C "$asan" --print-errorlogs --num-processes 1 $asan_units || status=1
   if [ -n "$ibsim_pid" ]; then
     wait "$ibsim_pid" || status=$?
     phase "the ibsim suite done"
