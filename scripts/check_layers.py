@@ -74,8 +74,6 @@ EXCEPTIONS: list[tuple[str, str, str]] = [
      "the agent's plan diff is ibsm-part's unified diff, compiled into the agent"),
     ("sm/names/node_name_map.cpp", "sm/errors.hpp",
      "node_name_map's error IDs are in sm's catalog"),
-    ("sm/reroute/targeted_sweep.cpp", "sm/subnet_manager.hpp",
-     "the targeted sweep is still SubnetManager methods"),
 ]
 
 SOURCE_SUFFIXES = {".cpp", ".hpp", ".h", ".cc", ".ipp", ".inc"}
