@@ -72,8 +72,6 @@ NEVER: list[tuple[str, str, str]] = [
 EXCEPTIONS: list[tuple[str, str, str]] = [
     ("sm/names/node_name_map.cpp", "sm/errors.hpp",
      "node_name_map's error IDs are in sm's catalog"),
-    ("sm/reroute/targeted_sweep.cpp", "sm/subnet_manager.hpp",
-     "the targeted sweep is still SubnetManager methods"),
 ]
 
 SOURCE_SUFFIXES = {".cpp", ".hpp", ".h", ".cc", ".ipp", ".inc"}

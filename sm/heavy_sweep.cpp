@@ -1,9 +1,14 @@
 // The heavy sweep: discover, assign LIDs, route, program, activate.
 // Each phase is a barrier (all its SMPs answered) like OpenSM's, but inside a
-// phase every request is queued at once so the SMP window never runs dry.
+// phase every request is queued at once so the SMP window never runs dry. The targeted
+// sweep (sm/reroute/targeted_sweep.hpp) hands it an updated model instead of discovery;
+// the light sweep reads SwitchInfo only.
 #include <algorithm>
 #include <chrono>
+#include <functional>
+#include <optional>
 #include <utility>
+#include <variant>
 
 #include "mad/attr/port_info.hpp"
 #include "mad/attr/switch_info.hpp"
@@ -11,6 +16,7 @@
 #include "sm/links/fdr10.hpp"
 #include "sm/publish/perfmgr_link.hpp"
 #include "sm/qos/vlarb_programmer.hpp"
+#include "sm/reroute/targeted_sweep.hpp"
 #include "sm/routes/route_dumps.hpp"
 #include "sm/subnet_manager.hpp"
 
@@ -273,6 +279,54 @@ SweepResult SubnetManager::heavy_sweep(const std::atomic<bool>& stop, PreparedFa
   // OpenSM: guid2mkey at the end of every completed heavy sweep.
   mkeys_.save(fabric_, options_.cache_dir, options_.fsync_high_avail_files);
   return r;
+}
+
+bool SubnetManager::may_target() const {
+  return reroute::may_target(
+      {loop_.heavy_reason, loop_.full_sweep_trap, state(), first_master_sweep_done_,
+       options_.force_heavy_sweep, tables_.takeover_pending()},
+      fabric_);
+}
+
+// The targeted sweep is sm/reroute/'s; the loop's bookkeeping and the log stay here.
+std::optional<SweepResult> SubnetManager::targeted_sweep(const std::atomic<bool>& stop) {
+  const auto t0 = clock_.now();
+  const auto before = client_.counters();
+  const HeavyReason why = loop_.heavy_reason;
+  const bool late_trap = std::exchange(loop_.trap_while_sweeping, false);
+  // Traps arriving from here on ask for another sweep.
+  loop_.heavy_reason = HeavyReason::kNone;
+  set_phase(SweepPhase::kTargetedSweep);
+  log_->info("INITIATING TARGETED SWEEP ({})", heavy_reason_name(why));
+  const std::function<bool()> drained = [&] {
+    drain(stop);
+    return !stop.load();
+  };
+  reroute::TargetedOutcome out =
+      reroute::targeted_sweep({fabric_, client_, drained, why, late_trap});
+  if (std::holds_alternative<reroute::targeted::Stopped>(out)) return SweepResult{};
+  if (const auto* fb = std::get_if<reroute::targeted::FallBack>(&out)) {
+    log_->info("targeted sweep: {}; full heavy sweep", fb->reason);
+    if (loop_.heavy_reason == HeavyReason::kNone) loop_.heavy_reason = why;
+    set_phase(SweepPhase::kIdle);
+    return std::nullopt;
+  }
+  if (const auto* quiet = std::get_if<reroute::targeted::NoLinkChange>(&out)) {
+    // Nothing the routes depend on: clear the flags (write 1, IBA 14.2.5.4) and go on.
+    reroute::clear_port_state_change(fabric_, client_, quiet->flagged);
+    drain(stop);
+    set_phase(SweepPhase::kIdle);
+    log_->info("targeted sweep: no link change ({} switches flagged a port change)",
+               quiet->flagged.size());
+    SweepResult r;
+    r.subnet_up = true;
+    r.seconds = std::chrono::duration<double>(clock_.now() - t0).count();
+    return r;
+  }
+  auto& changed = std::get<reroute::targeted::LinkChanges>(out);
+  log_->info("targeted sweep: {}", changed.description);
+  PreparedFabric prepared{std::move(changed.fabric), t0, before, std::move(changed.touched)};
+  return heavy_sweep(stop, &prepared);
 }
 
 SweepResult SubnetManager::light_sweep(const std::atomic<bool>& stop) {

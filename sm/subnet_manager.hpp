@@ -193,7 +193,8 @@ class SubnetManager {
   // After a trap or PortStateChange on a subnet this SM brought up: re-reads only the
   // switches that flagged a change and, when all it finds is inter-switch links gone or
   // back between known switches, re-routes from the updated model without rediscovery
-  // (sm/reroute/targeted_sweep.cpp). nullopt: it needs a full heavy sweep instead.
+  // (sm/reroute/targeted_sweep.hpp; the loop's part in sm/heavy_sweep.cpp). nullopt: it
+  // needs a full heavy sweep instead.
   std::optional<SweepResult> targeted_sweep(const std::atomic<bool>& stop);
   bool may_target() const;
   SweepResult light_sweep(const std::atomic<bool>& stop);
