@@ -20,6 +20,7 @@
 #include "conf/options.hpp"
 #include "mad/smp_client.hpp"
 #include "mad/transport.hpp"
+#include "names/node_name_map.hpp"
 #include "perfmgr/perf_manager.hpp"
 #include "qos_policy/model.hpp"
 #include "routing/engine.hpp"
@@ -36,7 +37,6 @@
 #include "sm/mcast/mcast_updates.hpp"
 #include "sm/mcast/multicast_manager.hpp"
 #include "sm/mkey/sweep_keys.hpp"
-#include "sm/names/node_name_map.hpp"
 #include "sm/ops/fabric_diff.hpp"
 #include "sm/ops/ops.hpp"
 #include "sm/pkeys/pkey_manager.hpp"
@@ -111,7 +111,7 @@ class SubnetManager {
   // Takes options that may change at run time (OpenSM's reloadable keys).
   void apply_options(const conf::Options& options);
 
-  // Node names (node_name_map_name, sm/names/node_name_map.hpp): reads the map again and
+  // Node names (node_name_map_name, names/node_name_map.hpp): reads the map again and
   // renames the nodes of the fabric model; logs and dumps use the names from then on.
   // A map in error is logged (file:line) and returned, and the map in force stays.
   // Call on the SM's thread: main() at start-up and on SIGHUP, ibsm-ctl's reload.

@@ -35,7 +35,7 @@ Answer partitions(const OpsSnapshot& s, const Snap* f, const NodeNamer& name_of)
 // nodes.cpp: port GUIDs by NodeDescription pattern (dump_portguid); the node name map
 // in force (node_names).
 Answer dump_portguid(const Snap& f, const Command& cmd);
-Answer node_names(const sm::names::NodeNameMap* map);
+Answer node_names(const names::NodeNameMap* map);
 
 // config.cpp: the options in force as opensm.conf text, secrets redacted unless
 // `sees_secrets` (is_secret_option and redact_secrets are there too).

@@ -16,11 +16,11 @@
 #include "conf/options.hpp"
 #include "mad/smp_client.hpp"
 #include "mad/types.hpp"
+#include "names/node_name_map.hpp"
 #include "perfmgr/counter_snapshot.hpp"
 #include "sa/limits.hpp"
 #include "sa/server.hpp"
 #include "sa/snapshot.hpp"
-#include "sm/names/node_name_map.hpp"
 
 namespace ibsm::sm::ops {
 

@@ -91,7 +91,7 @@ std::shared_ptr<sm::ops::OpsSnapshot> ops_snapshot_of(const testsupport::Fabric&
   ops->perfmgr_enabled = true;
   ops->perf_counters = std::move(counters);
   ops->fabric = std::move(fabric);
-  ops->node_names = std::make_shared<sm::names::NodeNameMap>();
+  ops->node_names = std::make_shared<names::NodeNameMap>();
   return ops;
 }
 
