@@ -8,13 +8,13 @@
 
 #include "ctl/command.hpp"
 #include "ctl/reports/report_kit.hpp"
-#include "sm/ops/event_bus.hpp"
+#include "ops/event_bus.hpp"
 
 namespace ibsm::ctl::reports {
 
 // status.cpp: the SM's state, its counters and last sweeps; the events history.
-Answer status(const OpsSnapshot& s, const sm::ops::EventBus& events);
-Answer events_history(const sm::ops::EventBus& bus, std::size_t n);
+Answer status(const OpsSnapshot& s, const ops::EventBus& events);
+Answer events_history(const ops::EventBus& bus, std::size_t n);
 
 // ports.cpp: one LID's port (querylid); port counts by state, width and speed, and
 // the ports with possible issues (portstatus).

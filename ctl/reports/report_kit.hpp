@@ -9,12 +9,12 @@
 #include "common/error.hpp"
 #include "ctl/reports/reports.hpp"
 #include "names/node_name_map.hpp"
+#include "ops/ops_snapshot.hpp"
 #include "sa/snapshot.hpp"
-#include "sm/ops/ops_snapshot.hpp"
 
 namespace ibsm::ctl::reports {
 
-using sm::ops::OpsSnapshot;
+using ops::OpsSnapshot;
 using Snap = sa::Snapshot;
 
 // "0x0002c903000e0b72": a GUID with its 16 hex digits.

@@ -22,7 +22,7 @@
 #include "sa/server.hpp"
 #include "sa/snapshot.hpp"
 
-namespace ibsm::sm::ops {
+namespace ibsm::ops {
 
 enum class SweepKind : std::uint8_t { kLight, kHeavy, kTargeted };
 std::string_view sweep_kind_name(SweepKind k);  // "light", "heavy", "targeted"
@@ -151,4 +151,4 @@ struct OpsSnapshot {
 };
 using OpsSnapshotPtr = std::shared_ptr<const OpsSnapshot>;
 
-}  // namespace ibsm::sm::ops
+}  // namespace ibsm::ops
