@@ -107,7 +107,7 @@ int main(int argc, char** argv) {
   std::printf("render() in process: %.3f s, %zu bytes, peak RSS +%.1f MB\n", seconds_since(t0),
               rendered, proc_status_mb("VmHWM:") - base);
 
-  sm::ops::OpsPublisher publisher;
+  ops::OpsPublisher publisher;
   std::ostringstream sink;
   metrics::MetricsEndpoint endpoint(publisher,
                                     testsupport::capture_log(sink, "metrics", spdlog::level::warn));

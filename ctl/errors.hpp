@@ -2,11 +2,11 @@
 // (range IBSM-8001..8199). A request that fails gets exactly one error line with one of
 // these IDs; the connection stays usable and the SM is not affected.
 // The IDs the SM itself answers with (sweeps, handover, perfmgr, permodlog) are defined
-// in sm/ops/errors.hpp, since sm/ may not include ctl/; they are referred to here.
+// in ops/errors.hpp, since sm/ may not include ctl/; they are referred to here.
 #pragma once
 
 #include "common/error.hpp"
-#include "sm/ops/errors.hpp"
+#include "ops/errors.hpp"
 
 namespace ibsm::ctl {
 
@@ -20,7 +20,7 @@ inline constexpr ErrorId kErrTooManyConnections{8007};
 inline constexpr ErrorId kErrBusy{8008};
 inline constexpr ErrorId kErrNoFabric{8009};
 inline constexpr ErrorId kErrNotFound{8010};
-using sm::ops::kErrNotAvailable;  // the SM answers with it (sm/ops/errors.hpp)
+using ops::kErrNotAvailable;  // the SM answers with it (ops/errors.hpp)
 inline constexpr ErrorId kErrSocketSetup{8012};
 inline constexpr ErrorId kErrConnect{8013};
 inline constexpr ErrorId kErrProtocol{8014};
@@ -34,12 +34,12 @@ inline constexpr ErrorId kErrStoppedReading{8021};
 inline constexpr ErrorId kErrPattern{8022};
 inline constexpr ErrorId kErrAuth{8023};
 inline constexpr ErrorId kErrConsoleToken{8024};
-using sm::ops::kErrNoModel;      // the SM answers with it (sm/ops/errors.hpp)
-using sm::ops::kErrNoStandby;    // the SM answers with it (sm/ops/errors.hpp)
-using sm::ops::kErrNotMaster;    // the SM answers with it (sm/ops/errors.hpp)
-using sm::ops::kErrNotSweeping;  // the SM answers with it (sm/ops/errors.hpp)
-using sm::ops::kErrPerfmgr;      // the SM answers with it (sm/ops/errors.hpp)
-using sm::ops::kErrSweepFailed;  // the SM answers with it (sm/ops/errors.hpp)
+using ops::kErrNoModel;      // the SM answers with it (ops/errors.hpp)
+using ops::kErrNoStandby;    // the SM answers with it (ops/errors.hpp)
+using ops::kErrNotMaster;    // the SM answers with it (ops/errors.hpp)
+using ops::kErrNotSweeping;  // the SM answers with it (ops/errors.hpp)
+using ops::kErrPerfmgr;      // the SM answers with it (ops/errors.hpp)
+using ops::kErrSweepFailed;  // the SM answers with it (ops/errors.hpp)
 
 inline constexpr ErrorInfo kCtlErrors[] = {
     {kErrUnknownCommand, "Unknown control command",
@@ -93,7 +93,7 @@ inline constexpr ErrorInfo kCtlErrors[] = {
     {kErrNotFound, "LID, GUID or name not found",
      "The LID or GUID given is not in the fabric of the last heavy sweep.",
      "Check the value with `ibsm-ctl dump_portguid .` or saquery."},
-    sm::ops::kNotAvailableInfo,
+    ops::kNotAvailableInfo,
     {kErrSocketSetup, "Cannot open the control socket or console",
      "ibsm could not create, bind or listen on its control socket (or the loopback console "
      "port). The SM runs without it; the log line names the path or port and the reason.",
@@ -159,12 +159,12 @@ inline constexpr ErrorInfo kCtlErrors[] = {
      "read-only: every changing command on it answers IBSM-8005. ibsm-ctl is not affected.",
      "Create the directory (systemd's RuntimeDirectory makes /run/ibsm), or set "
      "console_token_file; restart."},
-    sm::ops::kSweepFailedInfo,
-    sm::ops::kNotSweepingInfo,
-    sm::ops::kNoModelInfo,
-    sm::ops::kNotMasterInfo,
-    sm::ops::kNoStandbyInfo,
-    sm::ops::kPerfmgrInfo,
+    ops::kSweepFailedInfo,
+    ops::kNotSweepingInfo,
+    ops::kNoModelInfo,
+    ops::kNotMasterInfo,
+    ops::kNoStandbyInfo,
+    ops::kPerfmgrInfo,
 };
 
 }  // namespace ibsm::ctl

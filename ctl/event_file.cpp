@@ -25,7 +25,7 @@ void rotate_files(const std::string& path, unsigned keep) {
   std::rename(path.c_str(), (path + ".1").c_str());
 }
 
-EventFileWriter::EventFileWriter(sm::ops::EventBus& bus, Logger log, EventFileSettings settings)
+EventFileWriter::EventFileWriter(ops::EventBus& bus, Logger log, EventFileSettings settings)
     : bus_(bus), log_(std::move(log)), settings_(std::move(settings)) {}
 
 EventFileWriter::~EventFileWriter() {
@@ -101,7 +101,7 @@ void EventFileWriter::run() {
     }
     std::string chunk;
     for (const auto& e : events) {
-      std::string line = sm::ops::encode_json(*e);
+      std::string line = ops::encode_json(*e);
       line += '\n';
       // A file never grows past max_bytes by more than one line: rotated before it would.
       if (settings_.max_bytes > 0 && size_ + chunk.size() > 0 &&

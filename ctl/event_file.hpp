@@ -12,7 +12,7 @@
 #include <thread>
 
 #include "common/log.hpp"
-#include "sm/ops/event_bus.hpp"
+#include "ops/event_bus.hpp"
 
 namespace ibsm::ctl {
 
@@ -25,7 +25,7 @@ struct EventFileSettings {
 
 class EventFileWriter {
  public:
-  EventFileWriter(sm::ops::EventBus& bus, Logger log, EventFileSettings settings);
+  EventFileWriter(ops::EventBus& bus, Logger log, EventFileSettings settings);
   ~EventFileWriter();
   EventFileWriter(const EventFileWriter&) = delete;
   EventFileWriter& operator=(const EventFileWriter&) = delete;
@@ -38,10 +38,10 @@ class EventFileWriter {
   void rotate();
   bool write_chunk(std::string& chunk);  // false: the file failed (closed, logged)
 
-  sm::ops::EventBus& bus_;
+  ops::EventBus& bus_;
   Logger log_;
   EventFileSettings settings_;
-  std::shared_ptr<sm::ops::Subscription> sub_;
+  std::shared_ptr<ops::Subscription> sub_;
   std::atomic<bool> stop_{false};
   std::thread thread_;
   int fd_ = -1;

@@ -23,11 +23,10 @@
 
 namespace ibsm::ctl {
 
-ControlServer::ControlServer(sm::ops::Ops& ops, Logger log, ServerSettings settings)
+ControlServer::ControlServer(ops::Ops& ops, Logger log, ServerSettings settings)
     : ControlServer(ops, std::move(log), std::move(settings), steady_) {}
 
-ControlServer::ControlServer(sm::ops::Ops& ops, Logger log, ServerSettings settings,
-                             const Clock& clock)
+ControlServer::ControlServer(ops::Ops& ops, Logger log, ServerSettings settings, const Clock& clock)
     : ops_(ops),
       log_(std::move(log)),
       settings_(std::move(settings)),

@@ -41,7 +41,7 @@
 #include "ctl/refusal_log.hpp"
 #include "ctl/reports/reports.hpp"
 #include "ctl/worker_pool.hpp"
-#include "sm/ops/ops.hpp"
+#include "ops/ops.hpp"
 
 namespace ibsm::ctl {
 
@@ -71,9 +71,9 @@ std::string console_token_path_for(const ServerSettings& s);
 
 class ControlServer {
  public:
-  ControlServer(sm::ops::Ops& ops, Logger log, ServerSettings settings);
+  ControlServer(ops::Ops& ops, Logger log, ServerSettings settings);
   // `clock` times the idle timeout and `status loop` (tests drive it).
-  ControlServer(sm::ops::Ops& ops, Logger log, ServerSettings settings, const Clock& clock);
+  ControlServer(ops::Ops& ops, Logger log, ServerSettings settings, const Clock& clock);
   ~ControlServer();
   ControlServer(const ControlServer&) = delete;
   ControlServer& operator=(const ControlServer&) = delete;
@@ -124,7 +124,7 @@ class ControlServer {
                      std::function<Answer()> compute);
   void housekeep(Clock::TimePoint now);
 
-  sm::ops::Ops& ops_;
+  ops::Ops& ops_;
   Logger log_;
   ServerSettings settings_;
   SteadyClock steady_;
@@ -158,7 +158,7 @@ class ControlServer {
     std::uint64_t conn;
     bool json;
     std::string name;
-    sm::ops::ControlReply reply;
+    ops::ControlReply reply;
   };
   std::mutex replies_mu_;
   std::vector<Reply> replies_;

@@ -14,7 +14,7 @@
 #include "ctl/command.hpp"
 #include "ctl/outbox.hpp"
 #include "ctl/server.hpp"
-#include "sm/ops/event_bus.hpp"
+#include "ops/event_bus.hpp"
 
 namespace ibsm::ctl {
 
@@ -41,7 +41,7 @@ struct ControlServer::Conn {
   Outbox out;               // what the client has not read yet
   Clock::TimePoint last_line;
   bool in_flight = false;  // a request at a worker or at the SM: later lines wait
-  std::shared_ptr<sm::ops::Subscription> follow;
+  std::shared_ptr<ops::Subscription> follow;
   bool follow_json = false;
   bool loop_json = false;
   std::optional<Clock::TimePoint> next_loop;

@@ -183,8 +183,7 @@ void ControlServer::pump_events(Conn& c) {
   if (c.out.bytes() > 256 * 1024) return;
   const auto now = clock_.now();
   for (const auto& e : c.follow->take())
-    c.out.push_stream((c.follow_json ? sm::ops::encode_json(*e) : sm::ops::encode_text(*e)) + "\n",
-                      now);
+    c.out.push_stream((c.follow_json ? ops::encode_json(*e) : ops::encode_text(*e)) + "\n", now);
   flush(c);
 }
 

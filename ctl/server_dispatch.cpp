@@ -39,14 +39,14 @@ void ControlServer::submit(Conn& c, const Command& cmd, std::string_view line) {
   }
   auto request = control_request_for(cmd);
   if (!request) return;
-  sm::ops::ControlRequest& r = *request;
+  ops::ControlRequest& r = *request;
   r.uid = c.peer.uid;
   r.command = std::string(line.substr(0, 200));
   if (r.changes) log_->info("control: {} sent '{}'", c.peer.describe, r.command);
   const std::uint64_t id = c.id;
   const bool json = cmd.json;
   std::string name(spec_of(cmd.id).name);
-  r.reply = [this, id, json, name](sm::ops::ControlReply reply) {
+  r.reply = [this, id, json, name](ops::ControlReply reply) {
     {
       std::lock_guard lock(replies_mu_);
       replies_.push_back(Reply{id, json, name, std::move(reply)});
@@ -80,7 +80,7 @@ AnswerWire internal_error_wire(const Logger& log, bool framed, bool json, std::s
 
 // The SM's reply as an answer, in the one form the request asked for: the text moved,
 // not copied (a PerfMgr dump can be tens of MiB), or its JSON document.
-Answer answer_of_reply(sm::ops::ControlReply reply, bool json) {
+Answer answer_of_reply(ops::ControlReply reply, bool json) {
   Answer a;
   a.ok = reply.ok;
   if (reply.ok && json) {
@@ -209,9 +209,8 @@ void ControlServer::on_line(Conn& c, std::string_view line) {
         c.follow = ops_.events.subscribe(settings_.follow_queue, [this] { wake(); });
         if (cmd.number) {  // history first, then live
           for (const auto& e : ops_.events.history(*cmd.number))
-            c.out.push_stream(
-                (cmd.json ? sm::ops::encode_json(*e) : sm::ops::encode_text(*e)) + "\n",
-                clock_.now());
+            c.out.push_stream((cmd.json ? ops::encode_json(*e) : ops::encode_text(*e)) + "\n",
+                              clock_.now());
         }
         flush(c);
         return;

@@ -4,48 +4,47 @@
 
 namespace ibsm::ctl {
 
-std::optional<sm::ops::ControlRequest> control_request_for(const Command& cmd) {
-  sm::ops::ControlRequest r;
+std::optional<ops::ControlRequest> control_request_for(const Command& cmd) {
+  ops::ControlRequest r;
   switch (cmd.id) {
     case CommandId::kLogLevel:
-      r.action = sm::ops::ControlAction::kLogLevel;
+      r.action = ops::ControlAction::kLogLevel;
       r.arg = std::to_string(*cmd.number);
       break;
     case CommandId::kPriority:
-      r.action = sm::ops::ControlAction::kPriority;
+      r.action = ops::ControlAction::kPriority;
       r.arg = std::to_string(*cmd.number);
       break;
     case CommandId::kResweep:
-      r.action = cmd.word == "heavy" ? sm::ops::ControlAction::kResweepHeavy
-                                     : sm::ops::ControlAction::kResweepLight;
+      r.action = cmd.word == "heavy" ? ops::ControlAction::kResweepHeavy
+                                     : ops::ControlAction::kResweepLight;
       break;
     case CommandId::kReroute:
-      r.action = sm::ops::ControlAction::kReroute;
+      r.action = ops::ControlAction::kReroute;
       break;
     case CommandId::kSweep:
-      r.action =
-          cmd.word == "on" ? sm::ops::ControlAction::kSweepOn : sm::ops::ControlAction::kSweepOff;
+      r.action = cmd.word == "on" ? ops::ControlAction::kSweepOn : ops::ControlAction::kSweepOff;
       break;
     case CommandId::kLogFlush:
-      r.action = sm::ops::ControlAction::kLogFlush;
+      r.action = ops::ControlAction::kLogFlush;
       r.arg = cmd.word;
       break;
     case CommandId::kUpdateDesc:
-      r.action = sm::ops::ControlAction::kUpdateDesc;
+      r.action = ops::ControlAction::kUpdateDesc;
       break;
     case CommandId::kHandover:
-      r.action = sm::ops::ControlAction::kHandover;
+      r.action = ops::ControlAction::kHandover;
       break;
     case CommandId::kNodeNames:
-      r.action = sm::ops::ControlAction::kReloadNodeNames;
+      r.action = ops::ControlAction::kReloadNodeNames;
       break;
     case CommandId::kPermodlog:  // the module loggers are the SM's: shown and set there
-      r.action = sm::ops::ControlAction::kPermodlog;
+      r.action = ops::ControlAction::kPermodlog;
       r.words = cmd.args;
       if (cmd.number) r.arg = std::to_string(*cmd.number);  // the flags, as checked
       break;
     case CommandId::kPerfmgr:  // the PerfMgr lives on the SM's thread, even to read it
-      r.action = sm::ops::ControlAction::kPerfmgr;
+      r.action = ops::ControlAction::kPerfmgr;
       r.words = cmd.args;
       break;
     default:

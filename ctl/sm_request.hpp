@@ -6,12 +6,12 @@
 #include <optional>
 
 #include "ctl/command.hpp"
-#include "sm/ops/control_queue.hpp"
+#include "ops/control_queue.hpp"
 
 namespace ibsm::ctl {
 
 // The request for `cmd`: action, argument, words and `changes`; nullopt for a command
 // answered without the SM.
-std::optional<sm::ops::ControlRequest> control_request_for(const Command& cmd);
+std::optional<ops::ControlRequest> control_request_for(const Command& cmd);
 
 }  // namespace ibsm::ctl

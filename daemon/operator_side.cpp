@@ -1,4 +1,4 @@
-// The daemon's operator side: ctl and metrics wired to sm/ops (daemon/operator_side.hpp).
+// The daemon's operator side: ctl and metrics wired to ops (daemon/operator_side.hpp).
 #include "daemon/operator_side.hpp"
 
 #include <sys/stat.h>
@@ -36,7 +36,7 @@ ctl::ServerSettings ctl_server_settings(const conf::Options& options, const Logg
   return settings;
 }
 
-OperatorSide::OperatorSide(sm::ops::Ops& ops, const Logger& log, const conf::Options& options,
+OperatorSide::OperatorSide(ops::Ops& ops, const Logger& log, const conf::Options& options,
                            std::optional<metrics::ListenAddress> metrics_at)
     : ops_(ops),
       log_(log),

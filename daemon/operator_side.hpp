@@ -1,4 +1,4 @@
-// The operator side of the daemon, wired to the SM's operator seam (sm/ops/): the
+// The operator side of the daemon, wired to the SM's operator seam (ops/): the
 // Prometheus endpoint (metrics/), ibsm-ctl's socket with OpenSM's console, and the
 // events file (ctl/). Each runs on threads of its own reading published snapshots,
 // so none of them can hold up a sweep.
@@ -12,7 +12,7 @@
 #include "ctl/event_file.hpp"
 #include "ctl/server.hpp"
 #include "metrics/endpoint.hpp"
-#include "sm/ops/ops.hpp"
+#include "ops/ops.hpp"
 
 namespace ibsm::daemon {
 
@@ -26,7 +26,7 @@ ctl::ServerSettings ctl_server_settings(const conf::Options& options, const Logg
 
 class OperatorSide {
  public:
-  OperatorSide(sm::ops::Ops& ops, const Logger& log, const conf::Options& options,
+  OperatorSide(ops::Ops& ops, const Logger& log, const conf::Options& options,
                std::optional<metrics::ListenAddress> metrics_at);
   OperatorSide(const OperatorSide&) = delete;
   OperatorSide& operator=(const OperatorSide&) = delete;
@@ -38,7 +38,7 @@ class OperatorSide {
   void stop();
 
  private:
-  sm::ops::Ops& ops_;
+  ops::Ops& ops_;
   Logger log_;
   const conf::Options& options_;
   std::optional<metrics::ListenAddress> metrics_at_;

@@ -14,6 +14,7 @@
 #include "ctl/errors.hpp"
 #include "mad/errors.hpp"
 #include "metrics/errors.hpp"
+#include "names/errors.hpp"
 #include "partitions/errors.hpp"
 #include "perfmgr/errors.hpp"
 #include "qos_policy/errors.hpp"
@@ -36,6 +37,7 @@ struct Module {
 const Module kModules[] = {
     {"MAD layer (mad/)", 1, ibsm::mad::kMadErrors},
     {"Subnet manager (sm/)", 2, ibsm::sm::kSmErrors},
+    {"Node name map (names/)", 2, ibsm::names::kNamesErrors},
     {"Master/standby election (sm/election/)", 2, ibsm::sm::election::kElectionErrors},
     {"M_Key (sm/mkey/)", 2, ibsm::sm::mkey::kMkeyErrors},
     {"QoS policy file (qos_policy/)", 2, ibsm::qos_policy::kQosPolicyErrors},

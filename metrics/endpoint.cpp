@@ -62,7 +62,7 @@ HttpAnswer document(const HttpRequest& req, std::string body, const char* type) 
 // The gzip answer: the SM's metrics compressed now, then the port counters as
 // compressed in the background, as one member (gzip_join.hpp), sent as three pieces
 // without copying the counters.
-HttpAnswer serve_gzip(const std::shared_ptr<const sm::ops::OpsSnapshot>& snap,
+HttpAnswer serve_gzip(const std::shared_ptr<const ops::OpsSnapshot>& snap,
                       std::shared_ptr<const DeflatedPiece> counters) {
   Exposition exposition(snap);
   Deflater deflater(Z_DEFAULT_COMPRESSION);
@@ -90,7 +90,7 @@ HttpAnswer serve_gzip(const std::shared_ptr<const sm::ops::OpsSnapshot>& snap,
 
 // The exposition uncompressed, one family at a time (chunked): a big fabric's text is
 // never held whole.
-HttpAnswer serve_plain(const std::shared_ptr<const sm::ops::OpsSnapshot>& snap) {
+HttpAnswer serve_plain(const std::shared_ptr<const ops::OpsSnapshot>& snap) {
   HttpAnswer a;
   a.headers = {{"Content-Type", kExpositionType}};
   auto exposition = std::make_shared<Exposition>(snap);
@@ -127,8 +127,7 @@ Result<ListenAddress> parse_listen(const std::string& text) {
   return ListenAddress{host, static_cast<std::uint16_t>(port)};
 }
 
-MetricsEndpoint::MetricsEndpoint(const sm::ops::OpsPublisher& snapshots, Logger log,
-                                 HttpLimits limits)
+MetricsEndpoint::MetricsEndpoint(const ops::OpsPublisher& snapshots, Logger log, HttpLimits limits)
     : snapshots_(snapshots),
       log_(std::move(log)),
       limits_(limits),

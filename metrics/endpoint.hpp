@@ -19,7 +19,7 @@
 #include "common/result.hpp"
 #include "metrics/http_server.hpp"
 #include "metrics/precomputed.hpp"
-#include "sm/ops/ops_publisher.hpp"
+#include "ops/ops_publisher.hpp"
 
 namespace ibsm::metrics {
 
@@ -33,7 +33,7 @@ Result<ListenAddress> parse_listen(const std::string& text);
 class MetricsEndpoint {
  public:
   // `limits`: the server's bounds (tests make them small).
-  MetricsEndpoint(const sm::ops::OpsPublisher& snapshots, Logger log, HttpLimits limits = {});
+  MetricsEndpoint(const ops::OpsPublisher& snapshots, Logger log, HttpLimits limits = {});
   ~MetricsEndpoint();
   MetricsEndpoint(const MetricsEndpoint&) = delete;
   MetricsEndpoint& operator=(const MetricsEndpoint&) = delete;
@@ -49,7 +49,7 @@ class MetricsEndpoint {
   HttpAnswer answer(const HttpRequest& req);
 
  private:
-  const sm::ops::OpsPublisher& snapshots_;
+  const ops::OpsPublisher& snapshots_;
   Logger log_;
   HttpLimits limits_;
   Precomputed precomputed_;

@@ -14,7 +14,7 @@ namespace ibsm::metrics {
 
 namespace {
 
-using sm::ops::OpsSnapshot;
+using ops::OpsSnapshot;
 
 class Writer {
  public:
@@ -129,7 +129,7 @@ void sm_metrics(Writer& w, const OpsSnapshot& s) {
   w.family("ibsm_sweep_duration_seconds", "histogram", "Duration of the SM's sweeps, by kind");
   for (std::size_t k = 0; k < s.sweep_durations.size(); ++k) {
     const auto& h = s.sweep_durations[k];
-    const std::string kind(sm::ops::sweep_kind_name(static_cast<sm::ops::SweepKind>(k)));
+    const std::string kind(ops::sweep_kind_name(static_cast<ops::SweepKind>(k)));
     for (std::size_t b = 0; b < h.kBounds.size(); ++b)
       w.sample("ibsm_sweep_duration_seconds_bucket",
                fmt::format("kind=\"{}\",le=\"{}\"", kind, h.kBounds[b]), h.cumulative[b]);

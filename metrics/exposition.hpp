@@ -9,23 +9,23 @@
 #include <string_view>
 #include <vector>
 
-#include "sm/ops/ops_snapshot.hpp"
+#include "ops/ops_snapshot.hpp"
 
 namespace ibsm::metrics {
 
-std::string render(const sm::ops::OpsSnapshot& s);
+std::string render(const ops::OpsSnapshot& s);
 
 // The same text in parts (the SM's metrics, then one part per port-counter family),
 // so that the endpoint streams a big fabric's exposition without holding all of it:
 // concatenating part(0) .. part(parts() - 1) gives render().
 class Exposition {
  public:
-  explicit Exposition(std::shared_ptr<const sm::ops::OpsSnapshot> s);
+  explicit Exposition(std::shared_ptr<const ops::OpsSnapshot> s);
   std::size_t parts() const;
   std::string part(std::size_t i);
 
  private:
-  std::shared_ptr<const sm::ops::OpsSnapshot> s_;
+  std::shared_ptr<const ops::OpsSnapshot> s_;
   std::vector<std::string> labels_;  // per port of perf_counters, made on first use
 };
 

@@ -18,7 +18,7 @@ bool same(const std::weak_ptr<const T>& w, const std::shared_ptr<const T>& s) {
 
 }  // namespace
 
-Precomputed::Precomputed(const sm::ops::OpsPublisher& snapshots, Logger log)
+Precomputed::Precomputed(const ops::OpsPublisher& snapshots, Logger log)
     : snapshots_(snapshots), log_(std::move(log)) {}
 
 Precomputed::~Precomputed() {
@@ -69,7 +69,7 @@ void Precomputed::note_counters(const perfmgr::CounterSnapshotPtr& c) {
   totals_now_ = std::make_shared<const ErrorTotals>(error_totals(*c));
 }
 
-std::shared_ptr<const StatusParts> Precomputed::status_parts(const sm::ops::OpsSnapshot& s) {
+std::shared_ptr<const StatusParts> Precomputed::status_parts(const ops::OpsSnapshot& s) {
   {
     std::lock_guard lock(mu_);
     if (parts_ && parts_match(*parts_, s)) return parts_;

@@ -17,7 +17,7 @@
 #include "metrics/gzip_join.hpp"
 #include "metrics/port_errors.hpp"
 #include "metrics/status_page.hpp"
-#include "sm/ops/ops_publisher.hpp"
+#include "ops/ops_publisher.hpp"
 
 namespace ibsm::metrics {
 
@@ -31,7 +31,7 @@ inline constexpr std::chrono::milliseconds kPollInterval{500};
 
 class Precomputed {
  public:
-  Precomputed(const sm::ops::OpsPublisher& snapshots, Logger log);
+  Precomputed(const ops::OpsPublisher& snapshots, Logger log);
   ~Precomputed();
   Precomputed(const Precomputed&) = delete;
   Precomputed& operator=(const Precomputed&) = delete;
@@ -47,13 +47,13 @@ class Precomputed {
   std::shared_ptr<const DeflatedPiece> counters_gzip(const perfmgr::CounterSnapshotPtr& c) const;
   // The page parts for this snapshot, made now on the caller's thread if the
   // background thread has not made them yet.
-  std::shared_ptr<const StatusParts> status_parts(const sm::ops::OpsSnapshot& s);
+  std::shared_ptr<const StatusParts> status_parts(const ops::OpsSnapshot& s);
 
  private:
   void loop();
   void note_counters(const perfmgr::CounterSnapshotPtr& c);  // under parts_mu_
 
-  const sm::ops::OpsPublisher& snapshots_;
+  const ops::OpsPublisher& snapshots_;
   Logger log_;
 
   mutable std::mutex mu_;  // guards the published results below (short holds)

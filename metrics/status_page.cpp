@@ -15,7 +15,7 @@ namespace {
 
 using markup::escaped;
 using markup::number;
-using sm::ops::OpsSnapshot;
+using ops::OpsSnapshot;
 
 std::string utc(std::chrono::system_clock::time_point t) {
   const std::time_t tt = std::chrono::system_clock::to_time_t(t);
@@ -71,7 +71,7 @@ std::string sm_section(const OpsSnapshot& s) {
   if (!s.recent_sweeps.empty()) {
     const auto& last = s.recent_sweeps.back();
     row(out, "Last sweep",
-        fmt::format("#{} {} ({}), {:.3f} s, {}", last.number, sm::ops::sweep_kind_name(last.kind),
+        fmt::format("#{} {} ({}), {:.3f} s, {}", last.number, ops::sweep_kind_name(last.kind),
                     last.reason, last.seconds, last.subnet_up ? "subnet up" : "not up"));
   }
   row(out, "Phase", s.phase.empty() ? "IDLE" : s.phase);

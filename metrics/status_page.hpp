@@ -14,7 +14,7 @@
 #include <string>
 
 #include "metrics/port_errors.hpp"
-#include "sm/ops/ops_snapshot.hpp"
+#include "ops/ops_snapshot.hpp"
 
 namespace ibsm::metrics {
 
@@ -33,14 +33,14 @@ struct StatusParts {
 };
 
 // Whether `parts` were made from the snapshot's fabric and counters.
-bool parts_match(const StatusParts& parts, const sm::ops::OpsSnapshot& s);
+bool parts_match(const StatusParts& parts, const ops::OpsSnapshot& s);
 
 // `before`: the error totals of the PerfMgr sweep before s.perf_counters (null:
 // none), for error rates.
-std::shared_ptr<const StatusParts> status_parts(const sm::ops::OpsSnapshot& s,
+std::shared_ptr<const StatusParts> status_parts(const ops::OpsSnapshot& s,
                                                 const ErrorTotals* before);
 
 // The whole page; `parts` may be null before the first fabric snapshot.
-std::string status_page(const sm::ops::OpsSnapshot& s, const StatusParts* parts);
+std::string status_page(const ops::OpsSnapshot& s, const StatusParts* parts);
 
 }  // namespace ibsm::metrics

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <array>
 
-#include "common/display_text.hpp"
 #include "metrics/markup.hpp"
 
 namespace ibsm::metrics {
@@ -30,15 +29,10 @@ constexpr std::string_view kSvgStyle = R"(<style>
 </style>
 )";
 
-// The node_name_map name, else the NodeDescription: text::display_name, as the SM's
-// logs and dumps name nodes (entries() is inline: metrics/ does not link the SM).
-std::string node_name(const sa::SnapNode& n, const sm::names::NodeNameMap* names) {
-  const std::string* mapped = nullptr;
-  if (names) {
-    const auto it = names->entries().find(n.guid());
-    if (it != names->entries().end()) mapped = &it->second;
-  }
-  return text::display_name(mapped, n.description);
+// The node_name_map name, else the NodeDescription (names::name_of), as the SM's logs
+// and dumps name nodes.
+std::string node_name(const sa::SnapNode& n, const names::NodeNameMap* name_map) {
+  return names::name_of(name_map, n.guid(), n.description);
 }
 
 void segment(std::string& d, double x1, double y1, double x2, double y2) {
@@ -71,7 +65,7 @@ ErrorLevel worse(ErrorLevel a, ErrorLevel b) {
 }  // namespace
 
 std::string topology_svg(const TopologyLayout& l, const sa::Snapshot& f, const PortErrors& e,
-                         const sm::names::NodeNameMap* names) {
+                         const names::NodeNameMap* names) {
   std::string out;
   out.reserve(256 + l.switches.size() * 260 + l.links.size() * 24);
   out += "<svg xmlns=\"http://www.w3.org/2000/svg\" id=\"topology\" viewBox=\"0 0 ";

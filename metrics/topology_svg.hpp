@@ -10,8 +10,8 @@
 
 #include "metrics/port_errors.hpp"
 #include "metrics/topology_layout.hpp"
+#include "names/node_name_map.hpp"
 #include "sa/snapshot.hpp"
-#include "sm/names/node_name_map.hpp"
 
 namespace ibsm::metrics {
 
@@ -21,6 +21,6 @@ inline constexpr std::size_t kLabelledSwitchesMax = 64;
 
 // `names` may be null (NodeDescriptions then).
 std::string topology_svg(const TopologyLayout& layout, const sa::Snapshot& fabric,
-                         const PortErrors& errors, const sm::names::NodeNameMap* names);
+                         const PortErrors& errors, const names::NodeNameMap* names);
 
 }  // namespace ibsm::metrics

@@ -20,9 +20,6 @@ inline constexpr ErrorId kErrHopLimit{2209};
 inline constexpr ErrorId kErrSecurityTrap{2210};
 inline constexpr ErrorId kErrBabblingPort{2220};
 inline constexpr ErrorId kErrNoisyTraps{2221};
-inline constexpr ErrorId kErrNodeNameMapSyntax{2050};
-inline constexpr ErrorId kErrNodeNameMapUnreadable{2051};
-inline constexpr ErrorId kErrNodeNameMapDuplicate{2052};
 
 inline constexpr ErrorInfo kSmErrors[] = {
     {kErrRoutingEngineUnknown, "Unknown routing engine",
@@ -99,22 +96,6 @@ inline constexpr ErrorInfo kSmErrors[] = {
      "heavy sweep. Logged once per burst.",
      "Look at the port named: a flapping link or a failing PHY sends traps like this. "
      "babbling_port_policy TRUE lets the SM disable such a port by itself."},
-    {kErrNodeNameMapSyntax, "Node name map line in error",
-     "A line of the node name map (node_name_map_name, infiniband-diags' ib-node-name-map "
-     "format) does not start with a node GUID in C notation followed by a blank, '#' or the "
-     "end of the line, or is longer than 255 characters. The message names file:line. The "
-     "whole file is refused: the map in force stays (the last good one; at start-up none, so "
-     "nodes go by their NodeDescription).",
-     "Fix the line (`0x0002c90300a1b2c3 \"leaf-07\"`), then send SIGHUP (or `ibsm-ctl` "
-     "reload) to read the map again."},
-    {kErrNodeNameMapUnreadable, "Node name map unreadable",
-     "The file named by node_name_map_name cannot be opened or read. The map in force stays.",
-     "Check the path and its permissions. Leave node_name_map_name unset to read "
-     "/etc/opensm/ib-node-name-map only when it exists, as OpenSM does."},
-    {kErrNodeNameMapDuplicate, "Node named twice in the node name map",
-     "Two lines of the node name map give one node GUID different names. As in "
-     "infiniband-diags, the first line wins; the warning names the later line.",
-     "Delete one of the two lines."},
 };
 
 }  // namespace ibsm::sm

@@ -20,6 +20,9 @@
 #include "conf/options.hpp"
 #include "mad/smp_client.hpp"
 #include "mad/transport.hpp"
+#include "names/node_name_map.hpp"
+#include "ops/fabric_diff.hpp"
+#include "ops/ops.hpp"
 #include "perfmgr/perf_manager.hpp"
 #include "qos_policy/model.hpp"
 #include "routing/engine.hpp"
@@ -36,9 +39,6 @@
 #include "sm/mcast/mcast_updates.hpp"
 #include "sm/mcast/multicast_manager.hpp"
 #include "sm/mkey/sweep_keys.hpp"
-#include "sm/names/node_name_map.hpp"
-#include "sm/ops/fabric_diff.hpp"
-#include "sm/ops/ops.hpp"
 #include "sm/pkeys/pkey_manager.hpp"
 #include "sm/publish/publishing.hpp"
 #include "sm/qos/qos_state.hpp"
@@ -111,7 +111,7 @@ class SubnetManager {
   // Takes options that may change at run time (OpenSM's reloadable keys).
   void apply_options(const conf::Options& options);
 
-  // Node names (node_name_map_name, sm/names/node_name_map.hpp): reads the map again and
+  // Node names (node_name_map_name, names/node_name_map.hpp): reads the map again and
   // renames the nodes of the fabric model; logs and dumps use the names from then on.
   // A map in error is logged (file:line) and returned, and the map in force stays.
   // Call on the SM's thread: main() at start-up and on SIGHUP, ibsm-ctl's reload.
@@ -169,7 +169,7 @@ class SubnetManager {
   // The M_Keys this SM presents and programs (sm/mkey/).
   const mkey::MkeyManager& mkeys() const { return mkeys_.keys(); }
 
-  // The operator seam (sm/ops/): the snapshot ibsm-ctl and the metrics read, the event
+  // The operator seam (ops/): the snapshot ibsm-ctl and the metrics read, the event
   // bus, and the queue of changing requests this SM takes between MAD polls
   // (sm/publish/ops_seam.hpp, sm/subnet_manager_ops.cpp). Readers may use it from any thread.
   ops::Ops& ops() { return publish_.ops.ops(); }

@@ -1,4 +1,4 @@
-// The SM's side of the operator seam (sm/ops/): the SM's thin calls into its publishing
+// The SM's side of the operator seam (ops/): the SM's thin calls into its publishing
 // components (sm/publish/: the OpsSnapshot, events, sweep records, the PerfMgr's
 // counters), and the dispatch of the changing requests it carries out between MAD polls
 // (what a request does to a subsystem rather than the SM is in sm/control/). Everything
@@ -8,8 +8,8 @@
 #include "common/log.hpp"
 #include "common/log_modules.hpp"
 #include "conf/log_settings.hpp"
+#include "ops/errors.hpp"
 #include "sm/control/subsystem_requests.hpp"
-#include "sm/ops/errors.hpp"
 #include "sm/subnet_manager.hpp"
 
 namespace ibsm::sm {

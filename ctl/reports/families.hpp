@@ -8,13 +8,13 @@
 
 #include "ctl/command.hpp"
 #include "ctl/reports/report_kit.hpp"
-#include "sm/ops/event_bus.hpp"
+#include "ops/event_bus.hpp"
 
 namespace ibsm::ctl::reports {
 
 // status.cpp: the SM's state, its counters and last sweeps; the events history.
-Answer status(const OpsSnapshot& s, const sm::ops::EventBus& events);
-Answer events_history(const sm::ops::EventBus& bus, std::size_t n);
+Answer status(const OpsSnapshot& s, const ops::EventBus& events);
+Answer events_history(const ops::EventBus& bus, std::size_t n);
 
 // ports.cpp: one LID's port (querylid); port counts by state, width and speed, and
 // the ports with possible issues (portstatus).
@@ -35,7 +35,7 @@ Answer partitions(const OpsSnapshot& s, const Snap* f, const NodeNamer& name_of)
 // nodes.cpp: port GUIDs by NodeDescription pattern (dump_portguid); the node name map
 // in force (node_names).
 Answer dump_portguid(const Snap& f, const Command& cmd);
-Answer node_names(const sm::names::NodeNameMap* map);
+Answer node_names(const names::NodeNameMap* map);
 
 // config.cpp: the options in force as opensm.conf text, secrets redacted unless
 // `sees_secrets` (is_secret_option and redact_secrets are there too).

@@ -46,7 +46,7 @@ Answer dump_portguid(const Snap& f, const Command& cmd) {
   return a;
 }
 
-Answer node_names(const sm::names::NodeNameMap* map) {
+Answer node_names(const names::NodeNameMap* map) {
   Answer a;
   JsonWriter j;
   const std::string source = map ? map->source() : std::string();

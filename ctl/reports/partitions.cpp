@@ -18,14 +18,14 @@ Answer partitions(const OpsSnapshot& s, const Snap* f, const NodeNamer& name_of)
       .field("file", p.file)
       .field("ok", p.ok)
       .field("partitions", p.partitions)
-      .field("when", sm::ops::format_utc(p.when));
+      .field("when", ops::format_utc(p.when));
   j.key("errors").begin_array();
   for (const auto& e : p.errors)
     j.str(e);
   j.end_array();
   a.text = fmt::format("partitions.conf {}: {} at {} ({} partitions)\n", p.file,
-                       p.ok ? "read" : "IN ERROR, last good one in force",
-                       sm::ops::format_utc(p.when), p.partitions);
+                       p.ok ? "read" : "IN ERROR, last good one in force", ops::format_utc(p.when),
+                       p.partitions);
   for (const auto& e : p.errors)
     a.text += "   " + e + "\n";
   j.key("ports").begin_array();

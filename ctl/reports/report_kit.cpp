@@ -3,7 +3,6 @@
 
 #include <spdlog/fmt/fmt.h>
 
-#include "common/display_text.hpp"
 #include "common/json_writer.hpp"
 #include "ctl/errors.hpp"
 
@@ -33,12 +32,7 @@ Answer simple(std::string text, std::string_view key, const std::string& value) 
 }
 
 std::string NodeNamer::operator()(const sa::SnapNode& n) const {
-  const std::string* mapped = nullptr;
-  if (map_ != nullptr) {
-    const auto it = map_->entries().find(n.guid());
-    if (it != map_->entries().end()) mapped = &it->second;
-  }
-  return text::display_name(mapped, n.description);
+  return names::name_of(map_, n.guid(), n.description);
 }
 
 }  // namespace ibsm::ctl::reports

@@ -8,13 +8,13 @@
 
 #include "common/error.hpp"
 #include "ctl/reports/reports.hpp"
+#include "names/node_name_map.hpp"
+#include "ops/ops_snapshot.hpp"
 #include "sa/snapshot.hpp"
-#include "sm/names/node_name_map.hpp"
-#include "sm/ops/ops_snapshot.hpp"
 
 namespace ibsm::ctl::reports {
 
-using sm::ops::OpsSnapshot;
+using ops::OpsSnapshot;
 using Snap = sa::Snapshot;
 
 // "0x0002c903000e0b72": a GUID with its 16 hex digits.
@@ -28,15 +28,15 @@ Answer no_fabric();
 // `text`, and a JSON object of one string member `key`.
 Answer simple(std::string text, std::string_view key, const std::string& value);
 
-// The name a node goes by (node_name_map_name, sm/names/): the map's, else its
-// NodeDescription, as the SM's logs and dumps show it (text::display_name).
+// The name a node goes by (node_name_map_name): names::name_of, the map's name, else
+// its NodeDescription, as the SM's logs and dumps show it.
 class NodeNamer {
  public:
-  explicit NodeNamer(const sm::names::NodeNameMap* map) : map_(map) {}
+  explicit NodeNamer(const names::NodeNameMap* map) : map_(map) {}
   std::string operator()(const sa::SnapNode& n) const;
 
  private:
-  const sm::names::NodeNameMap* map_;
+  const names::NodeNameMap* map_;
 };
 
 }  // namespace ibsm::ctl::reports

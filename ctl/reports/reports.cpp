@@ -40,8 +40,8 @@ Answer answer_help(const Command& cmd) {
   return a;
 }
 
-Answer answer_read_only(const Command& cmd, const sm::ops::OpsSnapshot& s,
-                        const sm::ops::EventBus& events, bool sees_secrets) {
+Answer answer_read_only(const Command& cmd, const ops::OpsSnapshot& s, const ops::EventBus& events,
+                        bool sees_secrets) {
   using namespace reports;
   const Snap* f = s.fabric.get();
   const NodeNamer name_of(s.node_names.get());

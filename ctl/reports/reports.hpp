@@ -9,8 +9,8 @@
 
 #include "common/error.hpp"
 #include "ctl/command.hpp"
-#include "sm/ops/event_bus.hpp"
-#include "sm/ops/ops_snapshot.hpp"
+#include "ops/event_bus.hpp"
+#include "ops/ops_snapshot.hpp"
 
 namespace ibsm::ctl {
 
@@ -26,8 +26,8 @@ Answer error_answer(const Error& e);
 // Everything that needs no SM thread. `events` serves the history of `events`.
 // `sees_secrets`: dump_conf shows the keys (root and ibsm's own user); otherwise every
 // key's value is replaced by <redacted> (redact_secrets).
-Answer answer_read_only(const Command& cmd, const sm::ops::OpsSnapshot& snap,
-                        const sm::ops::EventBus& events, bool sees_secrets = false);
+Answer answer_read_only(const Command& cmd, const ops::OpsSnapshot& snap,
+                        const ops::EventBus& events, bool sees_secrets = false);
 
 // True for an option whose value is a secret: every *_key (m_key, sm_key, sa_key, cc_key,
 // and any later one) and anything named secret, password or passwd.

@@ -7,7 +7,7 @@
 
 namespace ibsm::ctl::reports {
 
-Answer status(const OpsSnapshot& s, const sm::ops::EventBus& events) {
+Answer status(const OpsSnapshot& s, const ops::EventBus& events) {
   Answer a;
   std::string& t = a.text;
   const auto ev = events.stats();
@@ -42,7 +42,7 @@ Answer status(const OpsSnapshot& s, const sm::ops::EventBus& events) {
     for (std::size_t i = from; i < s.recent_sweeps.size(); ++i) {
       const auto& r = s.recent_sweeps[i];
       t += fmt::format("   #{} {} ({}) {:.3f} s, MADs {}, {}\n", r.number,
-                       sm::ops::sweep_kind_name(r.kind), r.reason, r.seconds, r.mads.sent,
+                       ops::sweep_kind_name(r.kind), r.reason, r.seconds, r.mads.sent,
                        r.standby     ? "standby"
                        : r.subnet_up ? "up"
                                      : "problems");
@@ -103,7 +103,7 @@ Answer status(const OpsSnapshot& s, const sm::ops::EventBus& events) {
   for (const auto& r : s.recent_sweeps)
     j.begin_object()
         .field("sweep", r.number)
-        .field("kind", sm::ops::sweep_kind_name(r.kind))
+        .field("kind", ops::sweep_kind_name(r.kind))
         .field("reason", r.reason)
         .field("seconds", r.seconds)
         .field("mads_sent", r.mads.sent)
@@ -123,13 +123,13 @@ Answer status(const OpsSnapshot& s, const sm::ops::EventBus& events) {
   return a;
 }
 
-Answer events_history(const sm::ops::EventBus& bus, std::size_t n) {
+Answer events_history(const ops::EventBus& bus, std::size_t n) {
   Answer a;
   JsonWriter j;
   j.begin_object().key("events").begin_array();
   for (const auto& e : bus.history(n)) {
-    a.text += sm::ops::encode_text(*e) + "\n";
-    j.raw(sm::ops::encode_json(*e));
+    a.text += ops::encode_text(*e) + "\n";
+    j.raw(ops::encode_json(*e));
   }
   j.end_array().end_object();
   a.json = j.text();

@@ -5,8 +5,8 @@
 
 #include "common/log_modules.hpp"
 #include "conf/per_module_logging.hpp"
+#include "ops/errors.hpp"
 #include "perfmgr/console.hpp"
-#include "sm/ops/errors.hpp"
 
 namespace ibsm::sm::control {
 

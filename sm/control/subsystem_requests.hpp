@@ -9,8 +9,8 @@
 #include <string>
 
 #include "common/log.hpp"
+#include "ops/control_queue.hpp"
 #include "perfmgr/perf_manager.hpp"
-#include "sm/ops/control_queue.hpp"
 
 namespace ibsm::sm::control {
 

@@ -24,8 +24,8 @@
 
 #include "common/log.hpp"
 #include "mad/smp_client.hpp"
+#include "names/node_name_map.hpp"
 #include "sm/fabric/fabric.hpp"
-#include "sm/names/node_name_map.hpp"
 #include "sm/sweep/sweep_report.hpp"
 
 namespace ibsm::sm {

@@ -4,7 +4,7 @@
 
 #include <spdlog/fmt/fmt.h>
 
-#include "sm/ops/errors.hpp"
+#include "ops/errors.hpp"
 
 namespace ibsm::sm::publish {
 

@@ -1,4 +1,4 @@
-// The SM's side of the operator seam (sm/ops/): the books it keeps for ibsm-ctl and the
+// The SM's side of the operator seam (ops/): the books it keeps for ibsm-ctl and the
 // metrics between sweeps (sweep records and durations, the last routing outcome, the
 // partitions file's status, the multicast groups seen, the ports of the last SA
 // snapshot, the operators waiting for a sweep), the events it emits, and the OpsSnapshot
@@ -19,11 +19,11 @@
 
 #include "conf/options.hpp"
 #include "mad/smp_client.hpp"
+#include "ops/fabric_diff.hpp"
+#include "ops/ops.hpp"
 #include "routing/route_report.hpp"
 #include "sa/mcast/group_store.hpp"
 #include "sa/snapshot.hpp"
-#include "sm/ops/fabric_diff.hpp"
-#include "sm/ops/ops.hpp"
 
 namespace ibsm::sm::publish {
 

@@ -54,8 +54,8 @@ std::uint64_t traffic(std::size_t row, std::size_t counter) {
 
 }  // namespace
 
-std::shared_ptr<sm::ops::OpsSnapshot> ops_snapshot_of(const testsupport::Fabric& f) {
-  auto ops = std::make_shared<sm::ops::OpsSnapshot>();
+std::shared_ptr<ops::OpsSnapshot> ops_snapshot_of(const testsupport::Fabric& f) {
+  auto ops = std::make_shared<ops::OpsSnapshot>();
   ops->version = "test";
   ops->state = mad::SmState::kMaster;
   ops->routing.engine = "ftree";
@@ -91,7 +91,7 @@ std::shared_ptr<sm::ops::OpsSnapshot> ops_snapshot_of(const testsupport::Fabric&
   ops->perfmgr_enabled = true;
   ops->perf_counters = std::move(counters);
   ops->fabric = std::move(fabric);
-  ops->node_names = std::make_shared<sm::names::NodeNameMap>();
+  ops->node_names = std::make_shared<names::NodeNameMap>();
   return ops;
 }
 

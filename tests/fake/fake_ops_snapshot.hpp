@@ -11,12 +11,12 @@
 #include <cstdint>
 #include <memory>
 
-#include "sm/ops/ops_snapshot.hpp"
+#include "ops/ops_snapshot.hpp"
 #include "tests/support/fabric.hpp"
 
 namespace ibsm::fake {
 
-std::shared_ptr<sm::ops::OpsSnapshot> ops_snapshot_of(const testsupport::Fabric& fabric);
+std::shared_ptr<ops::OpsSnapshot> ops_snapshot_of(const testsupport::Fabric& fabric);
 
 // The same snapshot's counters one PerfMgr sweep later (`seconds` on): traffic on
 // every port, and `errors` added to PortRcvErrors of every `every`-th port.

@@ -14,9 +14,9 @@
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using namespace ibsm;
   constexpr std::string_view kTarget = "ctl_command";
-  static sm::ops::EventBus bus(10);
+  static ops::EventBus bus(10);
   static const auto snap = [] {
-    auto s = std::make_shared<sm::ops::OpsSnapshot>();
+    auto s = std::make_shared<ops::OpsSnapshot>();
     auto fabric = std::make_shared<sa::Snapshot>();
     fabric->index();
     s->fabric = fabric;

@@ -1,5 +1,5 @@
 // Fuzz target: any bytes as a node name map (node_name_map_name,
-// sm/names/node_name_map.hpp). Beyond "no crash": an error names the file and a
+// names/node_name_map.hpp). Beyond "no crash": an error names the file and a
 // line, every name is non-empty and free of '"', '#' and newlines, and the map
 // written back in the diagnostics' form reads back the same.
 #include <cstddef>
@@ -7,7 +7,7 @@
 #include <cstdio>
 #include <string>
 
-#include "sm/names/node_name_map.hpp"
+#include "names/node_name_map.hpp"
 #include "tests/fuzz/fuzz_check.hpp"
 
 namespace {
@@ -19,7 +19,7 @@ constexpr std::string_view kTarget = "node_name_map";
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-  const auto parsed = sm::names::NodeNameMap::parse(fuzz::as_text(data, size), kFile);
+  const auto parsed = names::NodeNameMap::parse(fuzz::as_text(data, size), kFile);
   if (!parsed.ok()) {
     fuzz::expect(parsed.error().message.starts_with(std::string(kFile) + ":"), kTarget,
                  "an error does not name the file: " + parsed.error().message);
@@ -34,7 +34,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     std::snprintf(buf, sizeof buf, "0x%016llx", static_cast<unsigned long long>(guid));
     again += std::string(buf) + " \"" + name + "\"\n";
   }
-  const auto back = sm::names::NodeNameMap::parse(again, kFile);
+  const auto back = names::NodeNameMap::parse(again, kFile);
   fuzz::expect(back.ok(), kTarget, "its own form does not read back");
   for (const auto& [guid, name] : back->entries()) {
     const std::string* first = parsed->find(guid);

@@ -182,12 +182,12 @@ TEST(EventsFile, WriterAppendsJsonLinesAndRotatesBySize) {
   testsupport::TempDir dir;
   std::ostringstream text;
   Logger log = testsupport::capture_log(text, "ev", spdlog::level::info);
-  sm::ops::EventBus bus;
+  ops::EventBus bus;
   const std::string p = dir.path() + "/ev";
   EventFileWriter w(bus, log, {p, 300, 2, 1000});
   w.start();
   for (int i = 0; i < 20; ++i)
-    bus.emit(sm::ops::EventType::kTrap, {{"trap", std::uint64_t{128}}});
+    bus.emit(ops::EventType::kTrap, {{"trap", std::uint64_t{128}}});
   const auto deadline = std::chrono::steady_clock::now() + 10s;
   while (!std::filesystem::exists(p + ".2") && std::chrono::steady_clock::now() < deadline)
     std::this_thread::sleep_for(10ms);
@@ -251,42 +251,42 @@ class SmRig : public ::testing::Test {
     return answer_read_only(*c, *sm->ops().snapshot.current(), sm->ops().events);
   }
   // Queues a changing request and runs the SM's loop until it is answered.
-  sm::ops::ControlReply request(sm::ops::ControlAction a, std::string arg = {}) {
-    std::optional<sm::ops::ControlReply> got;
-    sm::ops::ControlRequest r;
+  ops::ControlReply request(ops::ControlAction a, std::string arg = {}) {
+    std::optional<ops::ControlReply> got;
+    ops::ControlRequest r;
     r.action = a;
     r.arg = std::move(arg);
     r.command = "test";
-    r.reply = [&](sm::ops::ControlReply rep) { got = std::move(rep); };
+    r.reply = [&](ops::ControlReply rep) { got = std::move(rep); };
     EXPECT_TRUE(sm->ops().control.push(std::move(r)));
     for (int i = 0; i < 500 && !got; ++i)
       sm->step(control);
     EXPECT_TRUE(got.has_value());
-    return got.value_or(sm::ops::ControlReply{false, 0, "no answer"});
+    return got.value_or(ops::ControlReply{false, 0, "no answer"});
   }
 
   // `perfmgr ...` as the server sends it: parsed, carried out on the SM's thread, then
   // finished (formatted) as the server's thread does.
-  sm::ops::ControlReply perfmgr(std::string_view line) {
+  ops::ControlReply perfmgr(std::string_view line) {
     auto r = perfmgr_on_sm_thread(line);
     return r.finish ? r.finish() : r;
   }
   // What the SM's thread hands back, before any formatting left to the server.
-  sm::ops::ControlReply perfmgr_on_sm_thread(std::string_view line) {
+  ops::ControlReply perfmgr_on_sm_thread(std::string_view line) {
     auto c = parse_command(line);
     EXPECT_TRUE(c.ok()) << line;
-    std::optional<sm::ops::ControlReply> got;
-    sm::ops::ControlRequest r;
-    r.action = sm::ops::ControlAction::kPerfmgr;
+    std::optional<ops::ControlReply> got;
+    ops::ControlRequest r;
+    r.action = ops::ControlAction::kPerfmgr;
     r.words = c->args;
     r.changes = c->changes;
     r.command = std::string(line);
-    r.reply = [&](sm::ops::ControlReply rep) { got = std::move(rep); };
+    r.reply = [&](ops::ControlReply rep) { got = std::move(rep); };
     EXPECT_TRUE(sm->ops().control.push(std::move(r)));
     for (int i = 0; i < 50 && !got; ++i)
       sm->step(control);
     EXPECT_TRUE(got.has_value());
-    return got.value_or(sm::ops::ControlReply{false, 0, "no answer"});
+    return got.value_or(ops::ControlReply{false, 0, "no answer"});
   }
 
   FakeClock clock;
@@ -346,7 +346,7 @@ TEST_F(SmRig, RoutesTraceAPathHopByHop) {
 TEST_F(SmRig, DumpConfShowsTheOptionsInForce) {
   const Answer a = ask("dump_conf");
   EXPECT_NE(a.text.find("sm_priority 0"), std::string::npos);
-  const auto r = request(sm::ops::ControlAction::kPriority, "14");
+  const auto r = request(ops::ControlAction::kPriority, "14");
   EXPECT_TRUE(r.ok);
   EXPECT_NE(ask("dump_conf").text.find("sm_priority 14"), std::string::npos);
   EXPECT_EQ(sm->ops().snapshot.current()->priority, 14);
@@ -354,14 +354,14 @@ TEST_F(SmRig, DumpConfShowsTheOptionsInForce) {
 
 TEST_F(SmRig, LightResweepSendsNoNodeInfoHeavyRediscovers) {
   fabric->reset_stats();
-  auto r = request(sm::ops::ControlAction::kResweepLight);
+  auto r = request(ops::ControlAction::kResweepLight);
   EXPECT_TRUE(r.ok) << r.text;
   EXPECT_NE(r.text.find("light sweep"), std::string::npos) << r.text;
   EXPECT_EQ(fabric->stats().count(mad::Method::kGet, mad::AttrId::kNodeInfo), 0u);
   EXPECT_GT(fabric->stats().count(mad::Method::kGet, mad::AttrId::kSwitchInfo), 0u);
 
   fabric->reset_stats();
-  r = request(sm::ops::ControlAction::kResweepHeavy);
+  r = request(ops::ControlAction::kResweepHeavy);
   EXPECT_TRUE(r.ok) << r.text;
   EXPECT_NE(r.text.find("heavy sweep"), std::string::npos) << r.text;
   EXPECT_GE(fabric->stats().count(mad::Method::kGet, mad::AttrId::kNodeInfo), 6u);
@@ -369,7 +369,7 @@ TEST_F(SmRig, LightResweepSendsNoNodeInfoHeavyRediscovers) {
   // Both are in the event history.
   int light = 0, heavy = 0;
   for (const auto& e : sm->ops().events.history(100)) {
-    if (e->type != sm::ops::EventType::kSweepFinished) continue;
+    if (e->type != ops::EventType::kSweepFinished) continue;
     const auto kind = std::get<std::string>(*e->field("kind"));
     light += kind == "light";
     heavy += kind == "heavy";
@@ -380,24 +380,24 @@ TEST_F(SmRig, LightResweepSendsNoNodeInfoHeavyRediscovers) {
 
 TEST_F(SmRig, RerouteRecomputesRoutesWithoutDiscovery) {
   fabric->reset_stats();
-  const auto r = request(sm::ops::ControlAction::kReroute);
+  const auto r = request(ops::ControlAction::kReroute);
   EXPECT_TRUE(r.ok) << r.text;
   EXPECT_EQ(fabric->stats().count(mad::Method::kGet, mad::AttrId::kNodeInfo), 0u);
   const auto snap = sm->ops().snapshot.current();
-  EXPECT_EQ(snap->recent_sweeps.back().kind, sm::ops::SweepKind::kTargeted);
+  EXPECT_EQ(snap->recent_sweeps.back().kind, ops::SweepKind::kTargeted);
   EXPECT_EQ(snap->recent_sweeps.back().reason, "reroute");
   EXPECT_NE(log_text.str().find("REROUTE"), std::string::npos);
 }
 
 TEST_F(SmRig, SweepOffStopsPeriodicSweeps) {
-  EXPECT_TRUE(request(sm::ops::ControlAction::kSweepOff).ok);
+  EXPECT_TRUE(request(ops::ControlAction::kSweepOff).ok);
   const auto before = sm->ops().snapshot.current()->sweeps;
   for (int i = 0; i < 50; ++i) {
     clock.advance(1s);
     sm->step(control);
   }
   EXPECT_EQ(sm->ops().snapshot.current()->sweeps, before);
-  EXPECT_TRUE(request(sm::ops::ControlAction::kSweepOn).ok);
+  EXPECT_TRUE(request(ops::ControlAction::kSweepOn).ok);
   for (int i = 0; i < 50; ++i) {
     clock.advance(1s);
     sm->step(control);
@@ -471,7 +471,7 @@ TEST_F(SmRig, NodeNamesFromTheMapShowAndReloadKeepsTheLastGoodMap) {
   EXPECT_NE(ask("node_names").text.find("No node name map"), std::string::npos);
   std::ofstream(dir.path() + "/node-name-map")
       << fmt::format("# test map\n0x{:016x} \"spine-b\"\n0x{:x} host-b\n", b, hb);
-  auto r = request(sm::ops::ControlAction::kReloadNodeNames);
+  auto r = request(ops::ControlAction::kReloadNodeNames);
   EXPECT_TRUE(r.ok) << r.text;
   EXPECT_NE(r.text.find(": 2 names"), std::string::npos) << r.text;
 
@@ -502,7 +502,7 @@ TEST_F(SmRig, NodeNamesFromTheMapShowAndReloadKeepsTheLastGoodMap) {
   {
     // lidbalance finds nothing on a line of switches; skew switch a's routes to hb's
     // LMC range (4 LIDs: 3 toward b, 1 toward ha) in a copy of the snapshot.
-    auto skewed = std::make_shared<sm::ops::OpsSnapshot>(*sm->ops().snapshot.current());
+    auto skewed = std::make_shared<ops::OpsSnapshot>(*sm->ops().snapshot.current());
     auto fab = std::make_shared<sa::Snapshot>(*skewed->fabric);
     std::uint64_t a_guid = 0;
     for (sa::SnapNode& n : fab->nodes) {
@@ -538,14 +538,14 @@ TEST_F(SmRig, NodeNamesFromTheMapShowAndReloadKeepsTheLastGoodMap) {
 
   // A broken map is refused with file:line, and the last good one stays in force.
   std::ofstream(dir.path() + "/node-name-map") << "0x1 ok\nzz \"bad\"\n";
-  r = request(sm::ops::ControlAction::kReloadNodeNames);
+  r = request(ops::ControlAction::kReloadNodeNames);
   EXPECT_FALSE(r.ok);
   EXPECT_NE(r.text.find("node-name-map:2"), std::string::npos) << r.text;
   EXPECT_NE(ask("querylid " + std::to_string(hb_lid)).text.find("host-b"), std::string::npos);
 }
 
 TEST_F(SmRig, HandoverWithoutAStandbySaysSo) {
-  const auto r = request(sm::ops::ControlAction::kHandover);
+  const auto r = request(ops::ControlAction::kHandover);
   EXPECT_FALSE(r.ok);
   EXPECT_EQ(r.error_id, kErrNoStandby.code);
 }
@@ -568,17 +568,17 @@ TEST(Permodlog, ShowsSetsAndReloadsTheModuleFlagsOnTheSmThread) {
   auto permodlog = [&](std::string_view line) {
     auto c = parse_command(line);
     EXPECT_TRUE(c.ok()) << line;
-    std::optional<sm::ops::ControlReply> got;
-    sm::ops::ControlRequest r;
-    r.action = sm::ops::ControlAction::kPermodlog;
+    std::optional<ops::ControlReply> got;
+    ops::ControlRequest r;
+    r.action = ops::ControlAction::kPermodlog;
     r.words = c->args;
     if (c->number) r.arg = std::to_string(*c->number);
     r.changes = c->changes;
-    r.reply = [&](sm::ops::ControlReply rep) { got = std::move(rep); };
+    r.reply = [&](ops::ControlReply rep) { got = std::move(rep); };
     EXPECT_TRUE(sm.ops().control.push(std::move(r)));
     for (int i = 0; i < 50 && !got; ++i)
       sm.step(control);
-    return got.value_or(sm::ops::ControlReply{false, 0, "no answer"});
+    return got.value_or(ops::ControlReply{false, 0, "no answer"});
   };
   auto r = permodlog("permodlog");
   EXPECT_TRUE(r.ok);
@@ -612,7 +612,7 @@ TEST(Permodlog, ShowsSetsAndReloadsTheModuleFlagsOnTheSmThread) {
 class ServerRig : public ::testing::Test {
  protected:
   void SetUp() override {
-    auto s = std::make_shared<sm::ops::OpsSnapshot>();
+    auto s = std::make_shared<ops::OpsSnapshot>();
     s->version = "9.9";
     s->options = std::make_shared<conf::Options>();
     ops.snapshot.publish(s);
@@ -627,10 +627,10 @@ class ServerRig : public ::testing::Test {
         for (auto& r : ops.control.take()) {
           // print_counters: formatting left to the server, as the real SM does.
           if (r.command.find("print_counters") != std::string::npos) {
-            sm::ops::ControlReply later;
+            ops::ControlReply later;
             later.finish = [this, cmd = r.command] {
               finished_on = std::this_thread::get_id();
-              return sm::ops::ControlReply{true, 0, "formatted " + cmd};
+              return ops::ControlReply{true, 0, "formatted " + cmd};
             };
             r.reply(std::move(later));
             continue;
@@ -651,7 +651,7 @@ class ServerRig : public ::testing::Test {
   testsupport::TempDir dir;
   std::ostringstream log_text;
   Logger logger = testsupport::capture_log(log_text, "ctl", spdlog::level::info);
-  sm::ops::Ops ops;
+  ops::Ops ops;
   std::unique_ptr<ControlServer> server;
   std::atomic<bool> done{false};
   std::thread sm_thread;
@@ -720,7 +720,7 @@ TEST_F(ServerRig, FollowersGetLiveEventsAndAStuckOneDropsOnlyItsOwn) {
   while (ops.events.stats().subscribers < 2 && std::chrono::steady_clock::now() < deadline)
     std::this_thread::sleep_for(5ms);
   ASSERT_EQ(ops.events.stats().subscribers, 2u);
-  ops.events.emit(sm::ops::EventType::kSweepStarted, {{"kind", std::string("light")}});
+  ops.events.emit(ops::EventType::kSweepStarted, {{"kind", std::string("light")}});
   const std::string first = follower.line();
   EXPECT_NE(first.find("\"type\":\"sweep_started\""), std::string::npos) << first;
   // The stuck reader never reads: its socket buffer and then its queue fill, the
@@ -729,7 +729,7 @@ TEST_F(ServerRig, FollowersGetLiveEventsAndAStuckOneDropsOnlyItsOwn) {
   std::size_t got = 0, dropped_lines = 0;
   for (int batch = 0; batch < 20; ++batch) {
     for (int i = 0; i < 1000; ++i)
-      ops.events.emit(sm::ops::EventType::kTrap, {{"pad", pad}});
+      ops.events.emit(ops::EventType::kTrap, {{"pad", pad}});
     while (got < 1000u * static_cast<std::size_t>(batch + 1)) {
       const std::string l = follower.line();
       if (l.empty()) break;
@@ -752,8 +752,8 @@ TEST(LoopbackConsole, AnswersWithAPromptAndQuitCloses) {
   testsupport::TempDir dir;
   std::ostringstream log_text;
   Logger logger = testsupport::capture_log(log_text, "ctl", spdlog::level::info);
-  sm::ops::Ops ops;
-  auto s = std::make_shared<sm::ops::OpsSnapshot>();
+  ops::Ops ops;
+  auto s = std::make_shared<ops::OpsSnapshot>();
   s->version = "9.9";
   ops.snapshot.publish(s);
   ServerSettings st;

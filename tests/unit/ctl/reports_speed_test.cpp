@@ -53,8 +53,8 @@ class SpeedRig : public ::testing::Test {
   // The published snapshot with h1's port 1 and its peer, switch port 1, running on 4X
   // at the speed `speed`'s fields give, with `speed`'s capabilities (the switch's on
   // its port 0, which speaks for its external ports).
-  std::shared_ptr<sm::ops::OpsSnapshot> with_link(const mad::PortInfo& speed) {
-    auto s = std::make_shared<sm::ops::OpsSnapshot>(*sm->ops().snapshot.current());
+  std::shared_ptr<ops::OpsSnapshot> with_link(const mad::PortInfo& speed) {
+    auto s = std::make_shared<ops::OpsSnapshot>(*sm->ops().snapshot.current());
     auto f = std::make_shared<sa::Snapshot>(*s->fabric);
     auto set = [&](mad::PortInfo& pi) {
       pi.capability_mask = speed.capability_mask;
@@ -77,7 +77,7 @@ class SpeedRig : public ::testing::Test {
     s->fabric = f;
     return s;
   }
-  Answer ask(const sm::ops::OpsSnapshot& s, std::string_view line) {
+  Answer ask(const ops::OpsSnapshot& s, std::string_view line) {
     auto c = parse_command(line);
     EXPECT_TRUE(c.ok()) << line;
     return answer_read_only(*c, s, sm->ops().events);

@@ -365,7 +365,7 @@ class HostileFabric : public ::testing::Test {
       sm->step(control);
     ASSERT_TRUE(snap() && snap()->fabric);
   }
-  std::shared_ptr<const sm::ops::OpsSnapshot> snap() const { return sm->ops().snapshot.current(); }
+  std::shared_ptr<const ops::OpsSnapshot> snap() const { return sm->ops().snapshot.current(); }
   Answer ask(std::string_view line, bool secrets = false) {
     auto c = parse_command(line);
     EXPECT_TRUE(c.ok()) << line;
@@ -444,7 +444,7 @@ class SharedClock final : public Clock {
 class HostileConsole : public ::testing::Test {
  protected:
   void SetUp() override {
-    auto s = std::make_shared<sm::ops::OpsSnapshot>();
+    auto s = std::make_shared<ops::OpsSnapshot>();
     s->version = "9.9";
     auto o = std::make_shared<conf::Options>();
     o->m_key = 0x1122334455667788;
@@ -513,7 +513,7 @@ class HostileConsole : public ::testing::Test {
   testsupport::TempDir dir;
   std::ostringstream log_text;
   Logger logger = testsupport::capture_log(log_text, "ctl", spdlog::level::info);
-  sm::ops::Ops ops;
+  ops::Ops ops;
   SharedClock clock;
   std::unique_ptr<ControlServer> server;
   std::uint16_t port = 0;

@@ -115,7 +115,7 @@ bool eventually(Pred pred, std::chrono::seconds limit = 10s) {
 class ConcurrentServer : public ::testing::Test {
  protected:
   void SetUp() override {
-    auto s = std::make_shared<sm::ops::OpsSnapshot>();
+    auto s = std::make_shared<ops::OpsSnapshot>();
     s->version = "9.9";
     s->options = std::make_shared<conf::Options>();
     ops.snapshot.publish(s);
@@ -127,18 +127,18 @@ class ConcurrentServer : public ::testing::Test {
         for (auto& r : ops.control.take()) {
           // `perfmgr print_counters big N`: N MiB to format, as a dump of a big fabric.
           if (const auto at = r.command.find("print_counters big "); at != std::string::npos) {
-            sm::ops::ControlReply later;
+            ops::ControlReply later;
             later.finish = [mib = std::stoul(r.command.substr(at + 19))] {
-              return sm::ops::ControlReply{true, 0, big_report(mib)};
+              return ops::ControlReply{true, 0, big_report(mib)};
             };
             r.reply(std::move(later));
             continue;
           }
           if (r.command.find("print_counters slow") != std::string::npos) {
-            sm::ops::ControlReply later;
+            ops::ControlReply later;
             later.finish = [this, cmd = r.command] {
               const bool opened = gate.wait();
-              return sm::ops::ControlReply{true, 0, (opened ? "formatted " : "gate shut ") + cmd};
+              return ops::ControlReply{true, 0, (opened ? "formatted " : "gate shut ") + cmd};
             };
             r.reply(std::move(later));
             continue;
@@ -165,7 +165,7 @@ class ConcurrentServer : public ::testing::Test {
   testsupport::TempDir dir;
   std::ostringstream log_text;
   Logger logger = testsupport::capture_log(log_text, "ctl", spdlog::level::info);
-  sm::ops::Ops ops;
+  ops::Ops ops;
   SharedFakeClock clock;
   Gate gate;
   std::unique_ptr<ControlServer> server;

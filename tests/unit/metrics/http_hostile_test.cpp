@@ -29,8 +29,8 @@ namespace {
 using Steady = std::chrono::steady_clock;
 using std::chrono::milliseconds;
 
-std::shared_ptr<sm::ops::OpsSnapshot> small_snapshot(std::size_t ports = 2) {
-  auto s = std::make_shared<sm::ops::OpsSnapshot>();
+std::shared_ptr<ops::OpsSnapshot> small_snapshot(std::size_t ports = 2) {
+  auto s = std::make_shared<ops::OpsSnapshot>();
   s->version = "0.1.0";
   s->state = mad::SmState::kMaster;
   s->perfmgr_enabled = true;
@@ -148,7 +148,7 @@ class Hostile : public ::testing::Test {
         std::this_thread::sleep_for(milliseconds(2));  // a poll, not a wait for a guess
     return true;
   }
-  sm::ops::OpsPublisher publisher_;
+  ops::OpsPublisher publisher_;
   std::ostringstream log_text_;
   std::unique_ptr<MetricsEndpoint> endpoint_;
   std::uint16_t port_ = 0;

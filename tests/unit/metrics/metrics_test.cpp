@@ -21,7 +21,7 @@
 namespace ibsm::metrics {
 namespace {
 
-using sm::ops::OpsSnapshot;
+using ops::OpsSnapshot;
 
 std::shared_ptr<OpsSnapshot> snapshot_with_counters() {
   auto s = std::make_shared<OpsSnapshot>();
@@ -245,7 +245,7 @@ class Endpoint : public ::testing::Test {
     ::close(fd);
     return out;
   }
-  sm::ops::OpsPublisher publisher_;
+  ops::OpsPublisher publisher_;
   std::ostringstream log_text_;
   MetricsEndpoint endpoint_{publisher_,
                             testsupport::capture_log(log_text_, "metrics", spdlog::level::info)};

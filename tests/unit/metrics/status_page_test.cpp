@@ -40,7 +40,7 @@ std::vector<std::string> switch_guids(const std::string& page) {
   return out;
 }
 
-std::string page_of(const sm::ops::OpsSnapshot& s, const ErrorTotals* before = nullptr) {
+std::string page_of(const ops::OpsSnapshot& s, const ErrorTotals* before = nullptr) {
   const auto parts = status_parts(s, before);
   return status_page(s, parts.get());
 }
@@ -173,7 +173,7 @@ TEST(StatusPage, NamesFromTheFabricAreEscaped) {
 }
 
 TEST(StatusPage, NoFabricYet) {
-  sm::ops::OpsSnapshot s;
+  ops::OpsSnapshot s;
   const std::string page = status_page(s, nullptr);
   EXPECT_NE(page.find("No fabric yet"), std::string::npos);
   EXPECT_NE(page.find("The PerfMgr is off"), std::string::npos);
@@ -248,7 +248,7 @@ TEST(GzipJoin, AcceptEncoding) {
 // snapshot; error rates come from the counters before; while a big fabric is
 // rebuilt (no fabric published) the last picture stays.
 TEST(Precomputed, FollowsThePublishedSnapshots) {
-  sm::ops::OpsPublisher publisher;
+  ops::OpsPublisher publisher;
   std::ostringstream sink;
   Precomputed pre(publisher, testsupport::capture_log(sink, "metrics", spdlog::level::info));
   pre.refresh();  // nothing published: nothing made
@@ -263,7 +263,7 @@ TEST(Precomputed, FollowsThePublishedSnapshots) {
   EXPECT_EQ(pre.status_parts(*first), parts1);  // made once
 
   // The next PerfMgr sweep: errors on one port, rising at 2/s.
-  auto second = std::make_shared<sm::ops::OpsSnapshot>(*first);
+  auto second = std::make_shared<ops::OpsSnapshot>(*first);
   auto c = std::make_shared<perfmgr::CounterSnapshot>(
       *fake::counters_later(*first->perf_counters, 60, 0, 0));
   c->ports[1].err[perfmgr::Err::kLinkIntegrity] += 120;
@@ -277,7 +277,7 @@ TEST(Precomputed, FollowsThePublishedSnapshots) {
   EXPECT_NE(parts2->errors_html.find("<tr class=\"err high\""), std::string::npos);
 
   // The SM let go of the fabric while it builds the next: the picture stays.
-  auto third = std::make_shared<sm::ops::OpsSnapshot>(*second);
+  auto third = std::make_shared<ops::OpsSnapshot>(*second);
   third->fabric = nullptr;
   publisher.publish(third);
   EXPECT_EQ(pre.status_parts(*third), parts2);

@@ -191,7 +191,7 @@ TEST(SaServer, LidIndexAndPortPresenceKeepWhatTheyAreFor) {
 // snapshot someone else still reads is never changed under them: they keep the old
 // one and the SA publishes a changed copy.
 // amend() never changes a snapshot someone else holds (a query in flight, the SM's
-// operator snapshot, which holds the SA's on fabrics under 1000 nodes: sm/ops): the
+// operator snapshot, which holds the SA's on fabrics under 1000 nodes: ops): the
 // holder keeps what it had, later readers see the amended copy.
 TEST(SaServer, AmendNeverChangesASnapshotSomeoneHolds) {
   SaRig rig;

@@ -1,8 +1,8 @@
-// Node names (sm/names/node_name_map.hpp): infiniband-diags' node-name-map format
+// Node names (names/node_name_map.hpp): infiniband-diags' node-name-map format
 // as rdma-core and OpenSM read it, file:line errors that keep the map in force,
 // and end to end on a FakeFabric: the names in opensm-subnet.lst and in the log,
 // renamed by a reload, with the SA's NodeDescription left alone.
-#include "sm/names/node_name_map.hpp"
+#include "names/node_name_map.hpp"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -12,7 +12,7 @@
 #include <sstream>
 
 #include "mad/attr/notice.hpp"
-#include "sm/errors.hpp"
+#include "names/errors.hpp"
 #include "sm/publish/perfmgr_link.hpp"
 #include "sm/subnet_manager.hpp"
 #include "tests/fake/fake_fabric.hpp"
@@ -20,8 +20,14 @@
 #include "tests/support/net_file.hpp"
 #include "tests/support/temp_dir.hpp"
 
-namespace ibsm::sm::names {
+namespace ibsm::sm {
 namespace {
+
+using names::Guid;
+using names::kErrNodeNameMapSyntax;
+using names::kErrNodeNameMapUnreadable;
+using names::NodeNameMap;
+using names::NodeNames;
 
 using ::testing::AllOf;
 using ::testing::HasSubstr;
@@ -84,6 +90,18 @@ TEST(NodeNameMap, NameOfFallsBackToTheDescriptionAsDisplayText) {
   EXPECT_EQ(m->name_of(0x2, std::string("ho\tst\x01") + std::string(70, 'x')),
             "ho st\xef\xbf\xbd" + std::string(55, 'x'));
   EXPECT_EQ(m->name_of(0x2, std::string("a\0b", 3)), "a");
+}
+
+// The free names::name_of, which ibsm-ctl's reports and the metrics' topology picture
+// use: the map's name_of, and with no map in force the description as display text.
+TEST(NodeNameMap, FreeNameOfIsTheMapsRuleAndTakesNoMap) {
+  auto m = NodeNameMap::parse("0x1 \"named\"\n", "m");
+  ASSERT_TRUE(m.ok());
+  const std::string odd = std::string("ho\tst\x01") + std::string(70, 'x');
+  EXPECT_EQ(names::name_of(&*m, 0x1, "desc"), "named");
+  EXPECT_EQ(names::name_of(&*m, 0x2, odd), m->name_of(0x2, odd));
+  EXPECT_EQ(names::name_of(nullptr, 0x1, odd), names::printable_description(odd));
+  EXPECT_EQ(names::name_of(nullptr, 0x1, odd), m->name_of(0x2, odd));
 }
 
 // The map's names are display text too: a map cannot put bytes that are not UTF-8 or
@@ -209,4 +227,4 @@ TEST(NodeNamesInTheSm, SubnetLstAndLogsUseTheMapAndAReloadRenames) {
 }
 
 }  // namespace
-}  // namespace ibsm::sm::names
+}  // namespace ibsm::sm

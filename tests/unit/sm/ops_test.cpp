@@ -1,15 +1,15 @@
-// The operator seam (sm/ops/): the event encoder, the bus's bounded queues, the
+// The operator seam (ops/): the event encoder, the bus's bounded queues, the
 // snapshot publisher across threads, the control queue, and the port/link/LID diff.
 #include <gtest/gtest.h>
 
 #include <thread>
 
-#include "sm/ops/control_queue.hpp"
-#include "sm/ops/event_bus.hpp"
-#include "sm/ops/fabric_diff.hpp"
-#include "sm/ops/ops_publisher.hpp"
+#include "ops/control_queue.hpp"
+#include "ops/event_bus.hpp"
+#include "ops/fabric_diff.hpp"
+#include "ops/ops_publisher.hpp"
 
-namespace ibsm::sm::ops {
+namespace ibsm::ops {
 namespace {
 
 using namespace std::chrono_literals;
@@ -246,4 +246,4 @@ TEST(FabricDiff, LidAssignedAndChanged) {
 }
 
 }  // namespace
-}  // namespace ibsm::sm::ops
+}  // namespace ibsm::ops

@@ -9,8 +9,8 @@
 #include <sstream>
 
 #include "common/clock.hpp"
+#include "ops/errors.hpp"
 #include "sm/control/subsystem_requests.hpp"
-#include "sm/ops/errors.hpp"
 #include "sm/publish/ops_seam.hpp"
 #include "sm/publish/perf_counters.hpp"
 #include "sm/publish/sa_publisher.hpp"

@@ -6,7 +6,7 @@
 
 #include "common/error.hpp"
 
-namespace ibsm::sm::ops {
+namespace ibsm::ops {
 
 inline constexpr ErrorId kErrNotAvailable{8011};
 inline constexpr ErrorId kErrSweepFailed{8040};
@@ -51,4 +51,4 @@ inline constexpr ErrorInfo kPerfmgrInfo{
     "dump_counters' file. The PerfMgr's settings are unchanged.",
     "The message names the value or the file; `ibsm-ctl help perfmgr` shows the syntax."};
 
-}  // namespace ibsm::sm::ops
+}  // namespace ibsm::ops

@@ -12,7 +12,7 @@
 #include <utility>
 #include <vector>
 
-namespace ibsm::sm::ops {
+namespace ibsm::ops {
 
 enum class ControlAction : std::uint8_t {
   kResweepHeavy,
@@ -74,4 +74,4 @@ class ControlQueue {
   std::vector<ControlRequest> queue_;
 };
 
-}  // namespace ibsm::sm::ops
+}  // namespace ibsm::ops

@@ -6,9 +6,9 @@
 #include <atomic>
 #include <memory>
 
-#include "sm/ops/ops_snapshot.hpp"
+#include "ops/ops_snapshot.hpp"
 
-namespace ibsm::sm::ops {
+namespace ibsm::ops {
 
 class OpsPublisher {
  public:
@@ -20,4 +20,4 @@ class OpsPublisher {
   std::atomic<OpsSnapshotPtr> current_;
 };
 
-}  // namespace ibsm::sm::ops
+}  // namespace ibsm::ops

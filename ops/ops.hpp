@@ -4,11 +4,11 @@
 // endpoint read it from theirs (docs/architecture.md, "Operator seam").
 #pragma once
 
-#include "sm/ops/control_queue.hpp"
-#include "sm/ops/event_bus.hpp"
-#include "sm/ops/ops_publisher.hpp"
+#include "ops/control_queue.hpp"
+#include "ops/event_bus.hpp"
+#include "ops/ops_publisher.hpp"
 
-namespace ibsm::sm::ops {
+namespace ibsm::ops {
 
 struct Ops {
   OpsPublisher snapshot;
@@ -16,4 +16,4 @@ struct Ops {
   ControlQueue control;
 };
 
-}  // namespace ibsm::sm::ops
+}  // namespace ibsm::ops

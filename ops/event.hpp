@@ -12,7 +12,7 @@
 #include <variant>
 #include <vector>
 
-namespace ibsm::sm::ops {
+namespace ibsm::ops {
 
 // The stable IDs: hundreds group a topic (1xx SM, 2xx sweeps, 3xx ports and links,
 // 4xx traps, 5xx LIDs, 6xx routing, 7xx partitions, 8xx multicast, 9xx the
@@ -70,4 +70,4 @@ std::string encode_text(const Event& e);
 void append_json_string(std::string& out, std::string_view s);
 std::string format_utc(std::chrono::system_clock::time_point t);  // ISO 8601, ms, "Z"
 
-}  // namespace ibsm::sm::ops
+}  // namespace ibsm::ops

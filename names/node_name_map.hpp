@@ -28,7 +28,7 @@
 
 #include "common/result.hpp"
 
-namespace ibsm::sm::names {
+namespace ibsm::names {
 
 using Guid = std::uint64_t;
 
@@ -61,6 +61,11 @@ class NodeNameMap {
   std::vector<std::string> warnings_;
 };
 
+// The name to show for a node under `map`, which may be null (no map in force): the one
+// rule of every sink (the SM's logs and dumps, ibsm-ctl's reports, the metrics' topology
+// picture), map->name_of(node_guid, description) or printable_description(description).
+std::string name_of(const NodeNameMap* map, Guid node_guid, std::string_view description);
+
 // A NodeDescription as a node's name (no map): text::display_name(nullptr, d), that
 // is display text up to the first NUL, at most 63 bytes (OpenSM's print_desc length).
 std::string printable_description(std::string_view description);
@@ -88,4 +93,4 @@ class NodeNames {
   std::shared_ptr<const NodeNameMap> map_ = std::make_shared<const NodeNameMap>();
 };
 
-}  // namespace ibsm::sm::names
+}  // namespace ibsm::names

@@ -16,9 +16,9 @@
 #include <mutex>
 #include <vector>
 
-#include "sm/ops/event.hpp"
+#include "ops/event.hpp"
 
-namespace ibsm::sm::ops {
+namespace ibsm::ops {
 
 class EventBus;
 
@@ -83,4 +83,4 @@ class EventBus {
   std::uint64_t dropped_ = 0;
 };
 
-}  // namespace ibsm::sm::ops
+}  // namespace ibsm::ops

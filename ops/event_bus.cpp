@@ -1,9 +1,9 @@
-#include "sm/ops/event_bus.hpp"
+#include "ops/event_bus.hpp"
 
 #include <algorithm>
 #include <utility>
 
-namespace ibsm::sm::ops {
+namespace ibsm::ops {
 
 Subscription::Subscription(std::size_t capacity, std::function<void()> wake)
     : capacity_(std::max<std::size_t>(capacity, 1)), wake_(std::move(wake)) {}
@@ -108,4 +108,4 @@ EventBusStats EventBus::stats() const {
   return {seq_, dropped_, live};
 }
 
-}  // namespace ibsm::sm::ops
+}  // namespace ibsm::ops

@@ -1,8 +1,8 @@
-#include "sm/ops/fabric_diff.hpp"
+#include "ops/fabric_diff.hpp"
 
 #include <tuple>
 
-namespace ibsm::sm::ops {
+namespace ibsm::ops {
 
 PortIndex index_ports(const sa::Snapshot& snap) {
   PortIndex idx;
@@ -101,4 +101,4 @@ std::vector<FabricChange> diff_fabric(const PortIndex& before, const PortIndex& 
   return out;
 }
 
-}  // namespace ibsm::sm::ops
+}  // namespace ibsm::ops

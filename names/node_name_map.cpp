@@ -1,4 +1,4 @@
-#include "sm/names/node_name_map.hpp"
+#include "names/node_name_map.hpp"
 
 #include <fmt/format.h>
 
@@ -7,9 +7,9 @@
 #include <sstream>
 
 #include "common/display_text.hpp"
-#include "sm/errors.hpp"
+#include "names/errors.hpp"
 
-namespace ibsm::sm::names {
+namespace ibsm::names {
 namespace {
 
 // infiniband-diags read the file with a 256-byte line buffer.
@@ -139,6 +139,10 @@ std::string NodeNameMap::name_of(Guid node_guid, std::string_view description) c
   return text::display_name(find(node_guid), description);
 }
 
+std::string name_of(const NodeNameMap* map, Guid node_guid, std::string_view description) {
+  return text::display_name(map != nullptr ? map->find(node_guid) : nullptr, description);
+}
+
 std::string printable_description(std::string_view description) {
   return text::display_name(nullptr, description);
 }
@@ -178,4 +182,4 @@ std::string NodeNames::name_of(Guid node_guid, std::string_view description) con
   return snapshot()->name_of(node_guid, description);
 }
 
-}  // namespace ibsm::sm::names
+}  // namespace ibsm::names

@@ -1,4 +1,4 @@
-#include "sm/ops/event.hpp"
+#include "ops/event.hpp"
 
 #include <cmath>
 #include <ctime>
@@ -9,7 +9,7 @@
 #include "common/escape.hpp"
 #include "common/json_writer.hpp"
 
-namespace ibsm::sm::ops {
+namespace ibsm::ops {
 
 std::string_view event_type_name(EventType t) {
   switch (t) {
@@ -175,4 +175,4 @@ std::string encode_text(const Event& e) {
   return out;
 }
 
-}  // namespace ibsm::sm::ops
+}  // namespace ibsm::ops

@@ -10,10 +10,10 @@
 #include <utility>
 #include <vector>
 
+#include "ops/event.hpp"
 #include "sa/snapshot.hpp"
-#include "sm/ops/event.hpp"
 
-namespace ibsm::sm::ops {
+namespace ibsm::ops {
 
 struct PortFacts {
   mad::PortState state = mad::PortState::kDown;
@@ -37,4 +37,4 @@ struct FabricChange {
 // holders. `before` empty (the first sweep) reports nothing: there is no "before".
 std::vector<FabricChange> diff_fabric(const PortIndex& before, const PortIndex& after);
 
-}  // namespace ibsm::sm::ops
+}  // namespace ibsm::ops

@@ -16,13 +16,13 @@
 #include "conf/options.hpp"
 #include "mad/smp_client.hpp"
 #include "mad/types.hpp"
+#include "names/node_name_map.hpp"
 #include "perfmgr/counter_snapshot.hpp"
 #include "sa/limits.hpp"
 #include "sa/server.hpp"
 #include "sa/snapshot.hpp"
-#include "sm/names/node_name_map.hpp"
 
-namespace ibsm::sm::ops {
+namespace ibsm::ops {
 
 enum class SweepKind : std::uint8_t { kLight, kHeavy, kTargeted };
 std::string_view sweep_kind_name(SweepKind k);  // "light", "heavy", "targeted"
@@ -151,4 +151,4 @@ struct OpsSnapshot {
 };
 using OpsSnapshotPtr = std::shared_ptr<const OpsSnapshot>;
 
-}  // namespace ibsm::sm::ops
+}  // namespace ibsm::ops

@@ -1,6 +1,6 @@
-#include "sm/ops/ops_snapshot.hpp"
+#include "ops/ops_snapshot.hpp"
 
-namespace ibsm::sm::ops {
+namespace ibsm::ops {
 
 std::string_view sweep_kind_name(SweepKind k) {
   switch (k) {
@@ -14,4 +14,4 @@ std::string_view sweep_kind_name(SweepKind k) {
   return "?";
 }
 
-}  // namespace ibsm::sm::ops
+}  // namespace ibsm::ops
