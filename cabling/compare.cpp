@@ -68,7 +68,8 @@ class Comparison {
   void match_nodes() {
     const auto& nodes = fx_.fabric().nodes;
     bool by_name = false;
-    for (const auto& n : topo_.nodes) by_name |= n.guid == 0;
+    for (const auto& n : topo_.nodes)
+      by_name |= n.guid == 0;
     if (by_name)
       for (std::uint32_t i = 0; i < nodes.size(); ++i) {
         auto [it, fresh] = by_name_.try_emplace(nodes[i].name, static_cast<std::int32_t>(i));
@@ -110,8 +111,11 @@ class Comparison {
                             : DeviationEnd{topo_.nodes[peer.node].guid, peer.port,
                                            topo_.nodes[peer.node].name};
       }
-      out_.push_back({DeviationKind::kMissingNode, {n.guid, 0, n.name}, std::move(remote),
-                      std::string(node_type_name(n.type)), "no node"});
+      out_.push_back({DeviationKind::kMissingNode,
+                      {n.guid, 0, n.name},
+                      std::move(remote),
+                      std::string(node_type_name(n.type)),
+                      "no node"});
     }
     const auto& nodes = fx_.fabric().nodes;
     for (std::uint32_t d = 0; d < nodes.size(); ++d) {
@@ -125,8 +129,11 @@ class Comparison {
         remote = peer ? deviation_end(fx_, {*peer, first_port->peer_port})
                       : DeviationEnd{first_port->peer_guid, first_port->peer_port, ""};
       }
-      out_.push_back({DeviationKind::kExtraNode, {nodes[d].guid, 0, nodes[d].name},
-                      std::move(remote), "no node", std::string(node_type_name(nodes[d].type))});
+      out_.push_back({DeviationKind::kExtraNode,
+                      {nodes[d].guid, 0, nodes[d].name},
+                      std::move(remote),
+                      "no node",
+                      std::string(node_type_name(nodes[d].type))});
     }
   }
 
@@ -178,8 +185,7 @@ class Comparison {
       if (f == nullptr || !f->joins(e.a, e.b)) continue;
       e.matched = f->matched = true;
       if (opt_.check_rates)
-        check_link_rate(fx_, end_of(e.a), end_of(e.b), e.width, e.speed, opt_.rate_reference,
-                        out_);
+        check_link_rate(fx_, end_of(e.a), end_of(e.b), e.width, e.speed, opt_.rate_reference, out_);
     }
   }
 

@@ -10,14 +10,22 @@ namespace ibsm::cabling {
 
 std::string_view deviation_kind_name(DeviationKind k) {
   switch (k) {
-    case DeviationKind::kMissingLink: return "missing_link";
-    case DeviationKind::kExtraLink: return "extra_link";
-    case DeviationKind::kWrongPort: return "wrong_port";
-    case DeviationKind::kWrongNode: return "wrong_node";
-    case DeviationKind::kMissingNode: return "missing_node";
-    case DeviationKind::kExtraNode: return "extra_node";
-    case DeviationKind::kWidthMismatch: return "width_mismatch";
-    case DeviationKind::kSpeedMismatch: return "speed_mismatch";
+    case DeviationKind::kMissingLink:
+      return "missing_link";
+    case DeviationKind::kExtraLink:
+      return "extra_link";
+    case DeviationKind::kWrongPort:
+      return "wrong_port";
+    case DeviationKind::kWrongNode:
+      return "wrong_node";
+    case DeviationKind::kMissingNode:
+      return "missing_node";
+    case DeviationKind::kExtraNode:
+      return "extra_node";
+    case DeviationKind::kWidthMismatch:
+      return "width_mismatch";
+    case DeviationKind::kSpeedMismatch:
+      return "speed_mismatch";
   }
   return "unknown";
 }

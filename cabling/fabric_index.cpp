@@ -5,7 +5,8 @@ namespace ibsm::cabling {
 FabricIndex::FabricIndex(const DiscoveredFabric& fabric) : fabric_(fabric) {
   by_guid_.reserve(fabric.nodes.size());
   std::size_t ports = 0;
-  for (const auto& n : fabric.nodes) ports += n.ports.size();
+  for (const auto& n : fabric.nodes)
+    ports += n.ports.size();
   ports_.reserve(ports);
   for (std::uint32_t i = 0; i < fabric.nodes.size(); ++i) {
     const auto& n = fabric.nodes[i];

@@ -85,7 +85,7 @@ class Reader {
   // "S-<16 hex>" (also H-, R-): the GUID and the type the prefix names.
   static std::optional<std::pair<std::uint64_t, NodeType>> guid_id(std::string_view id) {
     if (id.size() < 3 || id[1] != '-') return std::nullopt;
-    NodeType t = id[0] == 'S' ? NodeType::kSwitch
+    NodeType t = id[0] == 'S'   ? NodeType::kSwitch
                  : id[0] == 'H' ? NodeType::kCa
                  : id[0] == 'R' ? NodeType::kRouter
                                 : NodeType::kUnknown;
@@ -126,8 +126,8 @@ class Reader {
     const auto v = parse_decimal(trim(*text), 99999);
     if (!v) return syntax(n, fmt::format("bad port number \"{}\"", *text));
     if (*v == 0 || *v > 254)
-      return fail(kErrTopoBadPort, fmt::format("{}: port {} is impossible (1-254)",
-                                               where(file_, n), *v));
+      return fail(kErrTopoBadPort,
+                  fmt::format("{}: port {} is impossible (1-254)", where(file_, n), *v));
     return static_cast<std::uint8_t>(*v);
   }
 

@@ -29,7 +29,8 @@ class LineCursor {
   std::string_view word() {
     skip_blanks();
     std::size_t n = 0;
-    while (n < s_.size() && s_[n] != ' ' && s_[n] != '\t' && s_[n] != '\r') ++n;
+    while (n < s_.size() && s_[n] != ' ' && s_[n] != '\t' && s_[n] != '\r')
+      ++n;
     const auto w = s_.substr(0, n);
     s_.remove_prefix(n);
     return w;

@@ -6,8 +6,8 @@
 namespace ibsm::cabling {
 namespace {
 
-constexpr std::array<std::string_view, 10> kSpeedNames = {"?",     "SDR", "DDR", "QDR", "FDR10",
-                                                          "FDR",   "EDR", "HDR", "NDR", "XDR"};
+constexpr std::array<std::string_view, 10> kSpeedNames = {"?",   "SDR", "DDR", "QDR", "FDR10",
+                                                          "FDR", "EDR", "HDR", "NDR", "XDR"};
 constexpr std::array<std::uint8_t, 5> kWidthsWidestFirst = {12, 8, 4, 2, 1};
 
 }  // namespace
@@ -35,12 +35,18 @@ std::string_view speed_name(Speed s) {
 
 std::uint8_t width_from_iba(std::uint8_t code) {
   switch (code) {
-    case 1: return 1;
-    case 2: return 4;
-    case 4: return 8;
-    case 8: return 12;
-    case 16: return 2;
-    default: return 0;
+    case 1:
+      return 1;
+    case 2:
+      return 4;
+    case 4:
+      return 8;
+    case 8:
+      return 12;
+    case 16:
+      return 2;
+    default:
+      return 0;
   }
 }
 
@@ -54,17 +60,26 @@ WidthSet widths_from_iba(std::uint8_t mask) {
 Speed speed_from_iba(std::uint8_t active, std::uint8_t ext_active, std::uint8_t ext2_active) {
   if (ext2_active & 1) return Speed::kXdr;
   switch (ext_active) {
-    case 1: return Speed::kFdr;
-    case 2: return Speed::kEdr;
-    case 4: return Speed::kHdr;
-    case 8: return Speed::kNdr;
-    default: break;
+    case 1:
+      return Speed::kFdr;
+    case 2:
+      return Speed::kEdr;
+    case 4:
+      return Speed::kHdr;
+    case 8:
+      return Speed::kNdr;
+    default:
+      break;
   }
   switch (active) {
-    case 1: return Speed::kSdr;
-    case 2: return Speed::kDdr;
-    case 4: return Speed::kQdr;
-    default: return Speed::kUnknown;
+    case 1:
+      return Speed::kSdr;
+    case 2:
+      return Speed::kDdr;
+    case 4:
+      return Speed::kQdr;
+    default:
+      return Speed::kUnknown;
   }
 }
 
@@ -82,7 +97,8 @@ SpeedSet speeds_from_iba(std::uint8_t mask, std::uint8_t ext_mask, std::uint8_t 
 
 bool looks_like_rate(std::string_view t) {
   std::size_t i = 0;
-  while (i < t.size() && t[i] >= '0' && t[i] <= '9') ++i;
+  while (i < t.size() && t[i] >= '0' && t[i] <= '9')
+    ++i;
   return i > 0 && i < t.size() && (t[i] == 'x' || t[i] == 'X');
 }
 

@@ -14,12 +14,25 @@
 
 namespace ibsm::cabling {
 
-enum class Speed : std::uint8_t { kUnknown, kSdr, kDdr, kQdr, kFdr10, kFdr, kEdr, kHdr, kNdr, kXdr };
+enum class Speed : std::uint8_t {
+  kUnknown,
+  kSdr,
+  kDdr,
+  kQdr,
+  kFdr10,
+  kFdr,
+  kEdr,
+  kHdr,
+  kNdr,
+  kXdr
+};
 using WidthSet = std::uint16_t;
 using SpeedSet = std::uint16_t;
 
+// 0 for a lane count no port has (0, 3, 5, ...).
 constexpr WidthSet width_bit(std::uint8_t lanes) {
-  return lanes == 0 || lanes > 12 ? 0 : static_cast<WidthSet>(1u << lanes);
+  const bool valid = lanes == 1 || lanes == 2 || lanes == 4 || lanes == 8 || lanes == 12;
+  return valid ? static_cast<WidthSet>(1u << lanes) : 0;
 }
 constexpr SpeedSet speed_bit(Speed s) {
   return s == Speed::kUnknown ? 0 : static_cast<SpeedSet>(1u << static_cast<unsigned>(s));

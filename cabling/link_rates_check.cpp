@@ -31,8 +31,8 @@ void check_link_rate(const FabricIndex& fx, LinkEnd a, LinkEnd b, std::uint8_t e
     if (want_width != 0 && width != 0 && width > want_width) want_width = width;
   }
   if (width != 0 && want_width != 0 && width != want_width)
-    out.push_back({DeviationKind::kWidthMismatch, ea, eb, width_name(want_width),
-                   width_name(width)});
+    out.push_back(
+        {DeviationKind::kWidthMismatch, ea, eb, width_name(want_width), width_name(width)});
   const Speed speed = pa->speed_active != Speed::kUnknown ? pa->speed_active : pb->speed_active;
   Speed want_speed = expected_speed;
   if (want_speed == Speed::kUnknown) {

@@ -8,15 +8,21 @@ namespace ibsm::cabling {
 
 std::string_view node_type_name(NodeType t) {
   switch (t) {
-    case NodeType::kSwitch: return "switch";
-    case NodeType::kCa: return "ca";
-    case NodeType::kRouter: return "router";
-    case NodeType::kUnknown: break;
+    case NodeType::kSwitch:
+      return "switch";
+    case NodeType::kCa:
+      return "ca";
+    case NodeType::kRouter:
+      return "router";
+    case NodeType::kUnknown:
+      break;
   }
   return "node";
 }
 
-std::string where(std::string_view file, int line) { return fmt::format("{}:{}", file, line); }
+std::string where(std::string_view file, int line) {
+  return fmt::format("{}:{}", file, line);
+}
 
 Result<std::uint32_t> TopologyBuilder::node(std::uint64_t guid, std::string_view name,
                                             NodeType type, std::uint8_t num_ports, int line) {
@@ -34,16 +40,16 @@ Result<std::uint32_t> TopologyBuilder::node(std::uint64_t guid, std::string_view
     return index;
   }
   IntendedNode& n = topo_.nodes[*found];
-  const bool type_clash = type != NodeType::kUnknown && n.type != NodeType::kUnknown &&
-                          type != n.type;
+  const bool type_clash =
+      type != NodeType::kUnknown && n.type != NodeType::kUnknown && type != n.type;
   const bool ports_clash = num_ports != 0 && n.num_ports != 0 && num_ports != n.num_ports;
   if (type_clash || ports_clash)
-    return fail(kErrTopoContradiction,
-                fmt::format("{}: node \"{}\" declared as {} with {} ports, but as {} with {} "
-                            "ports at line {}",
-                            where(topo_.file, line), name.empty() ? n.name : name,
-                            node_type_name(type), num_ports, node_type_name(n.type),
-                            n.num_ports, n.line));
+    return fail(
+        kErrTopoContradiction,
+        fmt::format("{}: node \"{}\" declared as {} with {} ports, but as {} with {} "
+                    "ports at line {}",
+                    where(topo_.file, line), name.empty() ? n.name : name, node_type_name(type),
+                    num_ports, node_type_name(n.type), n.num_ports, n.line));
   if (n.type == NodeType::kUnknown) n.type = type;
   if (n.num_ports == 0) n.num_ports = num_ports;
   if (n.name.empty() && !name.empty()) {
@@ -70,8 +76,7 @@ Status TopologyBuilder::check_port(IntendedEnd e, int line) const {
   return {};
 }
 
-Status TopologyBuilder::link(IntendedEnd a, IntendedEnd b, Rate rate, LinkState state,
-                             int line) {
+Status TopologyBuilder::link(IntendedEnd a, IntendedEnd b, Rate rate, LinkState state, int line) {
   if (auto s = check_port(a, line); !s) return s;
   if (auto s = check_port(b, line); !s) return s;
   const auto name = [&](IntendedEnd e) {
@@ -100,8 +105,7 @@ Status TopologyBuilder::link(IntendedEnd a, IntendedEnd b, Rate rate, LinkState 
     const IntendedEnd busy = at_a != link_at_.end() ? a : b;
     return fail(kErrTopoContradiction,
                 fmt::format("{}: {} is already cabled to {} at line {}", where(topo_.file, line),
-                            name(busy),
-                            name(end_key(l.a) == end_key(busy) ? l.b : l.a), l.line));
+                            name(busy), name(end_key(l.a) == end_key(busy) ? l.b : l.a), l.line));
   }
   const bool width_clash = rate.width != 0 && l.width != 0 && rate.width != l.width;
   const bool speed_clash =

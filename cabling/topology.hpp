@@ -39,8 +39,8 @@ struct IntendedEnd {
 
 struct IntendedLink {
   IntendedEnd a, b;
-  std::uint8_t width = 0;          // 0: the file does not say
-  Speed speed = Speed::kUnknown;   // kUnknown: the file does not say
+  std::uint8_t width = 0;         // 0: the file does not say
+  Speed speed = Speed::kUnknown;  // kUnknown: the file does not say
   LinkState state = LinkState::kActive;
   int line = 0;
 };

@@ -21,7 +21,7 @@ TopologyFormat detect_topology_format(std::string_view text) {
     text.remove_prefix(eol == std::string_view::npos ? text.size() : eol + 1);
     if (line.empty() || line.front() == '#') continue;
     return line.find(',') != std::string_view::npos ? TopologyFormat::kTopoConfigCsv
-                                                     : TopologyFormat::kIbnetdiscover;
+                                                    : TopologyFormat::kIbnetdiscover;
   }
   return TopologyFormat::kIbnetdiscover;
 }
@@ -39,8 +39,7 @@ Result<IntendedTopology> load_intended_topology(const std::string& path) {
                 fmt::format("{}: cannot open: {}", path, std::strerror(errno)));
   std::ostringstream text;
   text << in.rdbuf();
-  if (in.bad())
-    return fail(kErrTopoFileUnreadable, fmt::format("{}: read error", path));
+  if (in.bad()) return fail(kErrTopoFileUnreadable, fmt::format("{}: read error", path));
   return read_intended_topology(text.str(), path);
 }
 
