@@ -1,5 +1,6 @@
 #include "cabling/compare.hpp"
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -20,6 +21,9 @@ constexpr std::int32_t kNone = -1;
 using EndKey = std::uint64_t;
 EndKey end_key(std::uint32_t node, std::uint8_t port) {
   return (static_cast<std::uint64_t>(node) << 8) | port;
+}
+std::uint32_t node(EndKey k) {
+  return static_cast<std::uint32_t>(k >> 8);
 }
 LinkEnd end_of(EndKey k) {
   return {static_cast<std::uint32_t>(k >> 8), static_cast<std::uint8_t>(k & 0xff)};
@@ -166,11 +170,19 @@ class Comparison {
       if (intended_of_[a] == kNone || intended_of_[b] == kNone) return;  // told as extra_node
       const EndKey ka = end_key(a, pa), kb = end_key(b, pb);
       if (known_ends.contains(ka) && known_ends.contains(kb)) return;
-      const auto i = static_cast<std::uint32_t>(found_.size());
       found_.push_back({ka, kb});
-      found_at_.try_emplace(ka, i);
-      found_at_.try_emplace(kb, i);
     });
+    // In GUID/port order, so that the pairing below does not depend on the order the
+    // fabric lists its nodes and ports in.
+    const auto& nodes = fx_.fabric().nodes;
+    const auto order = [&](EndKey k) { return std::pair(nodes[node(k)].guid, k & 0xff); };
+    std::sort(found_.begin(), found_.end(),
+              [&](const Cable& x, const Cable& y) { return order(x.a) < order(y.a); });
+    found_at_.reserve(2 * found_.size());
+    for (std::uint32_t i = 0; i < found_.size(); ++i) {
+      found_at_.try_emplace(found_[i].a, i);
+      found_at_.try_emplace(found_[i].b, i);
+    }
   }
 
   Cable* found_at(EndKey k) {
@@ -188,8 +200,6 @@ class Comparison {
         check_link_rate(fx_, end_of(e.a), end_of(e.b), e.width, e.speed, opt_.rate_reference, out_);
     }
   }
-
-  static std::uint32_t node(EndKey k) { return static_cast<std::uint32_t>(k >> 8); }
 
   void match_wrong_port() {
     for (auto& e : expected_) {

@@ -20,14 +20,19 @@ std::vector<Deviation> acceptance_list() {
   return {
       {DeviationKind::kWrongNode, h3, {0x200002, 5, "leaf1"}, "\"leaf2\"[1]", "\"leaf1\"[5]"},
       {DeviationKind::kWidthMismatch, {0x200000, 1, "spine1"}, {0x200002, 3, "leaf1"}, "4x", "1x"},
-      {DeviationKind::kMissingLink, {0x200001, 2, "spine2"}, {0x200003, 4, "leaf2"},
-       "\"leaf2\"[4]", "no link"},
+      {DeviationKind::kMissingLink,
+       {0x200001, 2, "spine2"},
+       {0x200003, 4, "leaf2"},
+       "\"leaf2\"[4]",
+       "no link"},
       {DeviationKind::kWrongPort, {0x200002, 1, "leaf1"}, h2, "\"leaf1\"[2]", "\"leaf1\"[1]"},
       {DeviationKind::kWrongPort, {0x200002, 2, "leaf1"}, h1, "\"leaf1\"[1]", "\"leaf1\"[2]"},
   };
 }
 
-std::string show(const std::vector<Deviation>& list) { return deviations_json(list); }
+std::string show(const std::vector<Deviation>& list) {
+  return deviations_json(list);
+}
 
 TEST(CablingCompare, SameFileGivesNothing) {
   for (const char* f : {"healthy.ibnetdiscover", "healthy.csv"}) {
@@ -132,17 +137,19 @@ TEST(CablingCompare, CablesCrossedBetweenTwoSwitches) {
   const auto found = as_found(*read_topo_config("0x10,1,0x20,2\n0x10,2,0x20,1\n", "f.csv"));
   const auto list = compare_topology(intended, found);
   ASSERT_EQ(list.size(), 2u) << show(list);
-  for (const auto& d : list) EXPECT_EQ(d.kind, DeviationKind::kWrongPort) << show(list);
+  for (const auto& d : list)
+    EXPECT_EQ(d.kind, DeviationKind::kWrongPort) << show(list);
 }
 
 TEST(CablingCompare, SpeedMismatchAgainstFileAndAgainstBest) {
   auto intended = load("healthy.ibnetdiscover");
-  auto found = as_found(intended, test::widths_up_to_4x(),
-                        speed_bit(Speed::kSdr) | speed_bit(Speed::kQdr));
+  auto found =
+      as_found(intended, test::widths_up_to_4x(), speed_bit(Speed::kSdr) | speed_bit(Speed::kQdr));
   // The file says SDR everywhere and the links run SDR: nothing, though QDR could be.
   EXPECT_TRUE(compare_topology(intended, found).empty());
   // Without a file speed, the best both ends support (QDR) is the reference.
-  for (auto& l : intended.links) l.speed = Speed::kUnknown;
+  for (auto& l : intended.links)
+    l.speed = Speed::kUnknown;
   const auto list = compare_topology(intended, found);
   ASSERT_EQ(list.size(), 8u) << show(list);
   for (const auto& d : list) {
@@ -172,9 +179,10 @@ TEST(CablingCompare, PortGuidInFileMatchesTheCa) {
 }
 
 TEST(CablingCompare, NoDiscoverCablesAreNeitherExpectedNorExtra) {
-  const auto intended = *read_topo_config("0x10,1,0x20,1\n0x10,2,0x20,2,SW,NO_DISCOVER\n"
-                                          "0x10,3,0x20,3,SW,DISABLED\n",
-                                          "t.csv");
+  const auto intended = *read_topo_config(
+      "0x10,1,0x20,1\n0x10,2,0x20,2,SW,NO_DISCOVER\n"
+      "0x10,3,0x20,3,SW,DISABLED\n",
+      "t.csv");
   const auto found = as_found(*read_topo_config("0x10,1,0x20,1\n0x10,2,0x20,2\n", "f.csv"));
   const auto list = compare_topology(intended, found);
   EXPECT_TRUE(list.empty()) << show(list);
@@ -185,7 +193,8 @@ TEST(CablingCompare, ResultIsDeterministic) {
   auto found = as_found(load("faulty.ibnetdiscover"));
   const auto first = compare_topology(intended, found);
   std::reverse(found.nodes.begin(), found.nodes.end());
-  for (auto& n : found.nodes) std::reverse(n.ports.begin(), n.ports.end());
+  for (auto& n : found.nodes)
+    std::reverse(n.ports.begin(), n.ports.end());
   EXPECT_EQ(compare_topology(intended, found), first);
 }
 

@@ -26,7 +26,8 @@ TEST(CablingDegraded, CouldBeTwelveXAsIbsimShows) {
   EXPECT_EQ(find_degraded_links(found).size(), 8u);
   // Judged on Enabled instead, 4x is the best.
   for (auto& n : found.nodes)
-    for (auto& p : n.ports) p.width_enabled = width_bit(1) | width_bit(4);
+    for (auto& p : n.ports)
+      p.width_enabled = width_bit(1) | width_bit(4);
   EXPECT_TRUE(find_degraded_links(found, RateReference::kEnabled).empty());
 }
 
@@ -35,14 +36,16 @@ TEST(CablingDegraded, BestIsWhatBothEndsSupport) {
   // Every host supports 4x at most: only the switch-to-switch links could be 12x.
   for (auto& n : found.nodes)
     if (n.type == NodeType::kCa)
-      for (auto& p : n.ports) p.width_supported = width_bit(1) | width_bit(4);
+      for (auto& p : n.ports)
+        p.width_supported = width_bit(1) | width_bit(4);
   EXPECT_EQ(find_degraded_links(found).size(), 4u);
 }
 
 TEST(CablingDegraded, UnknownValuesAreNotJudged) {
   auto found = as_found(load("faulty.ibnetdiscover"));
   for (auto& n : found.nodes)
-    for (auto& p : n.ports) p.width_supported = 0;
+    for (auto& p : n.ports)
+      p.width_supported = 0;
   EXPECT_TRUE(find_degraded_links(found).empty());
 }
 

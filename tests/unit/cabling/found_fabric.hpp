@@ -1,10 +1,12 @@
 // Test support: a DiscoveredFabric made from a parsed topology file, as the SM would
-// have found that fabric. Each cable's active rate is the file's (4x SDR where it says
-// nothing); every port supports `widths` and `speeds`.
+// have found that fabric (also the fuzz target's). load() reads tests/unit/cabling/data/. Each
+// cable's active rate is the file's (4x SDR where it says nothing); every port supports `widths`
+// and `speeds`.
 #pragma once
 
 #include <fstream>
 #include <sstream>
+#include <stdexcept>
 #include <string>
 
 #include "cabling/discovered.hpp"
@@ -13,8 +15,12 @@
 
 namespace ibsm::cabling::test {
 
-inline WidthSet widths_up_to_4x() { return width_bit(1) | width_bit(4); }
-inline SpeedSet sdr_only() { return speed_bit(Speed::kSdr); }
+inline WidthSet widths_up_to_4x() {
+  return width_bit(1) | width_bit(4);
+}
+inline SpeedSet sdr_only() {
+  return speed_bit(Speed::kSdr);
+}
 
 inline DiscoveredFabric as_found(const IntendedTopology& t, WidthSet widths = widths_up_to_4x(),
                                  SpeedSet speeds = sdr_only()) {
@@ -43,6 +49,7 @@ inline DiscoveredFabric as_found(const IntendedTopology& t, WidthSet widths = wi
   return f;
 }
 
+#ifdef CABLING_DATA_DIR
 inline std::string data_file(const std::string& name) {
   return std::string(CABLING_DATA_DIR) + "/" + name;
 }
@@ -52,6 +59,7 @@ inline IntendedTopology load(const std::string& name) {
   if (!t) throw std::runtime_error(t.error().message);
   return std::move(t).value();
 }
+#endif
 
 inline DiscoveredNode* find_node(DiscoveredFabric& f, const std::string& name) {
   for (auto& n : f.nodes)

@@ -42,7 +42,8 @@ TEST(CablingReaders, FaultyOutputCarriesTheOneXLink) {
   const auto t = load("faulty.ibnetdiscover");
   EXPECT_EQ(t.links.size(), 7u);
   int one_x = 0;
-  for (const auto& l : t.links) one_x += l.width == 1;
+  for (const auto& l : t.links)
+    one_x += l.width == 1;
   EXPECT_EQ(one_x, 1);
 }
 
@@ -50,11 +51,13 @@ TEST(CablingReaders, IbsimNetFileNamesNodes) {
   const auto t = load("healthy.net");
   ASSERT_EQ(t.nodes.size(), 8u);
   EXPECT_EQ(t.links.size(), 8u);
-  for (const auto& n : t.nodes) EXPECT_EQ(n.guid, 0u) << n.name;
+  for (const auto& n : t.nodes)
+    EXPECT_EQ(n.guid, 0u) << n.name;
   const auto* spine1 = named(t, "spine1");
   ASSERT_NE(spine1, nullptr);
   EXPECT_EQ(spine1->type, NodeType::kSwitch);
-  for (const auto& l : t.links) EXPECT_EQ(l.width, 0);  // w=1 is ibsim's, not intended
+  for (const auto& l : t.links)
+    EXPECT_EQ(l.width, 0);  // w=1 is ibsim's, not intended
 }
 
 TEST(CablingReaders, TopoConfigCsv) {
@@ -71,7 +74,8 @@ TEST(CablingReaders, TopoConfigCsv) {
 
 TEST(CablingReaders, CsvOptionalColumnsAndStates) {
   const auto t = read_topo_config(
-      "0x1,1,0x2,1\n0x1,2,0x3,1,,\n0x1,3,0x4,1,HCA,no_discover\n  # note\n0x1,4,0x5,2,sw,Disabled\n",
+      "0x1,1,0x2,1\n0x1,2,0x3,1,,\n0x1,3,0x4,1,HCA,no_discover\n  # "
+      "note\n0x1,4,0x5,2,sw,Disabled\n",
       "t.csv");
   ASSERT_TRUE(t.ok()) << t.error().message;
   ASSERT_EQ(t->links.size(), 4u);
@@ -124,7 +128,8 @@ TEST(CablingReaders, IbnetdiscoverBadInput) {
       {"Switch 8 \"a\"\n[1] \"b\"[1] trailing\nCa 1 \"b\"\n", kErrTopoSyntax, 2},
       {"Switch 8 \"a\"\nCa 8 \"a\"\n", kErrTopoContradiction, 2},
   };
-  for (const auto& c : cases) expect_refused(read_ibnetdiscover(c.text, "topo.txt"), c, "topo.txt");
+  for (const auto& c : cases)
+    expect_refused(read_ibnetdiscover(c.text, "topo.txt"), c, "topo.txt");
 }
 
 TEST(CablingReaders, CsvBadInput) {
@@ -143,7 +148,8 @@ TEST(CablingReaders, CsvBadInput) {
       {"0x1,1,0x2,1,SW\n0x2,1,0x1,1,SW,NO_DISCOVER\n", kErrTopoContradiction, 2},
       {"0x1,1,0x1,1\n", kErrTopoContradiction, 1},
   };
-  for (const auto& c : cases) expect_refused(read_topo_config(c.text, "topo.csv"), c, "topo.csv");
+  for (const auto& c : cases)
+    expect_refused(read_topo_config(c.text, "topo.csv"), c, "topo.csv");
 }
 
 TEST(CablingReaders, ConsistentDuplicatesMerge) {
@@ -153,8 +159,16 @@ TEST(CablingReaders, ConsistentDuplicatesMerge) {
 }
 
 TEST(CablingReaders, GarbageNeverCrashes) {
-  const std::string junk[] = {"", "\n\n", "[", "[1", "[1] \"", "Switch 8 \"", "\"\"\"",
-                              ",,,,,", "0x,0x,0x,0x", std::string(5000, '['),
+  const std::string junk[] = {"",
+                              "\n\n",
+                              "[",
+                              "[1",
+                              "[1] \"",
+                              "Switch 8 \"",
+                              "\"\"\"",
+                              ",,,,,",
+                              "0x,0x,0x,0x",
+                              std::string(5000, '['),
                               "Switch 255 \"a\"\n[254] \"a\"[253]\n"};
   for (const auto& j : junk) {
     (void)read_ibnetdiscover(j, "j");
