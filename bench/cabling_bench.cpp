@@ -42,7 +42,8 @@ std::filesystem::path find_net(const std::string& name) {
 DiscoveredFabric as_found(const IntendedTopology& t) {
   DiscoveredFabric f;
   f.nodes.reserve(t.nodes.size());
-  for (const auto& n : t.nodes) f.nodes.push_back({n.guid, n.type, n.name, {}});
+  for (const auto& n : t.nodes)
+    f.nodes.push_back({n.guid, n.type, n.name, {}});
   const WidthSet widths = width_bit(1) | width_bit(4);
   const SpeedSet speeds = speeds_from_iba(7, 2);
   for (const auto& l : t.links) {
@@ -85,8 +86,7 @@ std::string ibnetdiscover_text(const IntendedTopology& t) {
               [](const auto& a, const auto& b) { return a.first < b.first; });
     for (const auto& [port, peer] : ports[i])
       out += "[" + std::to_string(port) + "]\t\"" + id(peer.node) + "\"[" +
-             std::to_string(peer.port) + "]\t\t# \"" + t.nodes[peer.node].name +
-             "\" lid 1 4xEDR\n";
+             std::to_string(peer.port) + "]\t\t# \"" + t.nodes[peer.node].name + "\" lid 1 4xEDR\n";
     out += "\n";
   }
   return out;
@@ -114,7 +114,8 @@ std::size_t break_cabling(IntendedTopology& t, std::size_t faults) {
   // From the end of the list: every other cable at 1x, the ones between removed (the
   // highest index first, so that the lower ones stay where they are).
   const std::size_t n = t.links.size();
-  for (std::size_t k = 0; k < faults; ++k) t.links[n - 1 - 2 * k].width = 1;
+  for (std::size_t k = 0; k < faults; ++k)
+    t.links[n - 1 - 2 * k].width = 1;
   for (std::size_t k = 0; k < faults; ++k)
     t.links.erase(t.links.begin() + static_cast<std::ptrdiff_t>(n - 2 - 2 * k));
   return 2 * swapped + 2 * faults;
@@ -129,8 +130,8 @@ Timing time_it(int runs, const std::function<void()>& f) {
   for (int i = 0; i < runs; ++i) {
     const auto t0 = std::chrono::steady_clock::now();
     f();
-    ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0)
-                     .count());
+    ms.push_back(
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
   }
   std::sort(ms.begin(), ms.end());
   return {ms.front(), ms[ms.size() / 2]};
@@ -160,13 +161,13 @@ int main(int argc, char** argv) {
   IntendedTopology by_name;
   {
     const Timing t = time_it(runs, [&] {
-          auto r = read_ibnetdiscover(net, path.string());
-          if (!r) {
-            std::fprintf(stderr, "%s\n", r.error().message.c_str());
-            std::exit(1);
-          }
-          by_name = std::move(r).value();
-        });
+      auto r = read_ibnetdiscover(net, path.string());
+      if (!r) {
+        std::fprintf(stderr, "%s\n", r.error().message.c_str());
+        std::exit(1);
+      }
+      by_name = std::move(r).value();
+    });
     print("read net file (nodes)", t, by_name.nodes.size());
   }
   IntendedTopology intended = by_name;
@@ -174,9 +175,7 @@ int main(int argc, char** argv) {
     intended.nodes[i].guid = 0x0002c90300000000ull + i + 1;
   const std::string disc = ibnetdiscover_text(intended);
   {
-    const Timing t = time_it(runs, [&] {
-          count = read_ibnetdiscover(disc, "disc")->links.size();
-        });
+    const Timing t = time_it(runs, [&] { count = read_ibnetdiscover(disc, "disc")->links.size(); });
     print("read ibnetdiscover text (links)", t, count);
   }
 
@@ -186,37 +185,27 @@ int main(int argc, char** argv) {
   const DiscoveredFabric faulty = as_found(broken);
   std::vector<Deviation> list;
   {
-    const Timing t = time_it(runs, [&] {
-          list = compare_topology(intended, healthy);
-        });
+    const Timing t = time_it(runs, [&] { list = compare_topology(intended, healthy); });
     print("compare_topology, healthy (deviations)", t, list.size());
   }
   {
-    const Timing t = time_it(runs, [&] {
-          list = compare_topology(intended, faulty);
-        });
+    const Timing t = time_it(runs, [&] { list = compare_topology(intended, faulty); });
     print("compare_topology, faulty (deviations)", t, list.size());
   }
   std::printf("  faults planted: %zu deviations expected, %zu found\n", want, list.size());
   std::string json;
   {
-    const Timing t = time_it(runs, [&] {
-          json = deviations_json(list);
-        });
+    const Timing t = time_it(runs, [&] { json = deviations_json(list); });
     print("deviations_json of the faulty list (bytes)", t, json.size());
   }
   std::vector<Deviation> named;
   {
-    const Timing t = time_it(runs, [&] {
-          named = compare_topology(by_name, faulty);
-        });
+    const Timing t = time_it(runs, [&] { named = compare_topology(by_name, faulty); });
     print("compare_topology, net file by name", t, named.size());
   }
   std::vector<Deviation> degraded;
   {
-    const Timing t = time_it(runs, [&] {
-          degraded = find_degraded_links(faulty);
-        });
+    const Timing t = time_it(runs, [&] { degraded = find_degraded_links(faulty); });
     print("find_degraded_links, faulty (links)", t, degraded.size());
   }
   return list.size() == want && named == list ? 0 : 1;

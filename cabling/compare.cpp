@@ -197,7 +197,8 @@ class Comparison {
       if (f == nullptr || !f->joins(e.a, e.b)) continue;
       e.matched = f->matched = true;
       if (opt_.check_rates)
-        check_link_rate(fx_, end_of(e.a), end_of(e.b), e.width, e.speed, opt_.rate_reference, out_);
+        check_link_rate(fx_, end_of(e.a), end_of(e.b), e.width, e.speed, opt_.rate_reference, out_,
+                        opt_.best_when_unstated);
     }
   }
 

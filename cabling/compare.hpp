@@ -29,6 +29,11 @@ namespace ibsm::cabling {
 struct CompareOptions {
   RateReference rate_reference = RateReference::kSupported;
   bool check_rates = true;  // width/speed of the matched cables
+  // Where the file gives no width or speed (topoconfig CSV, ibsim net files): compare
+  // with the best both ends support (the rule, iblinkinfo's "Could be"), or
+  // leave it to find_degraded_links. ibsim reports 1x-12x as Supported on every port,
+  // so there every 4x cable is "below" 12x.
+  bool best_when_unstated = true;
 };
 
 // Sorted by local GUID and port (sort_deviations).

@@ -11,7 +11,8 @@ DeviationEnd deviation_end(const FabricIndex& fx, LinkEnd e) {
 }
 
 void check_link_rate(const FabricIndex& fx, LinkEnd a, LinkEnd b, std::uint8_t expected_width,
-                     Speed expected_speed, RateReference ref, std::vector<Deviation>& out) {
+                     Speed expected_speed, RateReference ref, std::vector<Deviation>& out,
+                     bool best_when_unstated) {
   const DiscoveredPort* pa = fx.port(a.node, a.port);
   const DiscoveredPort* pb = fx.port(b.node, b.port);
   if (pa == nullptr || pb == nullptr) return;
@@ -24,7 +25,7 @@ void check_link_rate(const FabricIndex& fx, LinkEnd a, LinkEnd b, std::uint8_t e
   // Width: the active width of either end (both ends of a cable agree).
   const std::uint8_t width = pa->width_active ? pa->width_active : pb->width_active;
   std::uint8_t want_width = expected_width;
-  if (want_width == 0) {
+  if (want_width == 0 && best_when_unstated) {
     const WidthSet sa = enabled ? pa->width_enabled : pa->width_supported;
     const WidthSet sb = enabled ? pb->width_enabled : pb->width_supported;
     want_width = best_width(sa & sb);
@@ -35,7 +36,7 @@ void check_link_rate(const FabricIndex& fx, LinkEnd a, LinkEnd b, std::uint8_t e
         {DeviationKind::kWidthMismatch, ea, eb, width_name(want_width), width_name(width)});
   const Speed speed = pa->speed_active != Speed::kUnknown ? pa->speed_active : pb->speed_active;
   Speed want_speed = expected_speed;
-  if (want_speed == Speed::kUnknown) {
+  if (want_speed == Speed::kUnknown && best_when_unstated) {
     const SpeedSet sa = enabled ? pa->speed_enabled : pa->speed_supported;
     const SpeedSet sb = enabled ? pb->speed_enabled : pb->speed_supported;
     want_speed = best_speed(sa & sb);

@@ -22,10 +22,12 @@ struct LinkEnd {
 };
 
 // Appends the width_mismatch and speed_mismatch of the cable a-b. expected_width 0 /
-// expected_speed kUnknown: compare with the best both ends support in `ref`. A value
-// the ports do not report (0, kUnknown, an empty set) is not judged.
+// expected_speed kUnknown: compare with the best both ends support in `ref`, or, when
+// !best_when_unstated, not at all. A value the ports do not report (0, kUnknown, an
+// empty set) is not judged.
 void check_link_rate(const FabricIndex& fx, LinkEnd a, LinkEnd b, std::uint8_t expected_width,
-                     Speed expected_speed, RateReference ref, std::vector<Deviation>& out);
+                     Speed expected_speed, RateReference ref, std::vector<Deviation>& out,
+                     bool best_when_unstated = true);
 
 // Every cable of the fabric active below the best width or speed both ends support,
 // sorted (sort_deviations).

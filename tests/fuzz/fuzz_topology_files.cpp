@@ -30,7 +30,8 @@ void check(const Result<IntendedTopology>& r, std::string_view target) {
     return;
   }
   bool all_guids = true;
-  for (const auto& n : r->nodes) all_guids &= n.guid != 0;
+  for (const auto& n : r->nodes)
+    all_guids &= n.guid != 0;
   for (const auto& l : r->links) {
     fuzz::expect(l.a.port >= 1 && l.a.port <= 254 && l.b.port >= 1 && l.b.port <= 254, target,
                  "a port outside 1-254 was kept");

@@ -160,6 +160,11 @@ TEST(CablingCompare, SpeedMismatchAgainstFileAndAgainstBest) {
   CompareOptions no_rates;
   no_rates.check_rates = false;
   EXPECT_TRUE(compare_topology(intended, found, no_rates).empty());
+  CompareOptions stated_only;
+  stated_only.best_when_unstated = false;
+  EXPECT_TRUE(compare_topology(intended, found, stated_only).empty());
+  intended.links[0].speed = Speed::kQdr;  // stated: judged still
+  EXPECT_EQ(compare_topology(intended, found, stated_only).size(), 1u);
 }
 
 TEST(CablingCompare, PortGuidInFileMatchesTheCa) {
