@@ -4,7 +4,7 @@
 // docs/errors.md is generated from those tables and checked by a test.
 //
 // Ranges: 1xxx mad, 2xxx sm, 3xxx routing, 4xxx partitions, 5xxx conf, 6xxx agent,
-// 9xxx common (files).
+// 9xxx files (common/ 90xx, cabling/ 91xx).
 #pragma once
 
 #include <cstdint>

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "agent/errors.hpp"
+#include "cabling/errors.hpp"
 #include "common/errors.hpp"
 #include "conf/errors.hpp"
 #include "ctl/errors.hpp"
@@ -52,6 +53,7 @@ const Module kModules[] = {
     {"Performance manager (perfmgr/)", 8, ibsm::perfmgr::kPerfmgrErrors},
     {"Prometheus endpoint (metrics/)", 8, ibsm::metrics::kMetricsErrors},
     {"Files (common/)", 9, ibsm::kCommonErrors},
+    {"Intended topology files (cabling/)", 9, ibsm::cabling::kCablingErrors},
 };
 
 std::string render() {

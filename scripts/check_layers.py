@@ -38,6 +38,7 @@ LAYERS: dict[str, tuple[int | None, list[str], str]] = {
     "conf": (1, ["common"], "every option: opensm.conf, TOML, command line"),
     "mad": (1, ["common", "wire"], "SMP attributes, framing, transport, SMP client"),
     "routing": (1, ["common"], "routing engines: topology in, LFTs out"),
+    "cabling": (1, ["common"], "intended topology files, cabling check, degraded links"),
     "partitions": (1, ["common"], "partitions.conf parser, P_Key planner, ibsm-part"),
     "names": (1, ["common"], "the node name map, the name a node goes by"),
     "agent": (1, ["common", "wire"], "ibsm-agent, the host side; apart from the SM"),
@@ -54,8 +55,9 @@ LAYERS: dict[str, tuple[int | None, list[str], str]] = {
                 "the Prometheus endpoint"),
     "daemon": (7, ["common", "conf", "mad", "qos_policy", "sm", "ctl", "metrics"],
                "ibsm's main(): the composition root"),
-    "docs": (8, ["common", "agent", "conf", "ctl", "mad", "metrics", "names", "partitions",
-                 "perfmgr", "qos_policy", "routing", "sa", "sm"], "error_catalog, the error ID table"),
+    "docs": (8, ["common", "agent", "cabling", "conf", "ctl", "mad", "metrics", "names",
+                 "partitions", "perfmgr", "qos_policy", "routing", "sa", "sm"],
+             "error_catalog, the error ID table"),
     "tests/fake": (5, ["common", "mad", "ops", "tests/support/fabric.hpp"],
                    "the fake fabric of the unit tests"),
     "tests": (None, [], "tests include what they test"),
@@ -262,7 +264,14 @@ def self_test() -> int:
            "tests/fake/bad.cpp:1: tests/fake (layer 5) includes sm/fabric/fabric.hpp of sm (layer 5)")
     expect("a folder without a row", {"newlib/layout.hpp": ""},
            "newlib/: a folder of C++ sources without a row")
-    expect("a stale exception", {EXCEPTIONS[0][0]: ""}, "no longer does")
+    # The list is empty today: the self-test plants an exception of its own.
+    planted = ("agent/plan.cpp", "partitions/diff.hpp", "planted by the self-test")
+    EXCEPTIONS.append(planted)
+    try:
+        expect("a listed exception is allowed", {})
+        expect("a stale exception", {planted[0]: ""}, "no longer does")
+    finally:
+        EXCEPTIONS.remove(planted)
     expect("tests and bench are free", {"bench/x.cpp": '#include "daemon/x.hpp"\n'})
     expect("a relative include", {"mad/attr/bad.hpp": '#include "../../sm/fabric/fabric.hpp"\n'},
            "mad/attr/bad.hpp:1: mad (layer 1) includes sm/fabric/fabric.hpp of sm (layer 5)")
