@@ -119,9 +119,13 @@ Outcome HealthJudge::on_trap(const PortFacts& port) {
 Outcome HealthJudge::on_counters(const PortFacts& port, const CounterDeltas& d) {
   Outcome out;
   if (!config_.enabled || unhealthy_.contains(port.key)) return out;
+  const bool any = d.symbol_errors != 0 || d.link_error_recovery != 0 || d.link_downed != 0 ||
+                   d.port_rcv_errors != 0;
+  // Most ports count no errors: they cost no state (PerfMgr reports every port).
+  if (!any && !states_.contains(port.key)) return out;
   const auto now = clock_->now();
   PortState& st = states_[port.key];
-  st.last_event = now;
+  if (any) st.last_event = now;
   const ErrorRateThresholds& t = config_.error_rate;
   const auto rate = [&](CountWindow& w, std::uint64_t delta, std::uint64_t threshold,
                         std::string_view counter) {

@@ -26,8 +26,10 @@ std::uint64_t CountWindow::record(Clock::TimePoint now, std::uint64_t delta,
     const auto span = std::chrono::duration_cast<Clock::Duration>(kSpan).count();
     delta = static_cast<std::uint64_t>(static_cast<long double>(delta) * span / elapsed.count());
   }
-  parts_.push_back({now, delta});
-  sum_ += delta;
+  if (delta != 0) {
+    parts_.push_back({now, delta});
+    sum_ += delta;
+  }
   while (!parts_.empty() && parts_.front().at <= now - kSpan) {
     sum_ -= parts_.front().delta;
     parts_.pop_front();
