@@ -86,7 +86,7 @@ struct Spec {
   bool ranged = false;
   std::int64_t lo = 0;
   std::uint64_t hi = 0;
-  std::array<std::string_view, 4> choices{};
+  std::array<std::string_view, 5> choices{};
   RawCheck check = nullptr;
   RawDiagnose diagnose = nullptr;
   RawMerge merge = nullptr;  // kRaw: a key whose lines add up (see RawMerge)
@@ -111,8 +111,8 @@ constexpr Spec text() {
   return {.fmt = Fmt::kText};
 }
 constexpr Spec choice(std::string_view a, std::string_view b, std::string_view c = {},
-                      std::string_view d = {}) {
-  return {.fmt = Fmt::kChoice, .choices = {a, b, c, d}};
+                      std::string_view d = {}, std::string_view e = {}) {
+  return {.fmt = Fmt::kChoice, .choices = {a, b, c, d, e}};
 }
 constexpr Spec raw(RawCheck check, RawDiagnose diagnose = nullptr) {
   return {.fmt = Fmt::kRaw, .check = check, .diagnose = diagnose};

@@ -25,6 +25,7 @@
 #include "sm/cc/errors.hpp"
 #include "sm/election/errors.hpp"
 #include "sm/errors.hpp"
+#include "sm/health/errors.hpp"
 #include "sm/mkey/errors.hpp"
 
 namespace {
@@ -43,6 +44,7 @@ const Module kModules[] = {
     {"M_Key (sm/mkey/)", 2, ibsm::sm::mkey::kMkeyErrors},
     {"QoS policy file (qos_policy/)", 2, ibsm::qos_policy::kQosPolicyErrors},
     {"Congestion control (sm/cc/)", 2, ibsm::sm::cc::kCcErrors},
+    {"Fabric health (sm/health/)", 2, ibsm::sm::health::kHealthErrors},
     {"Subnet Administrator (sa/)", 7, ibsm::sa::kSaErrors},
     {"Prefix routes (sa/prefix_routes)", 7, ibsm::sa::kPrefixRouteErrors},
     {"Routing (routing/)", 3, ibsm::routing::kRoutingErrors},

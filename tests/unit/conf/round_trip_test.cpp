@@ -123,7 +123,15 @@ TEST(RoundTrip, EveryKeyOfOpensmsDumpIsLive) {
   for (auto at = written.find("[not implemented]\n"); at != std::string::npos;
        at = written.find("[not implemented]\n", at + 1))
     ++marked;  // each row's help line; the file's heading names the mark once more
-  EXPECT_EQ(marked, 0u);
+  // Only extension rows not yet wired in may carry the mark (the fabric health keys of
+  // issue 35 until the SM acts on them), one line each.
+  std::size_t not_implemented = 0;
+  for (const OptionRow& row : option_rows()) {
+    if (row.impl == Impl::kYes) continue;
+    EXPECT_TRUE(is_ibsm_extension(row.section)) << row.key;
+    ++not_implemented;
+  }
+  EXPECT_EQ(marked, not_implemented);
 }
 
 // The per-SL congestion keys take one line per SL in both SMs: OpenSM reads the lines
