@@ -3,12 +3,38 @@
 #include <array>
 #include <charconv>
 
+#include "wire/link_codes.hpp"
+
 namespace ibsm::cabling {
 namespace {
 
 constexpr std::array<std::string_view, 10> kSpeedNames = {"?",   "SDR", "DDR", "QDR", "FDR10",
                                                           "FDR", "EDR", "HDR", "NDR", "XDR"};
 constexpr std::array<std::uint8_t, 5> kWidthsWidestFirst = {12, 8, 4, 2, 1};
+
+// The IBA codes' lane speeds among ours (which add Mellanox's FDR10 between QDR and FDR).
+Speed from_lane_speed(wire::LaneSpeed s) {
+  switch (s) {
+    case wire::LaneSpeed::kSdr:
+      return Speed::kSdr;
+    case wire::LaneSpeed::kDdr:
+      return Speed::kDdr;
+    case wire::LaneSpeed::kQdr:
+      return Speed::kQdr;
+    case wire::LaneSpeed::kFdr:
+      return Speed::kFdr;
+    case wire::LaneSpeed::kEdr:
+      return Speed::kEdr;
+    case wire::LaneSpeed::kHdr:
+      return Speed::kHdr;
+    case wire::LaneSpeed::kNdr:
+      return Speed::kNdr;
+    case wire::LaneSpeed::kXdr:
+      return Speed::kXdr;
+    default:
+      return Speed::kUnknown;
+  }
+}
 
 }  // namespace
 
@@ -34,20 +60,7 @@ std::string_view speed_name(Speed s) {
 }
 
 std::uint8_t width_from_iba(std::uint8_t code) {
-  switch (code) {
-    case 1:
-      return 1;
-    case 2:
-      return 4;
-    case 4:
-      return 8;
-    case 8:
-      return 12;
-    case 16:
-      return 2;
-    default:
-      return 0;
-  }
+  return static_cast<std::uint8_t>(wire::lanes_of_width_code(code));
 }
 
 WidthSet widths_from_iba(std::uint8_t mask) {
@@ -58,40 +71,21 @@ WidthSet widths_from_iba(std::uint8_t mask) {
 }
 
 Speed speed_from_iba(std::uint8_t active, std::uint8_t ext_active, std::uint8_t ext2_active) {
-  if (ext2_active & 1) return Speed::kXdr;
-  switch (ext_active) {
-    case 1:
-      return Speed::kFdr;
-    case 2:
-      return Speed::kEdr;
-    case 4:
-      return Speed::kHdr;
-    case 8:
-      return Speed::kNdr;
-    default:
-      break;
-  }
-  switch (active) {
-    case 1:
-      return Speed::kSdr;
-    case 2:
-      return Speed::kDdr;
-    case 4:
-      return Speed::kQdr;
-    default:
-      return Speed::kUnknown;
-  }
+  if (wire::extended2_lane_speed(ext2_active) != wire::LaneSpeed::kUnknown) return Speed::kXdr;
+  if (const Speed ext = from_lane_speed(wire::extended_lane_speed(ext_active));
+      ext != Speed::kUnknown)
+    return ext;
+  return from_lane_speed(wire::classic_lane_speed(active));
 }
 
 SpeedSet speeds_from_iba(std::uint8_t mask, std::uint8_t ext_mask, std::uint8_t ext2_mask) {
   SpeedSet set = 0;
-  constexpr std::array<Speed, 3> kClassic = {Speed::kSdr, Speed::kDdr, Speed::kQdr};
-  constexpr std::array<Speed, 4> kExt = {Speed::kFdr, Speed::kEdr, Speed::kHdr, Speed::kNdr};
-  for (unsigned i = 0; i < kClassic.size(); ++i)
-    if (mask & (1u << i)) set |= speed_bit(kClassic[i]);
-  for (unsigned i = 0; i < kExt.size(); ++i)
-    if (ext_mask & (1u << i)) set |= speed_bit(kExt[i]);
-  if (ext2_mask & 1) set |= speed_bit(Speed::kXdr);
+  for (unsigned bit = 0; bit < 8; ++bit) {
+    const auto code = static_cast<std::uint8_t>(1u << bit);
+    if (mask & code) set |= speed_bit(from_lane_speed(wire::classic_lane_speed(code)));
+    if (ext_mask & code) set |= speed_bit(from_lane_speed(wire::extended_lane_speed(code)));
+    if (ext2_mask & code) set |= speed_bit(from_lane_speed(wire::extended2_lane_speed(code)));
+  }
   return set;
 }
 

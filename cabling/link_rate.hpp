@@ -1,5 +1,5 @@
 // Link widths and lane speeds as plain values, and their conversion from the PortInfo
-// codes (IBA 14.2.5.6, tables 155/156) so that cabling/ needs no mad/ include.
+// codes (IBA 14.2.5.6, tables 155/156: wire/link_codes.hpp, the one decoding of them).
 //   width:  the lane count, 1, 2, 4, 8 or 12 (0: unknown);
 //   speed:  one lane's signalling, slowest first (FDR10 is Mellanox's vendor speed,
 //           between QDR and FDR as iblinkinfo orders it);

@@ -38,7 +38,7 @@ LAYERS: dict[str, tuple[int | None, list[str], str]] = {
     "conf": (1, ["common"], "every option: opensm.conf, TOML, command line"),
     "mad": (1, ["common", "wire"], "SMP attributes, framing, transport, SMP client"),
     "routing": (1, ["common"], "routing engines: topology in, LFTs out"),
-    "cabling": (1, ["common"], "intended topology files, cabling check, degraded links"),
+    "cabling": (1, ["common", "wire"], "intended topology files, cabling check, degraded links"),
     "partitions": (1, ["common"], "partitions.conf parser, P_Key planner, ibsm-part"),
     "names": (1, ["common"], "the node name map, the name a node goes by"),
     "agent": (1, ["common", "wire"], "ibsm-agent, the host side; apart from the SM"),

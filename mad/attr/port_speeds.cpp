@@ -99,34 +99,6 @@ double lane_signalling_gbps(LaneSpeed s) {
   }
 }
 
-LaneSpeed classic_lane_speed(std::uint8_t link_speed_active) {
-  switch (link_speed_active) {
-    case 1:
-      return LaneSpeed::kSdr;
-    case 2:
-      return LaneSpeed::kDdr;
-    case 4:
-      return LaneSpeed::kQdr;
-    default:
-      return LaneSpeed::kUnknown;
-  }
-}
-
-LaneSpeed extended_lane_speed(std::uint8_t link_speed_ext_active) {
-  switch (link_speed_ext_active) {
-    case kSpeedExtFdr:
-      return LaneSpeed::kFdr;
-    case kSpeedExtEdr:
-      return LaneSpeed::kEdr;
-    case kSpeedExtHdr:
-      return LaneSpeed::kHdr;
-    case kSpeedExtNdr:
-      return LaneSpeed::kNdr;
-    default:
-      return LaneSpeed::kUnknown;
-  }
-}
-
 LaneSpeed lane_speed_of(std::uint8_t link_speed_active, std::uint8_t link_speed_ext_active) {
   const LaneSpeed ext = extended_lane_speed(link_speed_ext_active);
   return ext != LaneSpeed::kUnknown ? ext : classic_lane_speed(link_speed_active);
@@ -141,20 +113,7 @@ LaneSpeed active_lane_speed(const PortInfo& pi, const PortInfo& caps) {
 }
 
 unsigned active_lanes(std::uint8_t width_active) {
-  switch (width_active) {
-    case 1:
-      return 1;
-    case 2:
-      return 4;
-    case 4:
-      return 8;
-    case 8:
-      return 12;
-    case 16:
-      return 2;
-    default:
-      return 0;
-  }
+  return wire::lanes_of_width_code(width_active);
 }
 
 SpeedFieldCheck check_speed_fields(const PortInfo& pi, const PortInfo& caps) {

@@ -13,6 +13,7 @@
 #include <string>
 
 #include "mad/attr/port_info.hpp"
+#include "wire/link_codes.hpp"
 
 namespace ibsm::mad {
 
@@ -28,13 +29,13 @@ inline constexpr std::uint16_t kCap2IsLinkSpeedXdrSupported = 1u << 12;
 // writes the extended-speed fields. Bits 0-7 are the port number.
 inline constexpr std::uint32_t kSmSupportsExtendedSpeeds = 1u << 31;
 
-// LinkSpeedExt* bits, and LinkSpeedExt*2's.
-inline constexpr std::uint8_t kSpeedExtFdr = 1, kSpeedExtEdr = 2, kSpeedExtHdr = 4,
-                              kSpeedExtNdr = 8;
-inline constexpr std::uint8_t kSpeedExt2Xdr = 1;
-
-// One lane's signalling, slowest first (FDR10 is a vendor speed: sm/links/fdr10.hpp).
-enum class LaneSpeed : std::uint8_t { kUnknown, kSdr, kDdr, kQdr, kFdr, kEdr, kHdr, kNdr, kXdr };
+// The codes themselves (LinkSpeedExt* bits, lane speeds) are wire/link_codes.hpp's.
+using wire::kSpeedExt2Xdr;
+using wire::kSpeedExtEdr;
+using wire::kSpeedExtFdr;
+using wire::kSpeedExtHdr;
+using wire::kSpeedExtNdr;
+using wire::LaneSpeed;
 const char* lane_speed_name(LaneSpeed s);  // "SDR" ... "XDR"
 const char* lane_speed_gbps(LaneSpeed s);  // "2.5" ... "200" (data rate per lane)
 
@@ -44,8 +45,8 @@ double lane_signalling_gbps(LaneSpeed s);
 
 // The speed LinkSpeedActive names (1 SDR, 2 DDR, 4 QDR) and the one LinkSpeedExtActive
 // names (1 FDR, 2 EDR, 4 HDR, 8 NDR); kUnknown for any other value.
-LaneSpeed classic_lane_speed(std::uint8_t link_speed_active);
-LaneSpeed extended_lane_speed(std::uint8_t link_speed_ext_active);
+using wire::classic_lane_speed;
+using wire::extended_lane_speed;
 
 // The active per-lane speed from the two fields alone (no capability masks, no XDR):
 // LinkSpeedExtActive when it names a speed, else LinkSpeedActive. For readers that
