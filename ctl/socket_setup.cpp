@@ -87,25 +87,49 @@ Result<int> open_unix_listener(const std::string& path, int backlog, bool* repla
                                                "alone",
                                                path, std::strerror(probe.error)));
   }
+  // The socket is bound and listening under a temporary name beside `path` and then
+  // linked to `path`: the name appears only once connects succeed (a client or another
+  // ibsm that sees it between bind and listen would get ECONNREFUSED and call it stale),
+  // and link(2), unlike rename, never replaces what another process put there meanwhile.
+  // A temporary name that does not fit sun_path binds `path` directly.
+  const std::string tmp = path + "." + std::to_string(::getpid()) + ".new";
+  sockaddr_un tmp_addr{};
+  const bool staged = make_unix_address(tmp, tmp_addr);
+  const std::string& bound = staged ? tmp : path;
+  if (staged) ::unlink(tmp.c_str());  // left by a run with this pid that died here
   const int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
   if (fd < 0)
     return fail(kErrSocketSetup,
                 fmt::format("cannot create the control socket: {}", std::strerror(errno)));
-  if (::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) != 0) {
+  if (::bind(fd, reinterpret_cast<const sockaddr*>(staged ? &tmp_addr : &addr),
+             sizeof(sockaddr_un)) != 0) {
     const int err = errno;
     ::close(fd);
     return fail(kErrSocketSetup,
-                fmt::format("cannot bind the control socket {}: {}{}", path, std::strerror(err),
+                fmt::format("cannot bind the control socket {}: {}{}", bound, std::strerror(err),
                             err == EADDRINUSE ? " (something was put there meanwhile; it is "
                                                 "left alone)"
                                               : ""));
   }
-  if (::chmod(path.c_str(), 0666) != 0 || ::listen(fd, backlog) != 0) {
+  if (::chmod(bound.c_str(), 0666) != 0 || ::listen(fd, backlog) != 0) {
     const int err = errno;
     ::close(fd);
-    ::unlink(path.c_str());  // ours: bound a moment ago
+    ::unlink(bound.c_str());  // ours: bound a moment ago
     return fail(kErrSocketSetup,
                 fmt::format("cannot open the control socket {}: {}", path, std::strerror(err)));
+  }
+  if (staged) {
+    const int rc = ::link(tmp.c_str(), path.c_str());
+    const int err = errno;
+    ::unlink(tmp.c_str());
+    if (rc != 0) {
+      ::close(fd);
+      return fail(kErrSocketSetup,
+                  fmt::format("cannot open the control socket {}: {}{}", path, std::strerror(err),
+                              err == EEXIST ? " (something was put there meanwhile; it is left "
+                                              "alone)"
+                                            : ""));
+    }
   }
   return fd;
 }

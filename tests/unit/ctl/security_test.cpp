@@ -14,8 +14,11 @@
 
 #include <atomic>
 #include <chrono>
+#include <filesystem>
 #include <fstream>
+#include <string>
 #include <thread>
+#include <vector>
 
 #include <spdlog/fmt/fmt.h>
 
@@ -290,6 +293,21 @@ TEST(SocketSetup, TheProcessUmaskIsNotTouched) {
   struct stat st {};
   ASSERT_EQ(::lstat((dir.path() + "/ctl.sock").c_str(), &st), 0);
   EXPECT_EQ(st.st_mode & 0777, 0666u);
+  ::close(*fd);
+}
+
+// The socket's name appears only once it listens (it is bound under a temporary name and
+// linked in): whoever sees the name can connect, and nothing else is left beside it.
+TEST(SocketSetup, TheNameAppearsListeningAndAloneInItsDirectory) {
+  testsupport::TempDir dir;
+  const std::string path = dir.path() + "/ctl.sock";
+  auto fd = open_unix_listener(path, 8, nullptr);
+  ASSERT_TRUE(fd.ok()) << fd.error().message;
+  EXPECT_EQ(probe_socket_path(path).state, SocketPathState::kLive);
+  std::vector<std::string> names;
+  for (const auto& e : std::filesystem::directory_iterator(dir.path()))
+    names.push_back(e.path().filename().string());
+  EXPECT_EQ(names, std::vector<std::string>{"ctl.sock"});
   ::close(*fd);
 }
 
