@@ -8,6 +8,7 @@
 
 #include "cabling/errors.hpp"
 #include "cabling/line_cursor.hpp"
+#include "common/lines.hpp"
 #include "common/text.hpp"
 
 namespace ibsm::cabling {
@@ -205,14 +206,8 @@ class Reader {
 
 Result<IntendedTopology> read_ibnetdiscover(std::string_view text, std::string_view file) {
   Reader r(file);
-  int n = 0;
-  while (!text.empty()) {
-    ++n;
-    const auto eol = text.find('\n');
-    const auto line = text.substr(0, eol);
-    text.remove_prefix(eol == std::string_view::npos ? text.size() : eol + 1);
-    if (auto s = r.line(line, n); !s) return fail(s.error());
-  }
+  for (const text::Line& l : text::Lines(text))
+    if (auto s = r.line(l.text, static_cast<int>(l.number)); !s) return fail(s.error());
   return r.finish();
 }
 

@@ -10,15 +10,14 @@
 #include "cabling/errors.hpp"
 #include "cabling/ibnetdiscover_reader.hpp"
 #include "cabling/topo_config_reader.hpp"
+#include "common/lines.hpp"
 #include "common/text.hpp"
 
 namespace ibsm::cabling {
 
 TopologyFormat detect_topology_format(std::string_view text) {
-  while (!text.empty()) {
-    const auto eol = text.find('\n');
-    const auto line = trim(text.substr(0, eol));
-    text.remove_prefix(eol == std::string_view::npos ? text.size() : eol + 1);
+  for (const text::Line& l : text::Lines(text)) {
+    const auto line = trim(l.text);
     if (line.empty() || line.front() == '#') continue;
     return line.find(',') != std::string_view::npos ? TopologyFormat::kTopoConfigCsv
                                                     : TopologyFormat::kIbnetdiscover;

@@ -6,6 +6,7 @@
 #include <map>
 #include <sstream>
 
+#include "common/lines.hpp"
 #include "common/text.hpp"
 #include "sm/health/errors.hpp"
 
@@ -60,12 +61,9 @@ std::optional<PortNum> parse_port(std::string_view s) {
 Result<HealthPolicy> HealthPolicy::parse(std::string_view text, std::string_view file) {
   HealthPolicy p;
   p.source_ = std::string(file);
-  unsigned line_no = 0;
-  while (!text.empty()) {
-    const auto nl = text.find('\n');
-    std::string_view line = text.substr(0, nl);
-    text = nl == std::string_view::npos ? std::string_view{} : text.substr(nl + 1);
-    ++line_no;
+  for (const text::Line& l : text::Lines(text)) {
+    std::string_view line = l.text;
+    const unsigned line_no = l.number;
     if (const auto hash = line.find('#'); hash != std::string_view::npos)
       line = line.substr(0, hash);
     const auto t = tokens(line);
