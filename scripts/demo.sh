@@ -46,6 +46,9 @@ cleanup() {
   stop "${waiter_pid:-}"
   stop "${sm_pid:-}"
   stop "${sim_pid:-}"
+  # A child started as the signal came, before its pid reached a variable (a Ctrl-C just
+  # after "logs and dumps in" lands between the SM's fork and `sm_pid=$!`): any left.
+  for pid in $(pgrep -P $$); do stop "$pid"; done
   rm -rf "$work"
   exit "$status"
 }
