@@ -149,7 +149,9 @@ TEST(DiscoveredFabric, PeersTypesAndPortGuidsOfTheModel) {
       EXPECT_GE(n.ports.size(), 4u);  // every present port, linked or not
       for (const auto& p : n.ports) {
         EXPECT_EQ(p.port_guid, 0u);  // a switch's external ports have none of their own
-        if (p.num > 4) EXPECT_EQ(p.peer_guid, 0u);
+        if (p.num > 4) {
+          EXPECT_EQ(p.peer_guid, 0u);
+        }
       }
     }
   }
