@@ -95,13 +95,13 @@ SubnetManager::SubnetManager(mad::MadTransport& transport, const Clock& clock, L
 }
 
 Status SubnetManager::reload_topology() {
-  Status st = cabling_.load(options_.topo_config_file);
-  publish_.ops.cabling_status(cabling_.status(), false, "");
+  Status st = publish_.cabling.load(options_.topo_config_file);
+  publish_.ops.cabling_status(publish_.cabling.status(), false, "");
   return st;
 }
 
 void SubnetManager::check_cabling() {
-  auto s = cabling_.check(fabric_, std::chrono::system_clock::now());
+  auto s = publish_.cabling.check(fabric_, std::chrono::system_clock::now());
   publish_.ops.cabling_status(s, true, cabling_check::kinds_summary(s->deviations));
 }
 

@@ -28,7 +28,6 @@
 #include "routing/engine.hpp"
 #include "routing/route_report.hpp"
 #include "sa/server.hpp"
-#include "sm/cabling_check/cabling_check.hpp"
 #include "sm/cc/cc_control.hpp"
 #include "sm/election/election.hpp"
 #include "sm/election/lft_mirror.hpp"
@@ -300,8 +299,7 @@ class SubnetManager {
   bool sm_port_down_reported_ = false;  // kErrSmPortDown logged for this outage
 
   names::NodeNames node_names_;  // node_name_map_name
-  // topo_config_file and the cabling check after each SUBNET UP (report only).
-  cabling_check::CablingCheck cabling_{module_logger(log_, LogModule::kDiscovery)};
+  // After each SUBNET UP: the cabling check (publish_.cabling, report only).
   void check_cabling();
   Fabric fabric_;  // the result of the last heavy sweep
   // Sweep components of sm/lids, sm/links, sm/qos and sm/mkey (issue 34): each keeps
