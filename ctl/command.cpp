@@ -70,6 +70,10 @@ const std::vector<CommandSpec>& command_specs() {
        "the last events (default 20); --follow streams new ones until the connection closes", true},
       {CommandId::kNodeNames, "node_names", "node_names [reload]",
        "the node-name map in force (node_name_map_name); reload re-reads it, as SIGHUP does", true},
+      {CommandId::kTopoDiff, "topo_diff", "topo_diff [--json]",
+       "the cabling's deviations from topo_config_file, found at the last heavy sweep", true},
+      {CommandId::kDegraded, "degraded", "degraded [--json]",
+       "links active below the best width or speed both ends support (last heavy sweep)", true},
   };
   return specs;
 }
@@ -266,6 +270,14 @@ Result<Command> parse_command(std::string_view line) {
       if (auto e = at_most(1)) return *e;
       if (auto e = one_of(0, {"reload"}, false)) return *e;
       cmd.changes = !a.empty();
+      break;
+    case CommandId::kTopoDiff:
+    case CommandId::kDegraded:
+      // `ibsm-ctl topo_diff --json` sends the flag after the command.
+      if (auto e = at_most(1)) return *e;
+      if (!a.empty() && a[0] != "--json")
+        return bad(*spec, "invalid argument '" + a[0].substr(0, 64) + "'");
+      cmd.json = cmd.json || !a.empty();
       break;
     case CommandId::kStatus:
       if (auto e = at_most(1)) return *e;

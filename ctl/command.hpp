@@ -1,7 +1,7 @@
 // The control protocol's commands: OpenSM 3.3.23's console commands with their
 // names, arguments and meaning, and ibsm's own (handover, routes, partitions,
-// events, node_names). parse_command() turns one request line into a checked command or one
-// error with a stable ID; it never throws and knows nothing of sockets or the SM.
+// events, node_names, topo_diff, degraded). parse_command() turns one request line into a checked
+// command or one error with a stable ID; it never throws and knows nothing of sockets or the SM.
 #pragma once
 
 #include <cstdint>
@@ -40,6 +40,8 @@ enum class CommandId : std::uint8_t {
   kPartitions,
   kEvents,
   kNodeNames,
+  kTopoDiff,
+  kDegraded,
 };
 
 struct CommandSpec {

@@ -2,11 +2,13 @@
 
 #include <spdlog/fmt/fmt.h>
 
+#include <array>
 #include <cctype>
 #include <charconv>
 #include <map>
 #include <utility>
 
+#include "cabling/deviation.hpp"
 #include "common/escape.hpp"
 #include "mad/attr/port_speeds.hpp"
 
@@ -105,6 +107,29 @@ void port_family(Writer& w, const perfmgr::CounterSnapshot& c,
   for (std::size_t p = 0; p < c.ports.size(); ++p)
     if (const unsigned l = mad::active_lanes(c.ports[p].link_width_active))
       w.sample("infiniband_width", labels[p], std::uint64_t{l});
+}
+
+// The cabling check of the last heavy sweep: every kind always present (0 without a
+// topology file, or before the first check).
+void cabling_metrics(Writer& w, const OpsSnapshot& s) {
+  constexpr std::size_t kKinds = 8;
+  std::array<std::uint64_t, kKinds> by_kind{};
+  std::uint64_t degraded = 0;
+  if (s.cabling) {
+    for (const auto& d : s.cabling->deviations)
+      if (static_cast<std::size_t>(d.kind) < kKinds) ++by_kind[static_cast<std::size_t>(d.kind)];
+    degraded = s.cabling->degraded.size();
+  }
+  w.family("ibsm_topology_deviations", "gauge",
+           "Deviations of the cabling from topo_config_file at the last heavy sweep, by kind");
+  for (std::size_t k = 0; k < kKinds; ++k)
+    w.sample("ibsm_topology_deviations",
+             fmt::format("kind=\"{}\"",
+                         cabling::deviation_kind_name(static_cast<cabling::DeviationKind>(k))),
+             by_kind[k]);
+  w.family("ibsm_degraded_links", "gauge",
+           "Links active below the best width or speed both ends support");
+  w.sample("ibsm_degraded_links", "", degraded);
 }
 
 void sm_metrics(Writer& w, const OpsSnapshot& s) {
@@ -236,6 +261,8 @@ void sm_metrics(Writer& w, const OpsSnapshot& s) {
   w.sample("ibsm_multicast_groups", "", std::uint64_t{s.mcast_groups.size()});
   w.family("ibsm_multicast_members", "gauge", "Members of all multicast groups");
   w.sample("ibsm_multicast_members", "", members);
+
+  cabling_metrics(w, s);
 
   w.family("ibsm_perfmgr_enabled", "gauge", "1 when the PerfMgr runs");
   w.sample("ibsm_perfmgr_enabled", "", std::uint64_t{s.perfmgr_enabled ? 1u : 0u});

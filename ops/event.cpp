@@ -27,6 +27,8 @@ std::string_view event_type_name(EventType t) {
       return "link_up";
     case EventType::kLinkDown:
       return "link_down";
+    case EventType::kTopologyDeviation:
+      return "topology_deviation";
     case EventType::kTrap:
       return "trap";
     case EventType::kSecurityTrap:
@@ -54,24 +56,14 @@ std::string_view event_type_name(EventType t) {
 }
 
 const std::vector<EventType>& all_event_types() {
-  static const std::vector<EventType> all = {EventType::kSmState,
-                                             EventType::kElection,
-                                             EventType::kSweepStarted,
-                                             EventType::kSweepFinished,
-                                             EventType::kPortState,
-                                             EventType::kLinkUp,
-                                             EventType::kLinkDown,
-                                             EventType::kTrap,
-                                             EventType::kSecurityTrap,
-                                             EventType::kLidAssigned,
-                                             EventType::kLidChanged,
-                                             EventType::kRouting,
-                                             EventType::kPartitionsReloaded,
-                                             EventType::kMcastGroupCreated,
-                                             EventType::kMcastGroupDeleted,
-                                             EventType::kConfigReloaded,
-                                             EventType::kControl,
-                                             EventType::kEventsDropped};
+  static const std::vector<EventType> all = {
+      EventType::kSmState,           EventType::kElection,           EventType::kSweepStarted,
+      EventType::kSweepFinished,     EventType::kPortState,          EventType::kLinkUp,
+      EventType::kLinkDown,          EventType::kTopologyDeviation,  EventType::kTrap,
+      EventType::kSecurityTrap,      EventType::kLidAssigned,        EventType::kLidChanged,
+      EventType::kRouting,           EventType::kPartitionsReloaded, EventType::kMcastGroupCreated,
+      EventType::kMcastGroupDeleted, EventType::kConfigReloaded,     EventType::kControl,
+      EventType::kEventsDropped};
   return all;
 }
 

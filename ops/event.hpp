@@ -25,6 +25,9 @@ enum class EventType : std::uint16_t {
   kPortState = 301,      // a port's state changed between two sweeps
   kLinkUp = 302,
   kLinkDown = 303,
+  // The cabling check's deviations from topo_config_file changed after a heavy sweep
+  // (or a reload): deviations, degraded, kinds, file.
+  kTopologyDeviation = 310,
   kTrap = 401,          // a trap received: number, source LID, issuer GID
   kSecurityTrap = 402,  // traps 256-259 (M_Key, P_Key, Q_Key, B_Key violations)
   kLidAssigned = 501,   // a port got its first LID

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "cabling/deviation.hpp"
 #include "conf/options.hpp"
 #include "mad/smp_client.hpp"
 #include "mad/types.hpp"
@@ -95,6 +96,22 @@ struct PartitionsStatus {
   std::chrono::system_clock::time_point when;
 };
 
+// The cabling check of the last heavy sweep (issue 35): the deviations from
+// topo_config_file and the links running below what both ends support. Immutable once
+// published; shared between snapshots until the next check or reload.
+struct CablingStatus {
+  std::string file;          // topo_config_file ("" none)
+  bool file_ok = true;       // the last read succeeded (else the last good one, if any, stays)
+  std::string error;         // the last read's error, with its ID and file:line
+  bool file_loaded = false;  // a good file is in force (deviations are computed)
+  bool checked = false;      // a heavy sweep has checked since start
+  std::vector<cabling::Deviation> deviations;  // against the file, sorted; none without one
+  std::vector<cabling::Deviation> degraded;    // width/speed below the best both ends support
+  double ms = 0;                               // the last check's time
+  std::chrono::system_clock::time_point when;  // of the last check
+};
+using CablingStatusPtr = std::shared_ptr<const CablingStatus>;
+
 struct OpsSnapshot {
   std::uint64_t generation = 0;  // +1 per publish
   std::chrono::system_clock::time_point published;
@@ -133,6 +150,7 @@ struct OpsSnapshot {
   RoutingOutcome routing;
   std::vector<McastGroupInfo> mcast_groups;
   PartitionsStatus partitions;
+  CablingStatusPtr cabling;  // never null once published
 
   // The PerfMgr: whether it runs, and its counters as of its last finished sweep
   // (null before the first).

@@ -258,6 +258,7 @@ SweepResult SubnetManager::heavy_sweep(const std::atomic<bool>& stop, PreparedFa
     report_status();
     partitions_.log_groups();
     partitions_.save(fabric_);
+    check_cabling();  // report only: its status rides with the snapshot published next
     publish_sa_snapshot();
     perfmgr_.set_fabric(perfmgr_view(fabric_));
     routes::write_dumps(fabric_, router_.topology(), router_.routes(), options_, log_);

@@ -90,7 +90,19 @@ SubnetManager::SubnetManager(mad::MadTransport& transport, const Clock& clock, L
   // logged by the SA with its line; the SM runs without what it could not read.
   static_cast<void>(sa_.load_db());
   publish_.ops.partitions_file(options_.partition_config_file);
+  static_cast<void>(reload_topology());
   publish_ops();
+}
+
+Status SubnetManager::reload_topology() {
+  Status st = publish_.cabling.load(options_.topo_config_file);
+  publish_.ops.cabling_status(publish_.cabling.status(), false, "");
+  return st;
+}
+
+void SubnetManager::check_cabling() {
+  auto s = publish_.cabling.check(fabric_, std::chrono::system_clock::now());
+  publish_.ops.cabling_status(s, true, cabling_check::kinds_summary(s->deviations));
 }
 
 bool SubnetManager::reload_partitions() {
@@ -406,6 +418,7 @@ std::optional<int> SubnetManager::step(ControlFlags& control) {
       if (hooks_.hangup) hooks_.hangup();
       reload_partitions();
       reload_qos_policy();
+      static_cast<void>(reload_topology());
       publish_.sa.load_prefix_routes(options_.prefix_routes_file);
       loop_.heavy_reason = HeavyReason::kForced;
       publish_ops();

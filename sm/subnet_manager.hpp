@@ -128,6 +128,10 @@ class SubnetManager {
   // snapshot carries the result (sm/qos/qos_state.hpp).
   bool reload_qos_policy() { return qos_.reload_policy(options_); }
   const PartitionManager& partitions() const { return partitions_; }
+  // Re-reads topo_config_file (at start, on SIGHUP and ibsm-ctl's reload): a file in
+  // error is logged with its ID and file:line and returned, and the last good one stays
+  // (sm/cabling_check/). Each heavy sweep that brings the subnet up compares with it.
+  Status reload_topology();
   const PortTables& port_tables() const { return port_tables_; }
   // The last heavy sweep's SL2VL programming for per-path SLs or QoS (null: none needed).
   using Sl2VlCounts = tables::Sl2VlCounts;
@@ -295,7 +299,9 @@ class SubnetManager {
   bool sm_port_down_reported_ = false;  // kErrSmPortDown logged for this outage
 
   names::NodeNames node_names_;  // node_name_map_name
-  Fabric fabric_;                // the result of the last heavy sweep
+  // After each SUBNET UP: the cabling check (publish_.cabling, report only).
+  void check_cabling();
+  Fabric fabric_;  // the result of the last heavy sweep
   // Sweep components of sm/lids, sm/links, sm/qos and sm/mkey (issue 34): each keeps
   // its own state between sweeps; heavy_sweep() hands them a SweepContext.
   lids::LidAssigner lids_{log_, module_logger(log_, LogModule::kLid)};  // guid2lid, LIDs

@@ -184,6 +184,7 @@ void SubnetManager::carry_out(ops::ControlRequest& req) {
     case ops::ControlAction::kReloadConfig:
       if (hooks_.hangup) hooks_.hangup();
       partitions_.reload();
+      static_cast<void>(reload_topology());
       loop_.heavy_reason = HeavyReason::kForced;
       publish_ops();
       return answer(true, "configuration re-read; heavy sweep requested");

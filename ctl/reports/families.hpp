@@ -37,6 +37,12 @@ Answer partitions(const OpsSnapshot& s, const Snap* f, const NodeNamer& name_of)
 Answer dump_portguid(const Snap& f, const Command& cmd);
 Answer node_names(const names::NodeNameMap* map);
 
+// cabling.cpp: the deviations from topo_config_file (topo_diff; --json is
+// cabling::deviations_json's array) and the degraded links (degraded), from the last
+// heavy sweep's cabling check.
+Answer topo_diff(const OpsSnapshot& s);
+Answer degraded(const OpsSnapshot& s);
+
 // config.cpp: the options in force as opensm.conf text, secrets redacted unless
 // `sees_secrets` (is_secret_option and redact_secrets are there too).
 Answer dump_conf(const OpsSnapshot& s, bool sees_secrets);

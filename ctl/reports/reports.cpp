@@ -81,6 +81,10 @@ Answer answer_read_only(const Command& cmd, const ops::OpsSnapshot& s, const ops
       return events_history(events, cmd.number.value_or(20));
     case CommandId::kNodeNames:
       return node_names(s.node_names.get());
+    case CommandId::kTopoDiff:
+      return topo_diff(s);
+    case CommandId::kDegraded:
+      return degraded(s);
     default:
       return fail_answer(kErrUnknownCommand, "command needs the SM's thread");
   }

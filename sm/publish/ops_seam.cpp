@@ -44,6 +44,7 @@ void OpsSeam::publish(ops::OpsSnapshot live, const conf::Options& options) {
   for (const auto& [mlid, g] : mcast_known_)
     s->mcast_groups.push_back(g);
   s->partitions = partitions_status_;
+  s->cabling = cabling_;
   if (!options_shared_ || !(*options_shared_ == options))
     options_shared_ = std::make_shared<const conf::Options>(options);
   s->options = options_shared_;
@@ -176,6 +177,18 @@ void OpsSeam::partitions_reloaded(std::string file, bool ok, std::vector<std::st
         {"ok", ok},
         {"partitions", static_cast<std::uint64_t>(partitions_status_.partitions)},
         {"errors", static_cast<std::uint64_t>(partitions_status_.errors.size())}});
+}
+
+void OpsSeam::cabling_status(ops::CablingStatusPtr s, bool checked, const std::string& kinds) {
+  if (!s) return;
+  cabling_ = std::move(s);
+  if (!checked || cabling_->deviations == cabling_reported_) return;
+  cabling_reported_ = cabling_->deviations;
+  emit(ops::EventType::kTopologyDeviation,
+       {{"deviations", static_cast<std::uint64_t>(cabling_->deviations.size())},
+        {"degraded", static_cast<std::uint64_t>(cabling_->degraded.size())},
+        {"kinds", kinds},
+        {"file", cabling_->file}});
 }
 
 void OpsSeam::report_fabric_changes(const sa::Snapshot& snap) {

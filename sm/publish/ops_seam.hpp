@@ -84,6 +84,12 @@ class OpsSeam {
   void partitions_reloaded(std::string file, bool ok, std::vector<std::string> errors,
                            std::size_t partitions);
 
+  // The cabling check (sm/cabling_check/): its status after a reload of topo_config_file
+  // or a heavy sweep's check. A check whose deviations differ from the last check's
+  // emits topology_deviation (deviations, degraded, kinds, file); `kinds` is
+  // kinds_summary's text. The next publish carries it.
+  void cabling_status(ops::CablingStatusPtr s, bool checked, const std::string& kinds);
+
   // After a new SA snapshot: port, link and LID events against the last one.
   void report_fabric_changes(const sa::Snapshot& snap);
   // Multicast groups created and deleted since the last look (an event each); true when
@@ -111,6 +117,8 @@ class OpsSeam {
   std::uint64_t heavy_sweeps_ = 0;
   ops::RoutingOutcome routing_outcome_;
   ops::PartitionsStatus partitions_status_;
+  ops::CablingStatusPtr cabling_ = std::make_shared<const ops::CablingStatus>();
+  std::vector<cabling::Deviation> cabling_reported_;  // the deviations of the last event
   SysTime started_ = std::chrono::system_clock::now();
   std::optional<SysTime> last_subnet_up_;
   std::uint64_t ops_generation_ = 0;

@@ -1,12 +1,13 @@
 // Publishing, the last step of a heavy sweep and of every change worth showing: the
 // operator seam's books and the OpsSnapshot (OpsSeam), the SA's snapshots and the prefix
-// routes they carry (SaPublisher), the PerfMgr's published counters (PerfCounterCopy).
-// One member of the SubnetManager; each part keeps its own state.
+// routes they carry (SaPublisher), the PerfMgr's published counters (PerfCounterCopy),
+// the cabling check whose result the OpsSnapshot carries (sm/cabling_check/). One
+// member of the SubnetManager; each part keeps its own state.
 #pragma once
 
-#include <utility>
-
 #include "common/log.hpp"
+#include "common/log_modules.hpp"
+#include "sm/cabling_check/cabling_check.hpp"
 #include "sm/publish/ops_seam.hpp"
 #include "sm/publish/perf_counters.hpp"
 #include "sm/publish/sa_publisher.hpp"
@@ -14,10 +15,11 @@
 namespace ibsm::sm::publish {
 
 struct Publishing {
-  explicit Publishing(Logger log) : sa(std::move(log)) {}
+  explicit Publishing(Logger log) : sa(log), cabling(module_logger(log, LogModule::kDiscovery)) {}
   OpsSeam ops;
   SaPublisher sa;
   PerfCounterCopy perf;
+  cabling_check::CablingCheck cabling;  // topo_config_file, the check after SUBNET UP
 };
 
 }  // namespace ibsm::sm::publish

@@ -170,6 +170,29 @@ TEST(Exposition, RefusalsOfHostilePeersAreCounted) {
   EXPECT_TRUE(has_line(t, "ibsm_mad_answers_refused_total{class=\"perf_mgt\"} 2"));
 }
 
+TEST(Exposition, TopologyDeviationsHaveEveryKindAndDegradedLinksACount) {
+  OpsSnapshot s;
+  std::string t = render(s);  // before any check: every kind, at 0
+  EXPECT_TRUE(has_line(t, "# TYPE ibsm_topology_deviations gauge")) << t;
+  for (const char* k : {"missing_link", "extra_link", "wrong_port", "wrong_node", "missing_node",
+                        "extra_node", "width_mismatch", "speed_mismatch"})
+    EXPECT_TRUE(has_line(t, std::string("ibsm_topology_deviations{kind=\"") + k + "\"} 0")) << k;
+  EXPECT_TRUE(has_line(t, "ibsm_degraded_links 0"));
+  auto c = std::make_shared<ops::CablingStatus>();
+  const cabling::Deviation port{
+      cabling::DeviationKind::kWrongPort, {1, 1, "a"}, {2, 1, "b"}, "", ""};
+  const cabling::Deviation width{
+      cabling::DeviationKind::kWidthMismatch, {3, 1, "c"}, {4, 2, "d"}, "4x", "1x"};
+  c->deviations = {port, port, width};
+  c->degraded = {width};
+  s.cabling = c;
+  t = render(s);
+  EXPECT_TRUE(has_line(t, "ibsm_topology_deviations{kind=\"wrong_port\"} 2")) << t;
+  EXPECT_TRUE(has_line(t, "ibsm_topology_deviations{kind=\"width_mismatch\"} 1"));
+  EXPECT_TRUE(has_line(t, "ibsm_topology_deviations{kind=\"missing_link\"} 0"));
+  EXPECT_TRUE(has_line(t, "ibsm_degraded_links 1"));
+}
+
 TEST(Exposition, NoPerfMgrNoPortCounters) {
   OpsSnapshot s;
   const std::string t = render(s);
