@@ -112,6 +112,41 @@ struct CablingStatus {
 };
 using CablingStatusPtr = std::shared_ptr<const CablingStatus>;
 
+// One port the health policy (issue 35, sm/health/) judges unhealthy, with both ends
+// of its link named. The words are those of the hm_* keys, so ctl, metrics, events and
+// the dump speak opensm.conf's language.
+struct UnhealthyPort {
+  mad::Guid node_guid = 0;  // with `port`, names the port (a switch's share one GUID)
+  mad::PortNum port = 0;
+  mad::Guid port_guid = 0;  // the port's own GUID (a CA port's differs from its node's)
+  bool is_switch = false;
+  std::string node_name;   // display name (names::name_of)
+  std::string condition;   // "flapping", "noisy", ... (condition_name)
+  std::string action;      // what is done: "report", "isolate", ... (action_name)
+  std::string asked;       // what the hm_*_action key asks
+  std::string downgrade;   // why action is milder than asked: "", "sm_path", "host_only_link", "cap"
+  std::string detail;      // "flapped in 5 of the last 30 sweeps"
+  std::chrono::system_clock::time_point since;
+  // The far end of the port's link (0 and "" when the port has no link now).
+  mad::Guid remote_guid = 0;
+  mad::PortNum remote_port = 0;
+  std::string remote_name;
+};
+
+// The health policy's state: immutable once published, shared between snapshots until
+// the set of unhealthy ports or the policy file's state changes.
+struct HealthStatus {
+  bool enabled = true;               // hm_unhealthy_ports_checks
+  std::vector<UnhealthyPort> ports;  // by (node_guid, port)
+  std::size_t isolated = 0;          // ports whose action is isolate now
+  unsigned max_isolated = 0;         // hm_max_isolated_ports
+  std::string policy_file;           // hm_ports_health_policy_file ("" none)
+  bool policy_ok = true;             // the last read succeeded (else the last good one stays)
+  std::string policy_error;          // the last read's error, with its ID and file:line
+  std::string dump_file;             // opensm-unhealthy-ports.dump's path
+};
+using HealthStatusPtr = std::shared_ptr<const HealthStatus>;
+
 struct OpsSnapshot {
   std::uint64_t generation = 0;  // +1 per publish
   std::chrono::system_clock::time_point published;
@@ -151,6 +186,7 @@ struct OpsSnapshot {
   std::vector<McastGroupInfo> mcast_groups;
   PartitionsStatus partitions;
   CablingStatusPtr cabling;  // never null once published
+  HealthStatusPtr health;    // never null once published
 
   // The PerfMgr: whether it runs, and its counters as of its last finished sweep
   // (null before the first).

@@ -45,6 +45,7 @@ void OpsSeam::publish(ops::OpsSnapshot live, const conf::Options& options) {
     s->mcast_groups.push_back(g);
   s->partitions = partitions_status_;
   s->cabling = cabling_;
+  s->health = health_;
   if (!options_shared_ || !(*options_shared_ == options))
     options_shared_ = std::make_shared<const conf::Options>(options);
   s->options = options_shared_;

@@ -90,6 +90,10 @@ class OpsSeam {
   // kinds_summary's text. The next publish carries it.
   void cabling_status(ops::CablingStatusPtr s, bool checked, const std::string& kinds);
 
+  // The health policy (sm/health/): its state after a change (a decision, a clear, a
+  // policy reload). The next publish carries it.
+  void health_status(ops::HealthStatusPtr s) { health_ = std::move(s); }
+
   // After a new SA snapshot: port, link and LID events against the last one.
   void report_fabric_changes(const sa::Snapshot& snap);
   // Multicast groups created and deleted since the last look (an event each); true when
@@ -119,6 +123,7 @@ class OpsSeam {
   ops::PartitionsStatus partitions_status_;
   ops::CablingStatusPtr cabling_ = std::make_shared<const ops::CablingStatus>();
   std::vector<cabling::Deviation> cabling_reported_;  // the deviations of the last event
+  ops::HealthStatusPtr health_ = std::make_shared<const ops::HealthStatus>();
   SysTime started_ = std::chrono::system_clock::now();
   std::optional<SysTime> last_subnet_up_;
   std::uint64_t ops_generation_ = 0;
