@@ -120,12 +120,12 @@ struct UnhealthyPort {
   mad::PortNum port = 0;
   mad::Guid port_guid = 0;  // the port's own GUID (a CA port's differs from its node's)
   bool is_switch = false;
-  std::string node_name;   // display name (names::name_of)
-  std::string condition;   // "flapping", "noisy", ... (condition_name)
-  std::string action;      // what is done: "report", "isolate", ... (action_name)
-  std::string asked;       // what the hm_*_action key asks
-  std::string downgrade;   // why action is milder than asked: "", "sm_path", "host_only_link", "cap"
-  std::string detail;      // "flapped in 5 of the last 30 sweeps"
+  std::string node_name;  // display name (names::name_of)
+  std::string condition;  // "flapping", "noisy", ... (condition_name)
+  std::string action;     // what is done: "report", "isolate", ... (action_name)
+  std::string asked;      // what the hm_*_action key asks
+  std::string downgrade;  // why action is milder than asked: "", "sm_path", "host_only_link", "cap"
+  std::string detail;     // "flapped in 5 of the last 30 sweeps"
   std::chrono::system_clock::time_point since;
   // The far end of the port's link (0 and "" when the port has no link now).
   mad::Guid remote_guid = 0;
