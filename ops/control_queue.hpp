@@ -29,6 +29,7 @@ enum class ControlAction : std::uint8_t {
   kPerfmgr,          // words: the console's perfmgr subcommand (perfmgr/console.hpp)
   kReloadNodeNames,  // re-read node_name_map_name (as SIGHUP does)
   kPermodlog,        // words: [] show, [reload], or [module, flags]; arg: the flags (decimal)
+  kHealthClear,      // words: [node GUID "0x..." , port number] (checked by ctl); issue 35
 };
 
 struct ControlReply {

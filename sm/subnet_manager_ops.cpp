@@ -188,6 +188,8 @@ void SubnetManager::carry_out(ops::ControlRequest& req) {
       loop_.heavy_reason = HeavyReason::kForced;
       publish_ops();
       return answer(true, "configuration re-read; heavy sweep requested");
+    case ops::ControlAction::kHealthClear:  // issue 35: the health policy is not wired yet
+      return answer(false, "health clear: the health policy is not in force yet");
   }
 }
 
