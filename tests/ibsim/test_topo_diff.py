@@ -6,9 +6,9 @@ leaf1, h3 moved from leaf2[1] to leaf1[5], leaf2-spine2 removed and leaf1-spine1
 once; the healthy fabric against its own file lists none, and a broken file read on
 SIGHUP is refused with its ID and file:line while the last good one stays.
 
-The ibnetdiscover file is used, not the CSV: the CSV gives no widths, and ibsim
-advertises 1x-12x on every port, so every ibsim link would be below "the best both ends
-support" (the `degraded` listing shows exactly that).  ibsm only: OpenSM has no ctl.
+The CSV (NVIDIA's topoconfig) gives no widths, so the check expects the best both ends
+support; ibsim advertises 1x-12x on every port, so the CSV tests run the same net files
+with every link at QDR and 12x (s=4, w=12) but the 1x one.  ibsm only: OpenSM has no ctl.
 """
 
 from __future__ import annotations
@@ -134,3 +134,34 @@ def test_healthy_fabric_lists_none_and_a_broken_file_keeps_the_last_good(tmp_pat
         assert "IBSM-9102" in proc.log() and f"{topo}:10" in proc.log()
         wait_for(lambda: proc.count_up() > up, UP_TIMEOUT, "the heavy sweep SIGHUP asks for")
         assert topo_diff(sock) == []
+
+
+def _all_links_at_best(src: Path, dst: Path) -> Path:
+    """`src` with every link at QDR (s=4) and, where it names no width, at 12x (w=12):
+    each link then runs at the best both ends advertise on ibsim (1x-12x, SDR-QDR). The
+    CSV states neither, and the check then expects that best, as iblinkinfo's "Could be"
+    does."""
+    out = []
+    for line in src.read_text().splitlines():
+        if line.startswith("["):
+            line += " s=4" if "w=" in line else " w=12 s=4"
+        out.append(line)
+    dst.write_text("\n".join(out) + "\n")
+    return dst
+
+
+def test_the_same_faults_against_nvidias_csv(tmp_path):
+    # The same four faults, the cabling given as NVIDIA's topoconfig CSV: the same five
+    # deviations; the width expected is now the best both ends support (12x on ibsim).
+    net = _all_links_at_best(DATA / "faulty.net", tmp_path / "faulty12.net")
+    with running(net, DATA / "healthy.csv", tmp_path) as (proc, sock, _):
+        got = topo_diff(sock)
+        want = [dict(d, expected="12x") if d["kind"] == "width_mismatch" else d for d in EXPECTED]
+        assert got == want, json.dumps(got, indent=1)
+
+
+def test_the_healthy_fabric_against_its_csv_lists_none(tmp_path):
+    net = _all_links_at_best(DATA / "healthy.net", tmp_path / "healthy12.net")
+    with running(net, DATA / "healthy.csv", tmp_path) as (proc, sock, _):
+        assert topo_diff(sock) == []
+        assert json.loads(ctl(sock, "--json", "degraded"))["result"] == []
