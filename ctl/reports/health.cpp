@@ -23,10 +23,9 @@ std::string health_action_text(const ops::UnhealthyPort& p) {
 // flapping     0x0000000000200002[3] "leaf1" - 0x0000000000200000[1] "spine1": isolate,
 //              since 2026-12-08T00:20:00.000Z, flapped in 5 of the last 30 sweeps
 std::string health_line(const ops::UnhealthyPort& p) {
-  const std::string remote =
-      p.remote_guid == 0 ? std::string("(no link)")
-                         : fmt::format("{}[{}] \"{}\"", hex16(p.remote_guid), p.remote_port,
-                                       p.remote_name);
+  const std::string remote = p.remote_guid == 0 ? std::string("(no link)")
+                                                : fmt::format("{}[{}] \"{}\"", hex16(p.remote_guid),
+                                                              p.remote_port, p.remote_name);
   return fmt::format("{:<12} {}[{}] \"{}\" - {}: {}, since {}{}{}\n", p.condition,
                      hex16(p.node_guid), p.port, p.node_name, remote, health_action_text(p),
                      ops::format_utc(p.since), p.detail.empty() ? "" : ", ", p.detail);

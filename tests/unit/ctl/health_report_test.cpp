@@ -116,7 +116,8 @@ class FlatJson {
           break;
         case 'u': {
           if (i_ + 4 > t_.size()) return std::nullopt;
-          const auto cp = static_cast<char32_t>(std::stoul(std::string(t_.substr(i_, 4)), nullptr, 16));
+          const auto cp =
+              static_cast<char32_t>(std::stoul(std::string(t_.substr(i_, 4)), nullptr, 16));
           i_ += 4;
           text::append_utf8(s, cp);  // the writer escapes controls only (BMP, no surrogates)
           break;
@@ -315,9 +316,11 @@ TEST(Health, AHostileNodeDescriptionStaysOneStringAndOneLine) {
   const Answer t = k.ask(with_health(two_ports(shown)), "health");
   const auto lines = lines_of(t.text);
   ASSERT_EQ(lines.size(), 5u) << t.text;
-  EXPECT_TRUE(lines[3].starts_with("noisy        0x0000000000100004[1] \"</td><script>alert(\"x\")"))
+  EXPECT_TRUE(
+      lines[3].starts_with("noisy        0x0000000000100004[1] \"</td><script>alert(\"x\")"))
       << lines[3];
-  EXPECT_NE(lines[3].find("fake line 'q'\" - 0x0000000000200003[2]"), std::string::npos) << lines[3];
+  EXPECT_NE(lines[3].find("fake line 'q'\" - 0x0000000000200003[2]"), std::string::npos)
+      << lines[3];
 }
 
 // --- health clear ----------------------------------------------------------------------
@@ -336,7 +339,8 @@ TEST(HealthClear, IsAChangingCommandSentAsOneRequest) {
   }
   auto zero = parse_command("health clear 0x10 0");  // a switch's port 0 is a port too
   ASSERT_TRUE(zero.ok());
-  EXPECT_EQ(control_request_for(*zero)->words, (std::vector<std::string>{"0x0000000000000010", "0"}));
+  EXPECT_EQ(control_request_for(*zero)->words,
+            (std::vector<std::string>{"0x0000000000000010", "0"}));
   auto last = parse_command("--json health clear 0x10 254");
   ASSERT_TRUE(last.ok());
   EXPECT_TRUE(last->json && last->changes);

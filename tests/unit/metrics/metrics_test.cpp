@@ -207,9 +207,9 @@ TEST(Exposition, UnhealthyPortsByConditionAndActionWithEveryPairAlwaysPresent) {
   for (const auto c : sm::health::kAllConditions)
     for (const auto a : {sm::health::Action::kReport, sm::health::Action::kIsolate,
                          sm::health::Action::kNoDiscover, sm::health::Action::kDisable}) {
-      EXPECT_TRUE(has_line(t, fmt::format("ibsm_unhealthy_ports{{condition=\"{}\",action=\"{}\"}} 0",
-                                          sm::health::condition_name(c),
-                                          sm::health::action_name(a))))
+      EXPECT_TRUE(
+          has_line(t, fmt::format("ibsm_unhealthy_ports{{condition=\"{}\",action=\"{}\"}} 0",
+                                  sm::health::condition_name(c), sm::health::action_name(a))))
           << sm::health::condition_name(c) << " " << sm::health::action_name(a);
       ++pairs;
     }

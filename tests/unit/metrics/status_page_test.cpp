@@ -199,12 +199,16 @@ TEST(StatusPage, UnhealthyPortsDeviationsAndDegradedLinksNameBothEnds) {
   c->file = "/etc/opensm/topo.ibnetdiscover";
   c->file_loaded = true;
   c->checked = true;
-  const cabling::Deviation moved{
-      cabling::DeviationKind::kWrongNode, {0x100004, 1, "h3"}, {0x200002, 5, hostile},
-      "\"leaf2\"[1]", "\"leaf1\"[5]"};
-  const cabling::Deviation narrow{
-      cabling::DeviationKind::kWidthMismatch, {0x200000, 1, "spine1"}, {0x200002, 3, "leaf1"},
-      "4x", "1x"};
+  const cabling::Deviation moved{cabling::DeviationKind::kWrongNode,
+                                 {0x100004, 1, "h3"},
+                                 {0x200002, 5, hostile},
+                                 "\"leaf2\"[1]",
+                                 "\"leaf1\"[5]"};
+  const cabling::Deviation narrow{cabling::DeviationKind::kWidthMismatch,
+                                  {0x200000, 1, "spine1"},
+                                  {0x200002, 3, "leaf1"},
+                                  "4x",
+                                  "1x"};
   c->deviations = {moved, narrow};
   c->degraded = {narrow};
   ops::OpsSnapshot s;
@@ -216,15 +220,17 @@ TEST(StatusPage, UnhealthyPortsDeviationsAndDegradedLinksNameBothEnds) {
   EXPECT_NE(page.find("1 unhealthy, 0 isolated (at most 10)."), std::string::npos) << page;
   EXPECT_NE(page.find("in error, the last good policy stays: IBSM-2307: &lt;line 4&gt;"),
             std::string::npos);
-  EXPECT_EQ(count(page, "<tr class=\"unhealthy report\" data-node=\"0x0000000000200002\" "
-                        "data-port=\"3\">"),
+  EXPECT_EQ(count(page,
+                  "<tr class=\"unhealthy report\" data-node=\"0x0000000000200002\" "
+                  "data-port=\"3\">"),
             1u)
       << page;
   EXPECT_NE(page.find("<td>report (asked isolate: cap)</td>"), std::string::npos);
   EXPECT_NE(page.find("<td>spine1 <span class=\"guid\">0x0000000000200000[1]</span></td>"),
             std::string::npos);
-  EXPECT_EQ(count(page, "<tr class=\"deviation wrong_node\" data-node=\"0x0000000000100004\" "
-                        "data-port=\"1\">"),
+  EXPECT_EQ(count(page,
+                  "<tr class=\"deviation wrong_node\" data-node=\"0x0000000000100004\" "
+                  "data-port=\"1\">"),
             1u);
   // The width mismatch is both a deviation and a degraded link.
   EXPECT_EQ(count(page, "<tr class=\"deviation width_mismatch\" data-node=\"0x0000000000200000\""),
