@@ -74,6 +74,10 @@ const std::vector<CommandSpec>& command_specs() {
        "the cabling's deviations from topo_config_file, found at the last heavy sweep", true},
       {CommandId::kDegraded, "degraded", "degraded [--json]",
        "links active below the best width or speed both ends support (last heavy sweep)", true},
+      {CommandId::kHealth, "health", "health [--json] | health clear <guid> <port>",
+       "the ports the health policy judges unhealthy, both ends of each link named; clear "
+       "gives one port back its health (root only)",
+       true},
   };
   return specs;
 }
@@ -279,6 +283,26 @@ Result<Command> parse_command(std::string_view line) {
         return bad(*spec, "invalid argument '" + a[0].substr(0, 64) + "'");
       cmd.json = cmd.json || !a.empty();
       break;
+    case CommandId::kHealth: {
+      if (a.empty() || a[0] == "--json") {  // the report; --json may follow the command
+        if (auto e = at_most(1)) return *e;
+        cmd.json = cmd.json || !a.empty();
+        break;
+      }
+      if (a[0] != "clear") return bad(*spec, "invalid argument '" + a[0].substr(0, 64) + "'");
+      if (a.size() < 3) return bad(*spec, "health clear needs a node GUID and a port number");
+      if (auto e = at_most(3)) return *e;
+      auto g = parse_guid(a[1]);
+      if (!g) return fail(g.error());
+      auto port = parse_number(a[2], "port number");
+      if (!port) return fail(port.error());
+      if (*port > 254) return bad(*spec, "port " + a[2] + " is above 254");
+      cmd.word = a[0];
+      cmd.guid = *g;
+      cmd.number = *port;
+      cmd.changes = true;
+      break;
+    }
     case CommandId::kStatus:
       if (auto e = at_most(1)) return *e;
       if (auto e = one_of(0, {"loop"}, false)) return *e;

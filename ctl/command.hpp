@@ -1,7 +1,8 @@
 // The control protocol's commands: OpenSM 3.3.23's console commands with their
 // names, arguments and meaning, and ibsm's own (handover, routes, partitions,
-// events, node_names, topo_diff, degraded). parse_command() turns one request line into a checked
-// command or one error with a stable ID; it never throws and knows nothing of sockets or the SM.
+// events, node_names, topo_diff, degraded, health). parse_command() turns one request
+// line into a checked command or one error with a stable ID; it never throws and knows
+// nothing of sockets or the SM.
 #pragma once
 
 #include <cstdint>
@@ -42,6 +43,7 @@ enum class CommandId : std::uint8_t {
   kNodeNames,
   kTopoDiff,
   kDegraded,
+  kHealth,
 };
 
 struct CommandSpec {
@@ -61,12 +63,13 @@ struct Command {
   bool json = false;     // the line began with --json
   bool changes = false;  // changes the SM or the fabric: root only
   // Checked values, filled where the command has them.
-  std::optional<std::uint64_t> number;  // loglevel, priority, querylid LID, events --last N
-  std::optional<std::uint64_t> guid;    // switchbalance, lidbalance
-  std::string word;                     // resweep heavy|light, sweep on|off, portstatus type...
-  bool flag = false;                    // switchbalance verbose, status loop, events --follow
-  std::string file;                     // dump_portguid file NAME
-  std::vector<std::string> patterns;    // dump_portguid regexps
+  std::optional<std::uint64_t> number;  // loglevel, priority, querylid LID, events --last N,
+                                        // health clear's port
+  std::optional<std::uint64_t> guid;    // switchbalance, lidbalance, health clear's node
+  std::string word;   // resweep heavy|light, sweep on|off, portstatus type, health clear...
+  bool flag = false;  // switchbalance verbose, status loop, events --follow
+  std::string file;   // dump_portguid file NAME
+  std::vector<std::string> patterns;  // dump_portguid regexps
   // routes: destination and optional source (a LID or a GUID, as typed).
   struct Endpoint {
     bool is_guid = false;

@@ -2,6 +2,8 @@
 
 #include <string>
 
+#include <spdlog/fmt/fmt.h>
+
 namespace ibsm::ctl {
 
 std::optional<ops::ControlRequest> control_request_for(const Command& cmd) {
@@ -46,6 +48,11 @@ std::optional<ops::ControlRequest> control_request_for(const Command& cmd) {
     case CommandId::kPerfmgr:  // the PerfMgr lives on the SM's thread, even to read it
       r.action = ops::ControlAction::kPerfmgr;
       r.words = cmd.args;
+      break;
+    case CommandId::kHealth:  // only `health clear GUID PORT` changes anything
+      if (!cmd.changes || !cmd.guid || !cmd.number) return std::nullopt;
+      r.action = ops::ControlAction::kHealthClear;
+      r.words = {fmt::format("0x{:016x}", *cmd.guid), std::to_string(*cmd.number)};
       break;
     default:
       return std::nullopt;

@@ -132,6 +132,37 @@ void cabling_metrics(Writer& w, const OpsSnapshot& s) {
   w.sample("ibsm_degraded_links", "", degraded);
 }
 
+// The health policy's words (sm/health/health_types.hpp: condition_name, action_name;
+// metrics may not include sm/, and metrics_unit checks the two lists agree). Every
+// condition with every action that acts or reports is always present (0 when no port
+// has it), as ibsm_topology_deviations has every kind; "ignore" and any word not listed
+// here appear only while a port has them.
+constexpr std::array<std::string_view, 8> kHealthConditions = {
+    "reboot", "unresponsive", "noisy", "seterr", "flapping", "illegal", "manual", "error_rate"};
+constexpr std::array<std::string_view, 4> kHealthActions = {"report", "isolate", "no_discover",
+                                                            "disable"};
+
+void health_metrics(Writer& w, const OpsSnapshot& s) {
+  std::map<std::pair<std::string, std::string>, std::uint64_t> by_pair;
+  for (const auto c : kHealthConditions)
+    for (const auto a : kHealthActions)
+      by_pair[{std::string(c), std::string(a)}] = 0;
+  const bool enabled = !s.health || s.health->enabled;  // no status: checks on, none found
+  if (s.health)
+    for (const auto& p : s.health->ports)
+      ++by_pair[{p.condition, p.action}];
+  w.family("ibsm_health_checks_enabled", "gauge",
+           "1 when the health policy judges the ports (hm_unhealthy_ports_checks)");
+  w.sample("ibsm_health_checks_enabled", "", std::uint64_t{enabled ? 1u : 0u});
+  w.family("ibsm_unhealthy_ports", "gauge",
+           "Ports the health policy judges unhealthy, by condition and the action taken");
+  for (const auto& [key, n] : by_pair)
+    w.sample("ibsm_unhealthy_ports",
+             fmt::format("condition=\"{}\",action=\"{}\"", escape_label(key.first),
+                         escape_label(key.second)),
+             n);
+}
+
 void sm_metrics(Writer& w, const OpsSnapshot& s) {
   w.family("ibsm_info", "gauge", "The SM's version and port (value 1)");
   w.sample(
@@ -263,6 +294,7 @@ void sm_metrics(Writer& w, const OpsSnapshot& s) {
   w.sample("ibsm_multicast_members", "", members);
 
   cabling_metrics(w, s);
+  health_metrics(w, s);
 
   w.family("ibsm_perfmgr_enabled", "gauge", "1 when the PerfMgr runs");
   w.sample("ibsm_perfmgr_enabled", "", std::uint64_t{s.perfmgr_enabled ? 1u : 0u});

@@ -5,6 +5,7 @@
 #include <ctime>
 #include <map>
 
+#include "metrics/fabric_health_html.hpp"
 #include "metrics/markup.hpp"
 #include "metrics/topology_layout.hpp"
 #include "metrics/topology_svg.hpp"
@@ -214,6 +215,8 @@ table.errors th{border-bottom:1px solid #999}table.errors td{border-bottom:1px s
 .cols{display:flex;flex-wrap:wrap;gap:3em}
 tr.err.high td:first-child{color:#c00;font-weight:bold}tr.err.rising td:first-child{color:#c60}
 tr.err.past td:first-child{color:#888}
+tr.unhealthy.isolate td:nth-child(2),tr.unhealthy.disable td:nth-child(2){color:#c00;font-weight:bold}
+.guid{color:#666;font-size:.9em}
 .topo{overflow:auto;max-height:80vh;border:1px solid #ccc;background:#fff}
 .legend span{display:inline-block;width:1em;height:.6em;margin:0 .3em 0 1em}
 </style>
@@ -284,6 +287,8 @@ std::string status_page(const OpsSnapshot& s, const StatusParts* parts) {
   }
   out += "</section>\n";
   out += parts ? parts->errors_html : errors_section(s, port_errors(s.perf_counters, nullptr));
+  out += health_section(s);
+  out += cabling_sections(s);
   out += "</main>\n";
   std::string script(kRefreshScript);
   script.replace(script.find("%MS%"), 4, std::to_string(kRefreshSeconds * 1000));

@@ -1,6 +1,7 @@
 // The live status page served at / (docs/metrics.md): the SM's state and role, a
-// fabric summary, the ports with errors (PerfMgr) and the topology picture
-// (topology_svg.hpp). Plain HTML with inline CSS and one small inline script that
+// fabric summary, the ports with errors (PerfMgr), the topology picture
+// (topology_svg.hpp), and the unhealthy ports, cabling deviations and degraded links
+// (fabric_health_html.hpp). Plain HTML with inline CSS and one small inline script that
 // reloads the page's content every kRefreshSeconds: nothing is fetched from
 // anywhere but this endpoint.
 //

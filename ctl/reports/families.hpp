@@ -43,6 +43,10 @@ Answer node_names(const names::NodeNameMap* map);
 Answer topo_diff(const OpsSnapshot& s);
 Answer degraded(const OpsSnapshot& s);
 
+// health.cpp: the ports the health policy judges unhealthy, both ends named, with the
+// policy file's state (health; --json is an array of one object a port, docs/ctl.md).
+Answer health(const OpsSnapshot& s);
+
 // config.cpp: the options in force as opensm.conf text, secrets redacted unless
 // `sees_secrets` (is_secret_option and redact_secrets are there too).
 Answer dump_conf(const OpsSnapshot& s, bool sees_secrets);

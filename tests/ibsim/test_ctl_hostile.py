@@ -33,6 +33,7 @@ CHANGING = [
     "perfmgr disable", "perfmgr clear_counters", "perfmgr dump_counters", "perfmgr set_rm_nodes",
     "perfmgr clear_rm_nodes", "perfmgr set_query_cpi", "perfmgr clear_query_cpi",
     "perfmgr clear_redir", "perfmgr sweep_time 5", "perfmgr xmit_wait_threshold 9",
+    "health clear 0x0000000000000001 1",
 ]
 MEMBER = ["setpriv", "--reuid", "65534", "--regid", "65534", "--clear-groups"]      # nogroup
 STRANGER = ["setpriv", "--reuid", "65534", "--regid", "65533", "--clear-groups"]

@@ -148,7 +148,8 @@ def run(impl, sim, sock, sm_procs, workdir):
     assert "h3 'q' \\\\back\\\\ $(reboot);`id`|&>/tmp/x" in metrics  # \ escaped as \\
 
     url = f"http://127.0.0.1:{port}/"
-    wait_for(lambda: (get(port, "/") or b"").count(b"data-port=") >= len(HOSTILE), 60.0,
+    # The error table's rows (the health, cabling and degraded rows carry data-port too).
+    wait_for(lambda: (get(port, "/") or b"").count(b'<tr class="err ') >= len(HOSTILE), 60.0,
              "the erring ports on the page", proc._exited)
     page = get(port, "/")
     assert b"h2 &lt;img src=x onerror=alert(1)&gt;" in page  # named, as text

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import html.parser
 import os
+import re
 import shutil
 import subprocess
 import urllib.error
@@ -125,14 +126,15 @@ def test_page_in_a_browser(page_fabric, sims, sm_procs, workdir):
                     if n.is_switch for p in n.ports.values()
                     if p.peer_guid in topo.nodes and topo.nodes[p.peer_guid].is_switch)
     sim.command(f'PerformanceSet "{leaf.desc}"[{up.num}] PortCounters.SymbolErrorCounter=9')
-    row = f'data-node="0x{leaf.guid:016x}" data-port="{up.num}"'
+    # A row of the error table (the degraded links' rows name ports the same way).
+    row = re.compile(f'<tr class="err [a-z]+" data-node="0x{leaf.guid:016x}" data-port="{up.num}"')
     # Two PerfMgr sweeps at most (a 5832-host sweep on ibsim takes minutes).
-    wait_for(lambda: row in (fetch(url) or ""), 60.0 if up_timeout < 100 else 1200.0,
+    wait_for(lambda: row.search(fetch(url) or ""), 60.0 if up_timeout < 100 else 1200.0,
              "the erring port on the page", proc._exited)
 
     dom = browser_dom(url, workdir)
     rows = [a for t, a in dom.elements if t == "tr" and a.get("data-node") == f"0x{leaf.guid:016x}"
-            and a.get("data-port") == str(up.num)]
+            and a.get("data-port") == str(up.num) and a.get("class", "").startswith("err ")]
     assert rows and rows[0]["class"].split()[0] == "err", rows
     assert rows[0]["class"].split()[1] in ("rising", "high", "past"), rows
     sw = [a for _, a in dom.with_attr("data-guid") if a["data-guid"] == f"0x{leaf.guid:016x}"]

@@ -24,7 +24,7 @@ from pathlib import Path
 
 import pytest
 
-from ibsimlib import Ibsm, SMProcess, Simulator, wait_for
+from ibsimlib import Ibsm, SMProcess, Simulator, free_tcp_port, wait_for
 
 UP_TIMEOUT = float(os.environ.get("IBSIM_UP_TIMEOUT", "40"))
 CTL = os.environ.get("IBSM_CTL_BIN") or (str(Path(os.environ.get("IBSM_BIN", "")).parent.parent / "ctl" / "ibsm-ctl"))
@@ -80,15 +80,17 @@ def running(netfile: Path, topo_file: Path, work: Path):
     conf.write_text(f"sweep_interval 2\nlog_flags 0x03\ntopo_config_file {topo_file}\n")
     sockdir = Path(tempfile.mkdtemp(prefix="ibsm-topo-"))
     sock = sockdir / "ctl.sock"
+    port = free_tcp_port()
     proc = SMProcess(impl, sim, SM_NODE, work / "sm", once=False,
-                     extra=["-F", str(conf), "--ctl-socket", str(sock)])
+                     extra=["-F", str(conf), "--ctl-socket", str(sock),
+                            "--metrics-listen", f"127.0.0.1:{port}"])
     proc.start()
     try:
         proc.wait_up(UP_TIMEOUT)
         wait_for(sock.exists, 10, "the control socket")
         # The check runs right after SUBNET UP is logged; its result is in the next snapshot.
         wait_for(lambda: "deviations from" in ctl(sock, "topo_diff"), 10, "the first cabling check")
-        yield proc, sock, conf
+        yield proc, sock, conf, port
     finally:
         proc.kill()
         sim.stop()
@@ -96,7 +98,7 @@ def running(netfile: Path, topo_file: Path, work: Path):
 
 
 def test_faulty_fabric_lists_each_fault_once(tmp_path):
-    with running(DATA / "faulty.net", DATA / "healthy.ibnetdiscover", tmp_path) as (proc, sock, _):
+    with running(DATA / "faulty.net", DATA / "healthy.ibnetdiscover", tmp_path) as (proc, sock, _, port):
         got = topo_diff(sock)
         assert got == EXPECTED, json.dumps(got, indent=1)
         text = ctl(sock, "topo_diff")
@@ -113,12 +115,29 @@ def test_faulty_fabric_lists_each_fault_once(tmp_path):
         # Degraded links are found without the file: on ibsim every link could be 12x.
         degraded = json.loads(ctl(sock, "--json", "degraded"))["result"]
         assert any(d["local_guid"] == SPINE1["guid"] and d["found"] == "1x" for d in degraded), degraded
+        page_shows_the_deviations(port, tmp_path, degraded)
+
+
+def page_shows_the_deviations(port: int, work: Path, degraded: list) -> None:
+    """The status page, as headless chromium renders it, has one row per deviation
+    (its kind, local end) in the cabling section and one per degraded link."""
+    if shutil.which("chromium") is None:
+        pytest.skip("Debian's chromium is not installed (scripts/install-deps.sh)")
+    from test_status_page import browser_dom
+    dom = browser_dom(f"http://127.0.0.1:{port}/", work)
+    rows = [a for t, a in dom.elements if t == "tr" and a.get("class", "").startswith("deviation ")]
+    got = sorted((a["class"].split()[1], a["data-node"], int(a["data-port"])) for a in rows)
+    want = sorted([(d["kind"], d["local_guid"], d["local_port"]) for d in EXPECTED]
+                  + [(d["kind"], d["local_guid"], d["local_port"]) for d in degraded])
+    assert got == want, (got, want)
+    sections = {a.get("id") for t, a in dom.elements if t == "section"}
+    assert {"health", "cabling", "degraded"} <= sections, sections
 
 
 def test_healthy_fabric_lists_none_and_a_broken_file_keeps_the_last_good(tmp_path):
     topo = tmp_path / "topo.ibnetdiscover"
     shutil.copy(DATA / "healthy.ibnetdiscover", topo)
-    with running(DATA / "healthy.net", topo, tmp_path) as (proc, sock, conf):
+    with running(DATA / "healthy.net", topo, tmp_path) as (proc, sock, conf, _):
         assert topo_diff(sock) == []
         assert ctl(sock, "topo_diff").startswith("0 deviations from topo_config_file")
         # A line no format has, read on SIGHUP: refused with file:line, the good one stays.

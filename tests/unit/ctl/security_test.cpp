@@ -92,6 +92,7 @@ const std::vector<std::string>& changing_commands() {
       "perfmgr clear_redir",
       "perfmgr sweep_time 5",
       "perfmgr xmit_wait_threshold 9",
+      "health clear 0x0000000000000001 1",
   };
   return cmds;
 }

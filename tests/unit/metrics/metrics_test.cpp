@@ -13,9 +13,12 @@
 #include <set>
 #include <sstream>
 
+#include <spdlog/fmt/fmt.h>
+
 #include "metrics/endpoint.hpp"
 #include "metrics/errors.hpp"
 #include "metrics/exposition.hpp"
+#include "sm/health/health_types.hpp"
 #include "tests/support/log_capture.hpp"
 
 namespace ibsm::metrics {
@@ -191,6 +194,52 @@ TEST(Exposition, TopologyDeviationsHaveEveryKindAndDegradedLinksACount) {
   EXPECT_TRUE(has_line(t, "ibsm_topology_deviations{kind=\"width_mismatch\"} 1"));
   EXPECT_TRUE(has_line(t, "ibsm_topology_deviations{kind=\"missing_link\"} 0"));
   EXPECT_TRUE(has_line(t, "ibsm_degraded_links 1"));
+}
+
+TEST(Exposition, UnhealthyPortsByConditionAndActionWithEveryPairAlwaysPresent) {
+  OpsSnapshot s;  // no health status (an older snapshot): checks on, no port
+  std::string t = render(s);
+  EXPECT_TRUE(has_line(t, "# TYPE ibsm_unhealthy_ports gauge")) << t;
+  EXPECT_TRUE(has_line(t, "ibsm_health_checks_enabled 1"));
+  // Every condition of sm/health with every action that does something, at 0: the
+  // exposition's copy of the words agrees with the health policy's.
+  std::size_t pairs = 0;
+  for (const auto c : sm::health::kAllConditions)
+    for (const auto a : {sm::health::Action::kReport, sm::health::Action::kIsolate,
+                         sm::health::Action::kNoDiscover, sm::health::Action::kDisable}) {
+      EXPECT_TRUE(
+          has_line(t, fmt::format("ibsm_unhealthy_ports{{condition=\"{}\",action=\"{}\"}} 0",
+                                  sm::health::condition_name(c), sm::health::action_name(a))))
+          << sm::health::condition_name(c) << " " << sm::health::action_name(a);
+      ++pairs;
+    }
+  std::size_t samples = 0;
+  for (const auto& l : lines(t))
+    samples += l.starts_with("ibsm_unhealthy_ports{") ? 1 : 0;
+  EXPECT_EQ(samples, pairs);
+
+  auto h = std::make_shared<ops::HealthStatus>();
+  h->enabled = false;
+  ops::UnhealthyPort p;
+  p.condition = "flapping";
+  p.action = "isolate";
+  p.node_name = "x\"}\n";  // names are no label here: nothing of it shows
+  h->ports = {p, p};
+  p.condition = "noisy";
+  p.action = "report";
+  h->ports.push_back(p);
+  p.condition = "new\"cond";  // a word this list does not know yet: shown, escaped
+  p.action = "ignore";
+  h->ports.push_back(p);
+  s.health = h;
+  t = render(s);
+  EXPECT_TRUE(has_line(t, "ibsm_health_checks_enabled 0")) << t;
+  EXPECT_TRUE(has_line(t, "ibsm_unhealthy_ports{condition=\"flapping\",action=\"isolate\"} 2"));
+  EXPECT_TRUE(has_line(t, "ibsm_unhealthy_ports{condition=\"noisy\",action=\"report\"} 1"));
+  EXPECT_TRUE(has_line(t, "ibsm_unhealthy_ports{condition=\"flapping\",action=\"report\"} 0"));
+  EXPECT_TRUE(has_line(t, "ibsm_unhealthy_ports{condition=\"new\\\"cond\",action=\"ignore\"} 1"))
+      << t;
+  EXPECT_EQ(t.find("x\"}"), std::string::npos);
 }
 
 TEST(Exposition, NoPerfMgrNoPortCounters) {

@@ -10,6 +10,7 @@
 #include <set>
 #include <sstream>
 
+#include "cabling/deviation.hpp"
 #include "metrics/exposition.hpp"
 #include "metrics/gzip_join.hpp"
 #include "metrics/port_errors.hpp"
@@ -170,6 +171,87 @@ TEST(StatusPage, NamesFromTheFabricAreEscaped) {
   EXPECT_NE(page.find("&lt;script&gt;alert(1)&lt;/script&gt;&amp;&quot;x&quot;"),
             std::string::npos);
   EXPECT_EQ(count(page, "<script>"), 1u);  // the refresh script only
+}
+
+// The health and cabling sections (issue 35): each unhealthy port and deviation is one
+// row naming both ends, a hostile name is text everywhere, and no status says so.
+TEST(StatusPage, UnhealthyPortsDeviationsAndDegradedLinksNameBothEnds) {
+  const std::string hostile = "</td><script>alert(\"x\")</script>\n'q' & more";
+  auto h = std::make_shared<ops::HealthStatus>();
+  ops::UnhealthyPort p;
+  p.node_guid = 0x200002;
+  p.port = 3;
+  p.node_name = hostile;
+  p.condition = "flapping";
+  p.action = "report";
+  p.asked = "isolate";
+  p.downgrade = "cap";
+  p.detail = "flapped in 5 of the last 30 sweeps";
+  p.remote_guid = 0x200000;
+  p.remote_port = 1;
+  p.remote_name = "spine1";
+  h->ports = {p};
+  h->max_isolated = 10;
+  h->policy_file = "/etc/opensm/health-policy.conf";
+  h->policy_ok = false;
+  h->policy_error = "IBSM-2307: <line 4>";
+  auto c = std::make_shared<ops::CablingStatus>();
+  c->file = "/etc/opensm/topo.ibnetdiscover";
+  c->file_loaded = true;
+  c->checked = true;
+  const cabling::Deviation moved{cabling::DeviationKind::kWrongNode,
+                                 {0x100004, 1, "h3"},
+                                 {0x200002, 5, hostile},
+                                 "\"leaf2\"[1]",
+                                 "\"leaf1\"[5]"};
+  const cabling::Deviation narrow{cabling::DeviationKind::kWidthMismatch,
+                                  {0x200000, 1, "spine1"},
+                                  {0x200002, 3, "leaf1"},
+                                  "4x",
+                                  "1x"};
+  c->deviations = {moved, narrow};
+  c->degraded = {narrow};
+  ops::OpsSnapshot s;
+  s.health = h;
+  s.cabling = c;
+  const std::string page = status_page(s, nullptr);
+
+  EXPECT_NE(page.find("<section id=\"health\">"), std::string::npos);
+  EXPECT_NE(page.find("1 unhealthy, 0 isolated (at most 10)."), std::string::npos) << page;
+  EXPECT_NE(page.find("in error, the last good policy stays: IBSM-2307: &lt;line 4&gt;"),
+            std::string::npos);
+  EXPECT_EQ(count(page,
+                  "<tr class=\"unhealthy report\" data-node=\"0x0000000000200002\" "
+                  "data-port=\"3\">"),
+            1u)
+      << page;
+  EXPECT_NE(page.find("<td>report (asked isolate: cap)</td>"), std::string::npos);
+  EXPECT_NE(page.find("<td>spine1 <span class=\"guid\">0x0000000000200000[1]</span></td>"),
+            std::string::npos);
+  EXPECT_EQ(count(page,
+                  "<tr class=\"deviation wrong_node\" data-node=\"0x0000000000100004\" "
+                  "data-port=\"1\">"),
+            1u);
+  // The width mismatch is both a deviation and a degraded link.
+  EXPECT_EQ(count(page, "<tr class=\"deviation width_mismatch\" data-node=\"0x0000000000200000\""),
+            2u);
+  EXPECT_NE(page.find("2 deviations at the heavy sweep"), std::string::npos);
+  EXPECT_NE(page.find("1 links below the best width or speed"), std::string::npos);
+  // Hostile names: escaped wherever they appear, never markup.
+  EXPECT_EQ(count(page, "<script>"), 1u);  // the refresh script only
+  EXPECT_EQ(page.find("</td><script>"), std::string::npos);
+  EXPECT_EQ(count(page, "&lt;/td&gt;&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;"), 2u);
+  EXPECT_EQ(count(page, "&lt;/script&gt; &#39;q&#39; &amp; more"), 2u);  // the newline a blank
+}
+
+TEST(StatusPage, WithoutHealthOrCablingStatusTheSectionsSaySo) {
+  ops::OpsSnapshot s;
+  const std::string page = status_page(s, nullptr);
+  EXPECT_NE(page.find("0 unhealthy, 0 isolated"), std::string::npos);
+  EXPECT_EQ(page.find("Health checks are off"), std::string::npos);
+  EXPECT_NE(page.find("No topo_config_file"), std::string::npos);
+  EXPECT_NE(page.find("No heavy sweep has checked the links yet"), std::string::npos);
+  EXPECT_EQ(count(page, "<tr class=\"unhealthy"), 0u);
 }
 
 TEST(StatusPage, NoFabricYet) {
