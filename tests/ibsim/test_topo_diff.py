@@ -173,7 +173,7 @@ def test_the_same_faults_against_nvidias_csv(tmp_path):
     # The same four faults, the cabling given as NVIDIA's topoconfig CSV: the same five
     # deviations; the width expected is now the best both ends support (12x on ibsim).
     net = _all_links_at_best(DATA / "faulty.net", tmp_path / "faulty12.net")
-    with running(net, DATA / "healthy.csv", tmp_path) as (proc, sock, _):
+    with running(net, DATA / "healthy.csv", tmp_path) as (proc, sock, _, _):
         got = topo_diff(sock)
         want = [dict(d, expected="12x") if d["kind"] == "width_mismatch" else d for d in EXPECTED]
         assert got == want, json.dumps(got, indent=1)
@@ -181,6 +181,6 @@ def test_the_same_faults_against_nvidias_csv(tmp_path):
 
 def test_the_healthy_fabric_against_its_csv_lists_none(tmp_path):
     net = _all_links_at_best(DATA / "healthy.net", tmp_path / "healthy12.net")
-    with running(net, DATA / "healthy.csv", tmp_path) as (proc, sock, _):
+    with running(net, DATA / "healthy.csv", tmp_path) as (proc, sock, _, _):
         assert topo_diff(sock) == []
         assert json.loads(ctl(sock, "--json", "degraded"))["result"] == []
