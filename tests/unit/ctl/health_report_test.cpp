@@ -189,7 +189,7 @@ ops::HealthStatus two_ports(std::string host_name = "h3") {
   return h;
 }
 
-struct Asker {
+struct HealthAsker {
   ops::EventBus bus;
   Answer ask(const ops::OpsSnapshot& s, std::string_view line) {
     auto c = parse_command(line);
@@ -211,7 +211,7 @@ std::vector<std::string> lines_of(const std::string& text) {
 }
 
 TEST(Health, TextHasAHeaderAndOneLinePerPortWithBothEndsNamed) {
-  Asker k;
+  HealthAsker k;
   const Answer a = k.ask(with_health(two_ports()), "health");
   ASSERT_TRUE(a.ok);
   const auto lines = lines_of(a.text);
@@ -228,7 +228,7 @@ TEST(Health, TextHasAHeaderAndOneLinePerPortWithBothEndsNamed) {
 }
 
 TEST(Health, APortWithoutALinkAndAPolicyFileInError) {
-  Asker k;
+  HealthAsker k;
   auto h = two_ports();
   h.ports.resize(1);
   h.ports[0].remote_guid = 0;
@@ -244,7 +244,7 @@ TEST(Health, APortWithoutALinkAndAPolicyFileInError) {
 }
 
 TEST(Health, NoStatusIsNoUnhealthyPortWithTheChecksOn) {
-  Asker k;
+  HealthAsker k;
   for (const auto& s : {ops::OpsSnapshot{}, with_health({})}) {
     const Answer a = k.ask(s, "health");
     EXPECT_EQ(a.json, "[]");
@@ -259,7 +259,7 @@ TEST(Health, NoStatusIsNoUnhealthyPortWithTheChecksOn) {
 }
 
 TEST(Health, JsonIsAnArrayOfObjectsWithStableKeysWhereverTheFlagIs) {
-  Asker k;
+  HealthAsker k;
   const auto s = with_health(two_ports());
   std::string first;
   for (const char* line : {"--json health", "health --json"}) {
@@ -301,7 +301,7 @@ TEST(Health, JsonIsAnArrayOfObjectsWithStableKeysWhereverTheFlagIs) {
 }
 
 TEST(Health, AHostileNodeDescriptionStaysOneStringAndOneLine) {
-  Asker k;
+  HealthAsker k;
   // JSON: whatever the name holds comes back as it was.
   auto raw = two_ports(kHostile);
   raw.ports[1].remote_name = kHostile;
@@ -370,7 +370,7 @@ TEST(HealthClear, BadInputIsRefusedWithItsIdAndNothingIsSent) {
 }
 
 TEST(HealthClear, HelpListsTheCommand) {
-  Asker k;
+  HealthAsker k;
   const Answer a = k.ask(ops::OpsSnapshot{}, "help");
   EXPECT_NE(a.text.find("health [--json] | health clear <guid> <port>\n"), std::string::npos)
       << a.text;
