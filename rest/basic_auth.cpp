@@ -25,8 +25,10 @@ bool iequals(std::string_view a, std::string_view b) {
 }
 
 std::string_view trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t'))
+    s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t'))
+    s.remove_suffix(1);
   return s;
 }
 
@@ -71,7 +73,8 @@ Result<Credentials> parse_basic_authorization(std::string_view value) {
   auto decoded = decode_base64(trim(value.substr(space + 1)));
   if (!decoded) return fail(kErrRestUnauthorized, "Basic credentials: " + decoded.error().message);
   const auto colon = decoded->find(':');
-  if (colon == std::string::npos) return fail(kErrRestUnauthorized, "Basic credentials without ':'");
+  if (colon == std::string::npos)
+    return fail(kErrRestUnauthorized, "Basic credentials without ':'");
   if (colon == 0) return fail(kErrRestUnauthorized, "Basic credentials with an empty user");
   return Credentials{decoded->substr(0, colon), decoded->substr(colon + 1)};
 }

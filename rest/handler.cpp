@@ -154,8 +154,8 @@ Response version(const ServerFacts& facts) {
 }
 
 Response wrong_method(std::string_view allow) {
-  Response r = failure(405, Error{kErrRestNotFound, fmt::format("method not allowed; allowed: {}",
-                                                                allow)});
+  Response r =
+      failure(405, Error{kErrRestNotFound, fmt::format("method not allowed; allowed: {}", allow)});
   r.headers.emplace_back("Allow", std::string(allow));
   return r;
 }
@@ -179,21 +179,30 @@ Response handle(const Request& request, const AdminPartitions& admin, ApiState& 
     return wrong_method("GET, POST");
   }
   if (path == kRemovePath) return post ? remove(request.body, admin, state) : wrong_method("POST");
-  return failure(404, Error{kErrRestNotFound,
-                            fmt::format("no such path: {}", path.substr(0, 200))});
+  return failure(404,
+                 Error{kErrRestNotFound, fmt::format("no such path: {}", path.substr(0, 200))});
 }
 
 std::string_view status_reason(int status) {
   switch (status) {
-    case 200: return "OK";
-    case 400: return "Bad Request";
-    case 401: return "Unauthorized";
-    case 404: return "Not Found";
-    case 405: return "Method Not Allowed";
-    case 413: return "Payload Too Large";
-    case 429: return "Too Many Requests";
-    case 500: return "Internal Server Error";
-    default: return "Unknown";
+    case 200:
+      return "OK";
+    case 400:
+      return "Bad Request";
+    case 401:
+      return "Unauthorized";
+    case 404:
+      return "Not Found";
+    case 405:
+      return "Method Not Allowed";
+    case 413:
+      return "Payload Too Large";
+    case 429:
+      return "Too Many Requests";
+    case 500:
+      return "Internal Server Error";
+    default:
+      return "Unknown";
   }
 }
 

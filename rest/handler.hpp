@@ -26,7 +26,7 @@ struct Request {
   std::string_view method;  // "GET", "POST"
   std::string_view target;  // the request line's target: path and query
   std::string_view body;
-  std::string_view user;    // the authenticated user; empty: none (401)
+  std::string_view user;  // the authenticated user; empty: none (401)
 };
 
 struct Response {
@@ -36,8 +36,8 @@ struct Response {
   std::vector<std::pair<std::string, std::string>> headers;  // Allow, WWW-Authenticate
   // What changed in the membership in force, in request order: the SM programs it.
   std::vector<MembershipChange> changes;
-  bool state_changed = false;   // the ApiState changed: persist it before answering
-  std::optional<Error> error;   // why the request failed, for the log
+  bool state_changed = false;  // the ApiState changed: persist it before answering
+  std::optional<Error> error;  // why the request failed, for the log
 };
 
 struct ServerFacts {

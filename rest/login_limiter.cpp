@@ -43,7 +43,8 @@ LoginLimiter::Bucket& LoginLimiter::bucket_for(std::string_view address, Clock::
 void LoginLimiter::failed(std::string_view address, Clock::TimePoint now) {
   Bucket& b = bucket_for(address, now);
   const Clock::Duration credit = credit_at(b, now);
-  b.credit = credit >= config_.refill_every ? credit - config_.refill_every : Clock::Duration::zero();
+  b.credit =
+      credit >= config_.refill_every ? credit - config_.refill_every : Clock::Duration::zero();
   b.at = now;
 }
 

@@ -17,7 +17,7 @@
 namespace ibsm::rest {
 
 struct LimiterConfig {
-  unsigned burst = 10;                                   // failures before refusing
+  unsigned burst = 10;                                     // failures before refusing
   Clock::Duration refill_every = std::chrono::seconds(6);  // one token back per period
   std::size_t max_addresses = 4096;
 };

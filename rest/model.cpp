@@ -16,7 +16,8 @@ Effective merge(const AdminPartitions& admin, const ApiState& api) {
     EffectivePartition& e = out[pkey];
     e.name = part.name;
     e.ip_over_ib = part.ip_over_ib;
-    for (const auto& [guid, flags] : part.members) e.members[guid] = {flags, Source::kAdmin};
+    for (const auto& [guid, flags] : part.members)
+      e.members[guid] = {flags, Source::kAdmin};
   }
   for (const auto& [pkey, part] : api.partitions) {
     auto [it, created] = out.try_emplace(pkey);
@@ -27,7 +28,8 @@ Effective merge(const AdminPartitions& admin, const ApiState& api) {
       e.api_owned = true;
     }
     // try_emplace: a GUID the admin lists keeps the admin's flags.
-    for (const auto& [guid, flags] : part.members) e.members.try_emplace(guid, flags, Source::kApi);
+    for (const auto& [guid, flags] : part.members)
+      e.members.try_emplace(guid, flags, Source::kApi);
   }
   return out;
 }
@@ -47,7 +49,9 @@ std::optional<EffectiveMember> find_member(const AdminPartitions& admin, const A
   return std::nullopt;
 }
 
-std::string api_partition_name(std::uint16_t pkey) { return fmt::format("api_0x{:04x}", pkey); }
+std::string api_partition_name(std::uint16_t pkey) {
+  return fmt::format("api_0x{:04x}", pkey);
+}
 
 namespace {
 
@@ -58,7 +62,9 @@ int hex_digit(char c) {
   return -1;
 }
 
-bool has_0x(std::string_view t) { return t.size() >= 2 && t[0] == '0' && (t[1] == 'x' || t[1] == 'X'); }
+bool has_0x(std::string_view t) {
+  return t.size() >= 2 && t[0] == '0' && (t[1] == 'x' || t[1] == 'X');
+}
 
 }  // namespace
 
@@ -76,8 +82,9 @@ Result<std::uint16_t> parse_pkey(std::string_view text) {
     v = v * 16 + static_cast<unsigned>(d);
   }
   if (v & 0x8000) {
-    return bad("the top bit is the membership, which \"membership\" gives; the P_Key is "
-               "0x0001-0x7ffe");
+    return bad(
+        "the top bit is the membership, which \"membership\" gives; the P_Key is "
+        "0x0001-0x7ffe");
   }
   if (v < kMinPkey || v > kMaxPkey) {
     return bad(v == 0 ? "0x0000 is the invalid P_Key; the P_Key is 0x0001-0x7ffe"
@@ -106,8 +113,14 @@ Result<std::uint64_t> parse_guid(std::string_view text) {
   return v;
 }
 
-std::string guid_text(std::uint64_t guid) { return fmt::format("{:016x}", guid); }
-std::string pkey_key(std::uint16_t pkey) { return fmt::format("0x{:x}", pkey); }
-std::string pkey_text(std::uint16_t pkey) { return fmt::format("0x{:04x}", pkey); }
+std::string guid_text(std::uint64_t guid) {
+  return fmt::format("{:016x}", guid);
+}
+std::string pkey_key(std::uint16_t pkey) {
+  return fmt::format("0x{:x}", pkey);
+}
+std::string pkey_text(std::uint16_t pkey) {
+  return fmt::format("0x{:04x}", pkey);
+}
 
 }  // namespace ibsm::rest

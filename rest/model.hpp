@@ -95,8 +95,8 @@ inline constexpr std::uint16_t kMaxPkey = 0x7ffe;
 Result<std::uint16_t> parse_pkey(std::string_view text);
 // 16 hex digits, either case, an optional 0x; not zero.
 Result<std::uint64_t> parse_guid(std::string_view text);
-std::string guid_text(std::uint64_t guid);   // 16 lower-case hex digits, as UFM lists them
-std::string pkey_key(std::uint16_t pkey);    // "0x5": the keys of UFM's P_Key list
-std::string pkey_text(std::uint16_t pkey);   // "0x0005"
+std::string guid_text(std::uint64_t guid);  // 16 lower-case hex digits, as UFM lists them
+std::string pkey_key(std::uint16_t pkey);   // "0x5": the keys of UFM's P_Key list
+std::string pkey_text(std::uint16_t pkey);  // "0x0005"
 
 }  // namespace ibsm::rest

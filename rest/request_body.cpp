@@ -3,8 +3,8 @@
 #include <string>
 #include <unordered_set>
 
-#include <nlohmann/json.hpp>
 #include <spdlog/fmt/fmt.h>
+#include <nlohmann/json.hpp>
 
 #include "rest/errors.hpp"
 
@@ -17,8 +17,8 @@ using nlohmann::json;
 Result<json> parse_object(std::string_view body) {
   if (body.size() > kMaxBodyBytes) {
     return fail(kErrRestTooLarge,
-                fmt::format("request body of {} bytes is over the bound of {} bytes",
-                            body.size(), kMaxBodyBytes));
+                fmt::format("request body of {} bytes is over the bound of {} bytes", body.size(),
+                            kMaxBodyBytes));
   }
   json doc;
   try {
@@ -36,7 +36,8 @@ Result<std::uint16_t> pkey_field(const json& doc) {
   const auto it = doc.find("pkey");
   if (it == doc.end()) return fail(kErrRestBadRequest, "\"pkey\" is missing");
   if (!it->is_string()) {
-    return fail(kErrRestBadRequest, "\"pkey\" is not a string (a hexadecimal string like \"0x0005\")");
+    return fail(kErrRestBadRequest,
+                "\"pkey\" is not a string (a hexadecimal string like \"0x0005\")");
   }
   return parse_pkey(it->get_ref<const std::string&>());
 }

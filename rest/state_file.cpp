@@ -18,9 +18,11 @@ std::vector<std::string_view> words_of(std::string_view line) {
   std::vector<std::string_view> out;
   std::size_t i = 0;
   while (i < line.size()) {
-    while (i < line.size() && (line[i] == ' ' || line[i] == '\t' || line[i] == '\r')) ++i;
+    while (i < line.size() && (line[i] == ' ' || line[i] == '\t' || line[i] == '\r'))
+      ++i;
     const std::size_t start = i;
-    while (i < line.size() && line[i] != ' ' && line[i] != '\t' && line[i] != '\r') ++i;
+    while (i < line.size() && line[i] != ' ' && line[i] != '\t' && line[i] != '\r')
+      ++i;
     if (i > start) out.push_back(line.substr(start, i - start));
   }
   return out;
@@ -71,8 +73,8 @@ Result<ApiState> parse_state(std::string_view text, std::string_view file_name) 
         return bad("the first entry must be \"ibsm-rest-state <version>\"");
       }
       if (words[1] != std::to_string(kStateFileVersion)) {
-        return bad(fmt::format("version {} is not one this ibsm reads ({})",
-                               words[1].substr(0, 16), kStateFileVersion));
+        return bad(fmt::format("version {} is not one this ibsm reads ({})", words[1].substr(0, 16),
+                               kStateFileVersion));
       }
       have_version = true;
       continue;
@@ -83,19 +85,21 @@ Result<ApiState> parse_state(std::string_view text, std::string_view file_name) 
       if (!pkey) return bad(pkey.error().message);
       bool ipoib = false;
       if (!flag_word(words[2], "ip_over_ib", ipoib)) {
-        return bad(fmt::format("\"{}\" is not ip_over_ib=0 or ip_over_ib=1", words[2].substr(0, 32)));
+        return bad(
+            fmt::format("\"{}\" is not ip_over_ib=0 or ip_over_ib=1", words[2].substr(0, 32)));
       }
       if (!state.partitions.try_emplace(*pkey, ApiPartition{ipoib, {}}).second) {
         return bad(fmt::format("partition {} is listed twice", pkey_text(*pkey)));
       }
     } else if (words[0] == "member") {
-      if (words.size() != 5) return bad("expected \"member 0xNNNN 0xGUID full|limited index0=0|1\"");
+      if (words.size() != 5)
+        return bad("expected \"member 0xNNNN 0xGUID full|limited index0=0|1\"");
       auto pkey = parse_pkey(words[1]);
       if (!pkey) return bad(pkey.error().message);
       auto part = state.partitions.find(*pkey);
       if (part == state.partitions.end()) {
-        return bad(fmt::format("member of partition {}, which no line above declares",
-                               pkey_text(*pkey)));
+        return bad(
+            fmt::format("member of partition {}, which no line above declares", pkey_text(*pkey)));
       }
       if (words[2].size() != 18 || words[2].substr(0, 2) != "0x") {
         return bad(fmt::format("\"{}\" is not 0x and 16 hex digits", words[2].substr(0, 40)));
@@ -114,8 +118,8 @@ Result<ApiState> parse_state(std::string_view text, std::string_view file_name) 
         return bad(fmt::format("\"{}\" is not index0=0 or index0=1", words[4].substr(0, 32)));
       }
       if (!part->second.members.try_emplace(*guid, flags).second) {
-        return bad(fmt::format("member 0x{} of {} is listed twice", guid_text(*guid),
-                               pkey_text(*pkey)));
+        return bad(
+            fmt::format("member 0x{} of {} is listed twice", guid_text(*guid), pkey_text(*pkey)));
       }
     } else {
       return bad(fmt::format("unknown entry \"{}\"", words[0].substr(0, 32)));

@@ -40,7 +40,8 @@ bool equal_in_constant_time(std::string_view a, std::string_view b) {
   // without an early exit.
   unsigned diff = a.size() == b.size() ? 0u : 1u;
   const std::size_t n = a.size() < b.size() ? a.size() : b.size();
-  for (std::size_t i = 0; i < n; ++i) diff |= static_cast<unsigned char>(a[i] ^ b[i]);
+  for (std::size_t i = 0; i < n; ++i)
+    diff |= static_cast<unsigned char>(a[i] ^ b[i]);
   return diff == 0;
 }
 
@@ -56,20 +57,23 @@ Result<Users> parse_users(std::string_view text, std::string_view file_name) {
     while (!l.empty() && (l.back() == '\r' || l.back() == ' ' || l.back() == '\t')) {
       l.remove_suffix(1);
     }
-    while (!l.empty() && (l.front() == ' ' || l.front() == '\t')) l.remove_prefix(1);
+    while (!l.empty() && (l.front() == ' ' || l.front() == '\t'))
+      l.remove_prefix(1);
     if (l.empty() || l.front() == '#') continue;
     const auto colon = l.find(':');
     if (colon == std::string_view::npos) return bad("not user:hash");
     const std::string_view user = l.substr(0, colon);
     const std::string_view hash = l.substr(colon + 1);
-    if (user.empty() || user.size() > 64) return bad("the user name is empty or over 64 characters");
+    if (user.empty() || user.size() > 64)
+      return bad("the user name is empty or over 64 characters");
     for (char c : user) {
       if (!user_char(c)) return bad("the user name has a character other than A-Z a-z 0-9 . _ @ -");
     }
     if (!known_hash(hash)) {
-      return bad(fmt::format("user {}: the hash is not in crypt(3) form $6$, $5$, $y$ or $2b$ "
-                             "(make one with `openssl passwd -6`)",
-                             user));
+      return bad(
+          fmt::format("user {}: the hash is not in crypt(3) form $6$, $5$, $y$ or $2b$ "
+                      "(make one with `openssl passwd -6`)",
+                      user));
     }
     if (!users.hashes.emplace(std::string(user), std::string(hash)).second) {
       return bad(fmt::format("user {} is listed twice", user));
@@ -107,9 +111,9 @@ Result<Users> load_users_file(const std::string& path) {
   if (::fstat(fd, &st) != 0) {
     return fail(kErrRestUsersFile, fmt::format("{}: {}", path, std::strerror(errno)));
   }
-  if (auto ok = check_users_file_facts(
-          {S_ISREG(st.st_mode), static_cast<unsigned>(st.st_uid), static_cast<unsigned>(st.st_mode)},
-          path);
+  if (auto ok = check_users_file_facts({S_ISREG(st.st_mode), static_cast<unsigned>(st.st_uid),
+                                        static_cast<unsigned>(st.st_mode)},
+                                       path);
       !ok) {
     return fail(ok.error());
   }
@@ -124,8 +128,7 @@ Result<Users> load_users_file(const std::string& path) {
     if (n == 0) break;
     text.append(buf, static_cast<std::size_t>(n));
     if (text.size() > kMaxUsersFileBytes) {
-      return fail(kErrRestUsersFile,
-                  fmt::format("{}: over {} bytes", path, kMaxUsersFileBytes));
+      return fail(kErrRestUsersFile, fmt::format("{}: over {} bytes", path, kMaxUsersFileBytes));
     }
   }
   return parse_users(text, path);

@@ -45,7 +45,7 @@ TEST(BasicAuth, WhatGoSetBasicAuthSends) {
 TEST(BasicAuth, MalformedHeadersAreRefused) {
   for (std::string_view bad : {"", "Basic", "Basic ", "Bearer YWRtaW46MTIzNDU2", "YWRtaW46MTIzNDU2",
                                "Basic YWRtaW46MTIzNDU", "Basic YWRtaW4=MTIz", "Basic YW!taW46",
-                               "Basic YWRtaW4=",  // "admin": no ':'
+                               "Basic YWRtaW4=",     // "admin": no ':'
                                "Basic OnBhc3M="}) {  // ":pass": no user
     auto c = parse_basic_authorization(bad);
     EXPECT_FALSE(c.ok()) << bad;
@@ -92,9 +92,9 @@ TEST(UsersFile, BadLinesNameFileAndLine) {
 TEST(UsersFile, OnlyRootOwnedPrivateRegularFiles) {
   EXPECT_TRUE(check_users_file_facts({true, 0, 0100600}, "u").ok());
   EXPECT_TRUE(check_users_file_facts({true, 0, 0100400}, "u").ok());
-  for (const FileFacts bad : {FileFacts{true, 0, 0100640}, FileFacts{true, 0, 0100604},
-                              FileFacts{true, 0, 0100620}, FileFacts{true, 1000, 0100600},
-                              FileFacts{false, 0, 0600}}) {
+  for (const FileFacts bad :
+       {FileFacts{true, 0, 0100640}, FileFacts{true, 0, 0100604}, FileFacts{true, 0, 0100620},
+        FileFacts{true, 1000, 0100600}, FileFacts{false, 0, 0600}}) {
     const Status s = check_users_file_facts(bad, "u");
     ASSERT_FALSE(s.ok()) << bad.mode << " " << bad.uid;
     EXPECT_EQ(s.error().id, kErrRestUsersFileMode);
@@ -104,8 +104,8 @@ TEST(UsersFile, OnlyRootOwnedPrivateRegularFiles) {
 }
 
 TEST(UsersFile, LoadChecksTheOpenFile) {
-  const auto dir = std::filesystem::temp_directory_path() /
-                   ("rest_users_" + std::to_string(::getpid()));
+  const auto dir =
+      std::filesystem::temp_directory_path() / ("rest_users_" + std::to_string(::getpid()));
   std::filesystem::create_directories(dir);
   const std::string path = (dir / "users").string();
   std::ofstream(path) << "k8s:" << kSecretHash << "\n";
@@ -149,7 +149,8 @@ TEST(LoginLimiter, BurstThenOneTryPerPeriod) {
   EXPECT_FALSE(limiter.may_try("10.0.0.1", clock.now()));
   // A long quiet time refills only up to the burst.
   clock.advance(seconds(3600));
-  for (int i = 0; i < 3; ++i) limiter.failed("10.0.0.1", clock.now());
+  for (int i = 0; i < 3; ++i)
+    limiter.failed("10.0.0.1", clock.now());
   EXPECT_FALSE(limiter.may_try("10.0.0.1", clock.now()));
 }
 
@@ -159,7 +160,8 @@ TEST(LoginLimiter, MemoryIsBoundedAndSprayingDoesNotFlushABucket) {
   limiter.failed("attacker", clock.now());
   limiter.failed("attacker", clock.now());
   EXPECT_FALSE(limiter.may_try("attacker", clock.now()));
-  for (int i = 0; i < 1000; ++i) limiter.failed("spray" + std::to_string(i), clock.now());
+  for (int i = 0; i < 1000; ++i)
+    limiter.failed("spray" + std::to_string(i), clock.now());
   EXPECT_LE(limiter.tracked(), 4u);
   EXPECT_FALSE(limiter.may_try("attacker", clock.now()));
   // New addresses past the bound share the overflow bucket, which the spray emptied.

@@ -41,7 +41,8 @@ class Api : public ::testing::Test {
     std::map<std::string, std::string> out;
     const json doc = json::parse(r.body);
     for (const auto& [pkey, data] : doc.items()) {
-      for (const auto& g : data.at("guids")) out[g.at("guid").get<std::string>()] = pkey;
+      for (const auto& g : data.at("guids"))
+        out[g.at("guid").get<std::string>()] = pkey;
     }
     return out;
   }
@@ -63,7 +64,9 @@ TEST_F(Api, AddThePluginsBodyAddsFullMembersAtIndex0) {
   ASSERT_EQ(r.status, 200) << r.body;
   EXPECT_TRUE(r.state_changed);
   ASSERT_EQ(r.changes.size(), 3u);
-  EXPECT_EQ(r.changes[0], (MembershipChange{Kind::kAdded, 5, 0x0200000000000001, {Membership::kFull, true}, true}));
+  EXPECT_EQ(
+      r.changes[0],
+      (MembershipChange{Kind::kAdded, 5, 0x0200000000000001, {Membership::kFull, true}, true}));
   EXPECT_EQ(r.changes[2].guid, 0x0200000000000003u);
   const auto& members = state.partitions.at(5).members;
   EXPECT_EQ(members.size(), 3u);
@@ -83,8 +86,8 @@ TEST_F(Api, ListHasTheShapeThePluginParses) {
   EXPECT_EQ(p.at("guids")[0],
             json::parse(R"({"guid": "0200000000000001", "membership": "full", "index0": true})"));
   EXPECT_EQ(guids_in_use(), (std::map<std::string, std::string>{{"0200000000000001", "0x5"},
-                                                                 {"0200000000000002", "0x5"},
-                                                                 {"0200000000000003", "0x5"}}));
+                                                                {"0200000000000002", "0x5"},
+                                                                {"0200000000000003", "0x5"}}));
 }
 
 TEST_F(Api, ListWithoutGuidsDataLeavesGuidsOut) {
@@ -143,11 +146,12 @@ TEST_F(Api, UfmDefaultsWhenFieldsAreLeftOut) {
 }
 
 TEST_F(Api, LimitedMembershipAndAChangeOfIt) {
-  ASSERT_EQ(add(R"({"pkey": "0x0006", "membership": "limited", "guids": ["0200000000000001"]})")
-                .status,
-            200);
+  ASSERT_EQ(
+      add(R"({"pkey": "0x0006", "membership": "limited", "guids": ["0200000000000001"]})").status,
+      200);
   EXPECT_EQ(state.partitions.at(6).members.at(0x0200000000000001).membership, Membership::kLimited);
-  const Response r = add(R"({"pkey": "0x0006", "membership": "full", "guids": ["0200000000000001"]})");
+  const Response r =
+      add(R"({"pkey": "0x0006", "membership": "full", "guids": ["0200000000000001"]})");
   ASSERT_EQ(r.changes.size(), 1u);
   EXPECT_EQ(r.changes[0].kind, Kind::kChanged);
   EXPECT_EQ(r.changes[0].flags.membership, Membership::kFull);
@@ -167,8 +171,9 @@ TEST_F(Api, AnAdminMemberIsNeverRemovedNorChanged) {
   EXPECT_TRUE(rm.changes.empty());
   const json doc = json::parse(call("GET", "/ufmRest/resources/pkeys/?guids_data=true").body);
   EXPECT_EQ(doc.at("0x5").at("partition"), "storage");
-  EXPECT_EQ(doc.at("0x5").at("guids")[1],
-            json::parse(R"({"guid": "0200000000000002", "membership": "limited", "index0": false})"));
+  EXPECT_EQ(
+      doc.at("0x5").at("guids")[1],
+      json::parse(R"({"guid": "0200000000000002", "membership": "limited", "index0": false})"));
   const Effective e = merge(admin, state);
   EXPECT_EQ(e.at(5).members.at(0x0200000000000002).source, Source::kAdmin);
   EXPECT_EQ(e.at(5).members.at(0x0200000000000001).source, Source::kApi);
@@ -182,8 +187,7 @@ TEST_F(Api, UnknownGuidsAreAcceptedAndKeptPending) {
   EXPECT_TRUE(guids_in_use().contains("02ffffffffffffff"));
 }
 
-void expect_refused(Api& api, const Response& r, int status, ErrorId id,
-                    std::string_view words) {
+void expect_refused(const Response& r, int status, ErrorId id, std::string_view words) {
   EXPECT_EQ(r.status, status) << r.body;
   ASSERT_TRUE(r.error.has_value());
   EXPECT_EQ(r.error->id, id) << r.error->message;
@@ -191,38 +195,38 @@ void expect_refused(Api& api, const Response& r, int status, ErrorId id,
   EXPECT_EQ(json::parse(r.body).at("id"), format_error_id(id));
   EXPECT_TRUE(r.changes.empty());
   EXPECT_FALSE(r.state_changed);
-  (void)api;
 }
 
 TEST_F(Api, BadBodiesAre400AndChangeNothing) {
   ASSERT_EQ(add(kAddBody).status, 200);
   const ApiState before = state;
-  expect_refused(*this, add("{\"pkey\": \"0x0005\", "), 400, kErrRestBadRequest, "not JSON");
-  expect_refused(*this, add("[1,2]"), 400, kErrRestBadRequest, "not a JSON object");
-  expect_refused(*this, add(R"({"guids": []})"), 400, kErrRestBadRequest, "\\\"pkey\\\" is missing");
-  expect_refused(*this, add(R"({"pkey": 5, "guids": []})"), 400, kErrRestBadRequest, "not a string");
-  expect_refused(*this, add(R"({"pkey": "0x0005"})"), 400, kErrRestBadRequest, "\\\"guids\\\" is missing");
-  expect_refused(*this, add(R"({"pkey": "0x0005", "guids": "0200000000000001"})"), 400,
-                 kErrRestBadRequest, "not an array");
-  expect_refused(*this, add(R"({"pkey": "0x0005", "guids": [1]})"), 400, kErrRestBadRequest,
+  expect_refused(add("{\"pkey\": \"0x0005\", "), 400, kErrRestBadRequest, "not JSON");
+  expect_refused(add("[1,2]"), 400, kErrRestBadRequest, "not a JSON object");
+  expect_refused(add(R"({"guids": []})"), 400, kErrRestBadRequest, "\\\"pkey\\\" is missing");
+  expect_refused(add(R"({"pkey": 5, "guids": []})"), 400, kErrRestBadRequest, "not a string");
+  expect_refused(add(R"({"pkey": "0x0005"})"), 400, kErrRestBadRequest, "\\\"guids\\\" is missing");
+  expect_refused(add(R"({"pkey": "0x0005", "guids": "0200000000000001"})"), 400, kErrRestBadRequest,
+                 "not an array");
+  expect_refused(add(R"({"pkey": "0x0005", "guids": [1]})"), 400, kErrRestBadRequest,
                  "[0] is not a string");
-  expect_refused(*this, add(R"({"pkey": "0x0005", "membership": "both", "guids": []})"), 400,
+  expect_refused(add(R"({"pkey": "0x0005", "membership": "both", "guids": []})"), 400,
                  kErrRestBadRequest, "membership");
-  expect_refused(*this, add(R"({"pkey": "0x0005", "index0": "yes", "guids": []})"), 400,
+  expect_refused(add(R"({"pkey": "0x0005", "index0": "yes", "guids": []})"), 400,
                  kErrRestBadRequest, "index0");
-  expect_refused(*this, add(R"({"pkey": "0x0005", "memberships": ["full"], "guids": []})"), 400,
+  expect_refused(add(R"({"pkey": "0x0005", "memberships": ["full"], "guids": []})"), 400,
                  kErrRestBadRequest, "not supported");
-  expect_refused(*this, remove("not json"), 400, kErrRestBadRequest, "not JSON");
+  expect_refused(remove("not json"), 400, kErrRestBadRequest, "not JSON");
   EXPECT_EQ(state, before);
 }
 
 TEST_F(Api, OneBadGuidRefusesTheWholeRequest) {
   const Response r =
       add(R"({"pkey": "0x0005", "guids": ["0200000000000001", "02:00:00:00:00:00:00:02"]})");
-  expect_refused(*this, r, 400, kErrRestBadGuid, "[1]");
+  expect_refused(r, 400, kErrRestBadGuid, "[1]");
   for (std::string_view g : {"\"020000000000001\"", "\"02000000000000001\"", "\"020000000000000g\"",
                              "\"0000000000000000\"", "\"\""}) {
-    const std::string body = std::string(R"({"pkey": "0x0005", "guids": [)") + std::string(g) + "]}";
+    const std::string body =
+        std::string(R"({"pkey": "0x0005", "guids": [)") + std::string(g) + "]}";
     EXPECT_EQ(add(body).status, 400) << g;
     EXPECT_EQ(remove(body).status, 400) << g;
   }
@@ -231,10 +235,11 @@ TEST_F(Api, OneBadGuidRefusesTheWholeRequest) {
 
 TEST_F(Api, PkeyRangeEdges) {
   const auto with = [](std::string_view pkey) {
-    return std::string(R"({"pkey": ")") + std::string(pkey) + R"(", "guids": ["0200000000000001"]})";
+    return std::string(R"({"pkey": ")") + std::string(pkey) +
+           R"(", "guids": ["0200000000000001"]})";
   };
-  for (std::string_view bad : {"0x0000", "0x7FFF", "0x8005", "0xFFFF", "0x10000", "5", "0x", "0xg1",
-                               "-0x1", "0x 5"}) {
+  for (std::string_view bad :
+       {"0x0000", "0x7FFF", "0x8005", "0xFFFF", "0x10000", "5", "0x", "0xg1", "-0x1", "0x 5"}) {
     const Response r = add(with(bad));
     EXPECT_EQ(r.status, 400) << bad;
     ASSERT_TRUE(r.error.has_value());
@@ -251,20 +256,20 @@ TEST_F(Api, PkeyRangeEdges) {
 
 TEST_F(Api, OversizedBodiesAre413) {
   std::string big(kMaxBodyBytes + 1, ' ');
-  expect_refused(*this, add(big), 413, kErrRestTooLarge, "bound");
+  expect_refused(add(big), 413, kErrRestTooLarge, "bound");
   std::string many = R"({"pkey": "0x0005", "guids": [)";
   for (std::size_t i = 0; i <= kMaxGuidsPerRequest; ++i) {
     many += (i ? ",\"" : "\"") + guid_text(0x0200000000000000 + i + 1) + "\"";
   }
   many += "]}";
   ASSERT_LE(many.size(), kMaxBodyBytes);
-  expect_refused(*this, add(many), 413, kErrRestTooLarge, "GUIDs");
+  expect_refused(add(many), 413, kErrRestTooLarge, "GUIDs");
   EXPECT_TRUE(state.partitions.empty());
 }
 
 TEST_F(Api, DeepNestingIsRefusedQuickly) {
   std::string deep(kMaxBodyBytes / 2, '[');
-  expect_refused(*this, add(deep), 400, kErrRestBadRequest, "not JSON");
+  expect_refused(add(deep), 400, kErrRestBadRequest, "not JSON");
 }
 
 TEST_F(Api, UnauthenticatedIs401WithAChallenge) {

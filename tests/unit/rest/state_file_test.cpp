@@ -4,9 +4,9 @@
 
 #include <gtest/gtest.h>
 
+#include <unistd.h>
 #include <filesystem>
 #include <fstream>
-#include <unistd.h>
 
 #include "rest/errors.hpp"
 #include "rest/handler.hpp"
@@ -36,8 +36,8 @@ TEST(StateFile, FormatIsOneEntryALineSorted) {
 }
 
 TEST(StateFile, RoundTripThroughTheFile) {
-  const auto dir = std::filesystem::temp_directory_path() /
-                   ("rest_state_" + std::to_string(::getpid()));
+  const auto dir =
+      std::filesystem::temp_directory_path() / ("rest_state_" + std::to_string(::getpid()));
   std::filesystem::create_directories(dir);
   const std::string path = (dir / "ibsm-rest.state").string();
   // Missing: the first start, an empty state.
@@ -47,13 +47,14 @@ TEST(StateFile, RoundTripThroughTheFile) {
   // What the API did, saved and read back as a restarted ibsm would.
   ApiState state;
   const AdminPartitions admin;
-  ASSERT_EQ(handle({"POST", "/ufmRest/resources/pkeys",
-                    R"({"pkey": "0x0005", "index0": true, "ip_over_ib": true, "membership": "full", )"
-                    R"("guids": ["0200000000000001","0200000000000002","0200000000000003"]})",
-                    "admin"},
-                   admin, state, {"x"})
-                .status,
-            200);
+  ASSERT_EQ(
+      handle({"POST", "/ufmRest/resources/pkeys",
+              R"({"pkey": "0x0005", "index0": true, "ip_over_ib": true, "membership": "full", )"
+              R"("guids": ["0200000000000001","0200000000000002","0200000000000003"]})",
+              "admin"},
+             admin, state, {"x"})
+          .status,
+      200);
   ASSERT_TRUE(save_state(path, state).ok());
   auto back = load_state(path);
   ASSERT_TRUE(back.ok()) << back.error().message;
@@ -64,8 +65,8 @@ TEST(StateFile, RoundTripThroughTheFile) {
 }
 
 TEST(StateFile, CommentsBlankLinesAndAnEmptyPartition) {
-  auto s = parse_state("# hi\n\nibsm-rest-state 1\n  # indented\npartition 0x0009 ip_over_ib=0\n",
-                       "f");
+  auto s =
+      parse_state("# hi\n\nibsm-rest-state 1\n  # indented\npartition 0x0009 ip_over_ib=0\n", "f");
   ASSERT_TRUE(s.ok()) << s.error().message;
   EXPECT_TRUE(s->partitions.empty());
 }
@@ -84,17 +85,21 @@ TEST(StateFile, CorruptFilesNameFileAndLine) {
   expect_bad("ibsm-rest-state 1\nmember 0x0005 0x0200000000000001 full index0=1\n",
              "api.state:2: member of partition 0x0005, which no line above declares");
   const std::string head = "ibsm-rest-state 1\npartition 0x0005 ip_over_ib=1\n";
-  expect_bad(head + "partition 0x0005 ip_over_ib=1\n", "api.state:3: partition 0x0005 is listed twice");
+  expect_bad(head + "partition 0x0005 ip_over_ib=1\n",
+             "api.state:3: partition 0x0005 is listed twice");
   expect_bad(head + "partition 0x0000 ip_over_ib=1\n", "api.state:3: pkey");
   expect_bad(head + "partition 0x0006 ip_over_ib=yes\n", "api.state:3: \"ip_over_ib=yes\"");
-  expect_bad(head + "member 0x0005 0x0200000000000001 full index0=1\n"
-                    "member 0x0005 0x0200000000000001 limited index0=0\n",
+  expect_bad(head +
+                 "member 0x0005 0x0200000000000001 full index0=1\n"
+                 "member 0x0005 0x0200000000000001 limited index0=0\n",
              "api.state:4: member 0x0200000000000001 of 0x0005 is listed twice");
-  expect_bad(head + "member 0x0005 0200000000000001 full index0=1\n", "api.state:3: \"0200000000000001\"");
+  expect_bad(head + "member 0x0005 0200000000000001 full index0=1\n",
+             "api.state:3: \"0200000000000001\"");
   expect_bad(head + "member 0x0005 0x020000000000000z full index0=1\n", "api.state:3: guid");
   expect_bad(head + "member 0x0005 0x0200000000000001 both index0=1\n", "api.state:3: \"both\"");
   expect_bad(head + "member 0x0005 0x0200000000000001 full\n", "api.state:3: expected");
-  expect_bad(head + "member 0x0005 0x0200000000000001 full index0=2\n", "api.state:3: \"index0=2\"");
+  expect_bad(head + "member 0x0005 0x0200000000000001 full index0=2\n",
+             "api.state:3: \"index0=2\"");
   expect_bad(head + "guid 0x0200000000000001\n", "api.state:3: unknown entry \"guid\"");
 }
 
