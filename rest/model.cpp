@@ -29,7 +29,7 @@ Effective merge(const AdminPartitions& admin, const ApiState& api) {
     }
     // try_emplace: a GUID the admin lists keeps the admin's flags.
     for (const auto& [guid, flags] : part.members)
-      e.members.try_emplace(guid, flags, Source::kApi);
+      e.members.try_emplace(guid, EffectiveMember{flags, Source::kApi});
   }
   return out;
 }
