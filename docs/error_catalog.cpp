@@ -19,6 +19,7 @@
 #include "partitions/errors.hpp"
 #include "perfmgr/errors.hpp"
 #include "qos_policy/errors.hpp"
+#include "rest/errors.hpp"
 #include "routing/errors.hpp"
 #include "sa/errors.hpp"
 #include "sa/prefix_routes.hpp"
@@ -54,6 +55,7 @@ const Module kModules[] = {
     {"Control socket, ibsm-ctl and events (ctl/)", 8, ibsm::ctl::kCtlErrors},
     {"Performance manager (perfmgr/)", 8, ibsm::perfmgr::kPerfmgrErrors},
     {"Prometheus endpoint (metrics/)", 8, ibsm::metrics::kMetricsErrors},
+    {"UFM-compatible REST API (rest/)", 8, ibsm::rest::kRestErrors},
     {"Files (common/)", 9, ibsm::kCommonErrors},
     {"Intended topology files (cabling/)", 9, ibsm::cabling::kCablingErrors},
 };

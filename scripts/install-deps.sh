@@ -8,7 +8,9 @@
 # benchmark's HTTP client;
 # zlib1g-dev: /metrics keeps the port counters gzip-compressed between PerfMgr sweeps
 # (metrics/gzip_join.hpp); libre2-dev matches dump_portguid's user patterns in linear
-# time with bounded memory (ctl/port_patterns.hpp; std::regex backtracks). For the tests: python3-pytest-xdist runs the ibsim suite on
+# time with bounded memory (ctl/port_patterns.hpp; std::regex backtracks);
+# nlohmann-json3-dev (header-only) reads the REST API's request bodies and libcrypt-dev
+# checks its users' crypt(3) hashes (rest/). For the tests: python3-pytest-xdist runs the ibsim suite on
 # several workers (tests/ibsim/meson.build): the suite mostly waits on timers, so that
 # cuts its wall time about four times; python3-prometheus-client parses the exposition
 # as Prometheus would; prometheus (the server, ~19 MB) scrapes it in
@@ -21,6 +23,7 @@ packages="
   build-essential pkg-config meson ninja-build clang-format
   libibumad-dev libibmad-dev libboost-program-options-dev libspdlog-dev libtomlplusplus-dev
   libgtest-dev libgmock-dev libcpp-httplib-dev zlib1g-dev libre2-dev
+  nlohmann-json3-dev libcrypt-dev
   ibsim-utils libumad2sim0 infiniband-diags opensm rdma-core python3 systemd
 "
 if [ "${1:-}" = "--tests" ]; then
