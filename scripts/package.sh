@@ -5,7 +5,8 @@
 # not packaged. Installs debhelper and rpm from Debian's packages if they are missing.
 #   scripts/package.sh               both
 #   scripts/package.sh --deb-only    no RPM
-# Environment: IBSM_PKG_REF (default HEAD) packages another commit;
+# Environment: IBSM_PKG_REF (default HEAD) packages another commit; IBSM_PKG_KEEP=1
+# keeps the temporary build directory;
 # IBSM_PKG_REVISION (default 1) the Debian revision / RPM release.
 # The version is meson's project version plus the git description:
 # 0.1.0+git<N>.g<hash>-1, N the commits since the last tag (or since the start).
@@ -44,7 +45,14 @@ if [ -n "$(git status --porcelain --untracked-files=no)" ]; then
 fi
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/ibsm-package.XXXXXX")
-trap 'rm -rf "$work"' EXIT INT TERM
+# IBSM_PKG_KEEP=1 keeps the build directory (its debian/tmp is the install tree).
+if [ "${IBSM_PKG_KEEP:-0}" = 1 ]; then
+  echo "package.sh: keeping $work" >&2
+else
+  trap 'rm -rf "$work"' EXIT
+  trap 'exit 130' INT
+  trap 'exit 143' TERM
+fi
 src="$work/ibsm-$upstream"
 # The upstream tarball is the tree without debian/ (format 3.0 (quilt)).
 git archive --format=tar --prefix="ibsm-$upstream/" "$ref" -- . ':(exclude)debian' |

@@ -1,0 +1,26 @@
+#!/bin/sh
+# lintian on the Debian packages and rpmlint on the RPMs in DIST_DIR (default ./dist),
+# as built by scripts/package.sh (docs/packaging.md). lintian must report no error and
+# no warning (overrides in debian/*.lintian-overrides say why each is kept); rpmlint's
+# findings are judged in tests/packages/ibsm.rpmlintrc (each filter with its reason).
+# Installs lintian and rpmlint from Debian's packages if missing.
+set -eu
+top=$(cd "$(dirname "$0")/../.." && pwd)
+dist=$(cd "${1:-$top/dist}" && pwd)
+missing=""
+for p in lintian rpmlint; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
+done
+if [ -n "$missing" ]; then
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $missing >/dev/null
+fi
+status=0
+echo "--- lintian"
+# --fail-on error,warning: the exit status counts warnings too.
+lintian --fail-on error,warning --display-info --suppress-tags-from-file /dev/null \
+  "$dist"/ibsm_*.changes || status=1
+if ls "$dist"/*.rpm >/dev/null 2>&1; then
+  echo "--- rpmlint"
+  rpmlint -r "$top/tests/packages/ibsm.rpmlintrc" "$dist"/*.rpm || status=1
+fi
+exit $status
