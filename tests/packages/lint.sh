@@ -2,7 +2,7 @@
 # lintian on the Debian packages and rpmlint on the RPMs in DIST_DIR (default ./dist),
 # as built by scripts/package.sh (docs/packaging.md). lintian must report no error and
 # no warning (overrides in debian/*.lintian-overrides say why each is kept); rpmlint's
-# findings are judged in tests/packages/ibsm.rpmlintrc (each filter with its reason).
+# findings are judged in tests/packages/rpmlint.toml (each filter with its reason).
 # Installs lintian and rpmlint from Debian's packages if missing.
 set -eu
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -21,6 +21,6 @@ lintian --fail-on error,warning --display-info --suppress-tags-from-file /dev/nu
   "$dist"/ibsm_*.changes || status=1
 if ls "$dist"/*.rpm >/dev/null 2>&1; then
   echo "--- rpmlint"
-  rpmlint -r "$top/tests/packages/ibsm.rpmlintrc" "$dist"/*.rpm || status=1
+  rpmlint -c "$top/tests/packages/rpmlint.toml" "$dist"/*.rpm || status=1
 fi
 exit $status
