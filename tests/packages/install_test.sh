@@ -126,7 +126,7 @@ in_root ibsm -c /tmp/ibsm-written.conf >/dev/null 2>&1 || true
 check "ibsm -c writes a configuration" test -s "$root/tmp/ibsm-written.conf"
 in_root opensm -F /tmp/ibsm-written.conf -c /tmp/opensm-read.conf >"$work/opensm-c.log" 2>&1 || true
 check "opensm reads ibsm -c's file without complaint" sh -c \
-  "test -s $root/tmp/opensm-read.conf && ! grep -qi 'unrecognized\|error' $work/opensm-c.log"
+  "test -s $root/tmp/ibsm-written.conf && test -s $root/tmp/opensm-read.conf && ! grep -qi 'unrecognized\|error' $work/opensm-c.log"
 
 # --- the switch-over, as docs/packaging.md says (systemctl works offline in a chroot)
 in_root systemctl disable opensm >/dev/null 2>&1 || true
@@ -166,10 +166,11 @@ check "upgrade: opensm stays disabled" sh -c "! ls $root/etc/systemd/system/*.wa
 # --- a failed postinst, fixed, then dpkg --configure -a: the failure is injected at
 # the end of the unpacked postinst, after debhelper's steps ran once.
 in_root dpkg --unpack /tmp/dist/"$(basename "$deb")" >/dev/null 2>&1 || true
-sed -i '/^exit 0$/i [ ! -e /tmp/ibsm-fail-postinst ] || { echo "injected failure" >&2; exit 1; }' \
-  "$root/var/lib/dpkg/info/ibsm.postinst"
+echo '[ ! -e /tmp/ibsm-fail-postinst ] || { echo "injected failure" >&2; exit 1; }' \
+  >>"$root/var/lib/dpkg/info/ibsm.postinst"
 touch "$root/tmp/ibsm-fail-postinst"
-check "the injected postinst failure fails configure" sh -c "! chroot $root dpkg --configure ibsm"
+check "the injected postinst failure fails configure" sh -c \
+  "! chroot $root dpkg --configure --force-confdef --force-confold ibsm"
 check "ibsm is half-configured" test "$(in_root dpkg-query -W -f='${Status}' ibsm)" = "install ok half-configured"
 rm "$root/tmp/ibsm-fail-postinst"
 check "dpkg --configure -a recovers" in_root dpkg --configure -a --force-confdef --force-confold

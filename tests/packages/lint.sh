@@ -21,6 +21,6 @@ lintian --fail-on error,warning --display-info --suppress-tags-from-file /dev/nu
   "$dist"/ibsm_*.changes || status=1
 if ls "$dist"/*.rpm >/dev/null 2>&1; then
   echo "--- rpmlint"
-  rpmlint -c "$top/tests/packages/rpmlint.toml" "$dist"/*.rpm || status=1
+  rpmlint -c "$top/tests/packages/rpmlint.toml" "$top/ibsm.spec" "$dist"/*.rpm || status=1
 fi
 exit $status
