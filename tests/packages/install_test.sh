@@ -39,7 +39,8 @@ check() { # check NAME COMMAND...: passes if the command succeeds
 deps=$(for d in "$deb" "$agent"; do dpkg-deb -f "$d" Depends Recommends; done |
   sed 's/^[A-Za-z]*: //' | tr ',' '\n' | sed -E 's/\(.*\)//; s/[[:space:]]//g; s/\|.*//' |
   grep -v '^$' | sort -u | tr '\n' ',')
-include="systemd,opensm,${deps%,}"
+# libumad2sim0: ibsm -o on ibsim inside the root (below).
+include="systemd,opensm,libumad2sim0,${deps%,}"
 key=$(printf '%s' "$include" | sha256sum | cut -c1-12)
 tarball="$cache/bookworm-$key.tar"
 mkdir -p "$cache"
@@ -53,7 +54,9 @@ if [ ! -f "$tarball" ]; then
 fi
 work=$(mktemp -d "${TMPDIR:-/tmp}/ibsm-pkgtest.XXXXXX")
 root=$work/root
+sim_pid=
 cleanup() {
+  if [ -n "$sim_pid" ]; then kill "$sim_pid" 2>/dev/null || true; wait "$sim_pid" 2>/dev/null || true; fi
   umount "$root/proc" 2>/dev/null || true
   rm -rf "$work"
 }
@@ -127,6 +130,40 @@ check "ibsm -c writes a configuration" test -s "$root/tmp/ibsm-written.conf"
 in_root opensm -F /tmp/ibsm-written.conf -c /tmp/opensm-read.conf >"$work/opensm-c.log" 2>&1 || true
 check "opensm reads ibsm -c's file without complaint" sh -c \
   "test -s $root/tmp/ibsm-written.conf && test -s $root/tmp/opensm-read.conf && ! grep -qi 'unrecognized\|error' $work/opensm-c.log"
+
+# --- ibsm -o on ibsim: the simulator runs on the host (its sockets are abstract, so the
+# chroot reaches them); ibsm runs inside with the root's libumad2sim preloaded, its
+# cache, log and dumps in the root's /tmp.
+net=/usr/share/doc/ibsim-utils/net-examples/net.2sw2path4hca
+if command -v ibsim >/dev/null && [ -f "$net" ] &&
+  [ -e "$root/usr/lib/x86_64-linux-gnu/umad2sim/libumad2sim.so" ]; then
+  sock="ibsm-pkgtest-$$"
+  mkfifo "$work/console"
+  IBSIM_SOCKNAME=$sock ibsim -s -n "$net" <"$work/console" >"$work/ibsim.log" 2>&1 &
+  sim_pid=$!
+  exec 9>"$work/console"
+  i=0
+  until grep -q "Network simulator ready." "$work/ibsim.log" 2>/dev/null &&
+    grep -q "@$sock:ctl" /proc/net/unix; do
+    i=$((i + 1))
+    [ $i -lt 300 ] && kill -0 "$sim_pid" 2>/dev/null || break
+    sleep 0.1
+  done
+  mkdir -p "$root/tmp/sm"
+  if chroot "$root" env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin IBSIM_SOCKNAME="$sock" \
+    LD_PRELOAD=/usr/lib/x86_64-linux-gnu/umad2sim/libumad2sim.so OSM_CACHE_DIR=/tmp/sm \
+    timeout 120 ibsm -o -f /tmp/sm/ibsm.log --dump_files_dir /tmp/sm >"$work/sm.out" 2>&1; then
+    ok "ibsm -o inside the root brings up ibsim's $(basename "$net") (SUBNET UP)"
+  else
+    bad "ibsm -o on ibsim inside the root"; tail -5 "$work/sm.out" "$root/tmp/sm/ibsm.log" 2>/dev/null
+  fi
+  exec 9>&-
+  kill "$sim_pid" 2>/dev/null || true
+  wait "$sim_pid" 2>/dev/null || true
+  sim_pid=
+else
+  echo "skip ibsm -o on ibsim (no ibsim-utils on this host)"
+fi
 
 # --- the switch-over, as docs/packaging.md says (systemctl works offline in a chroot)
 in_root systemctl disable opensm >/dev/null 2>&1 || true
