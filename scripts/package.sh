@@ -26,6 +26,7 @@ for p in $need; do
 done
 if [ -n "$missing" ]; then
   [ "$(id -u)" -eq 0 ] || { echo "package.sh: missing:$missing (run as root)" >&2; exit 1; }
+  # shellcheck disable=SC2086
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $missing >/dev/null
 fi
 "$top/scripts/install-deps.sh"
@@ -102,4 +103,4 @@ if [ $rpm = yes ]; then
   cp "$work"/rpm/RPMS/*/*.rpm dist/
 fi
 echo "package.sh: done in $(($(date +%s) - t0)) s:" >&2
-ls -1 dist/ | grep -v '\.log$' >&2
+for f in dist/*; do case $f in *.log) ;; *) echo "  $f" >&2 ;; esac; done
