@@ -89,7 +89,7 @@ if [ $rpm = yes ]; then
   # The RPM of the same build: ibsm.spec's %install copies the Debian build's install
   # tree (debian/tmp) to Fedora's paths when ibsm_prebuilt is defined.
   rpm_version=$(printf '%s' "$upstream" | sed 's/+/^/')
-  rpmbuild -bb --quiet \
+  rpmbuild -bb --nodeps --quiet \
     --define "_topdir $work/rpm" \
     --define "ibsm_version $rpm_version" \
     --define "ibsm_release $revision" \
