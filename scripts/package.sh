@@ -65,7 +65,7 @@ maint=$(sed -n 's/^Maintainer: //p' "$src/debian/control")
 cat >"$src/debian/changelog" <<CHANGELOG
 ibsm ($version) bookworm; urgency=medium
 
-  * Snapshot of commit $hash: $(git log -1 --format=%s "$ref" | cut -c1-60)
+  * Snapshot of commit $hash.
 
  -- $maint  $date_r
 CHANGELOG
