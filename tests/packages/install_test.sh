@@ -152,7 +152,8 @@ if command -v ibsim >/dev/null && [ -f "$net" ] &&
   mkdir -p "$root/tmp/sm"
   if chroot "$root" env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin IBSIM_SOCKNAME="$sock" \
     LD_PRELOAD=/usr/lib/x86_64-linux-gnu/umad2sim/libumad2sim.so OSM_CACHE_DIR=/tmp/sm \
-    timeout 120 ibsm -o -f /tmp/sm/ibsm.log --dump_files_dir /tmp/sm >"$work/sm.out" 2>&1; then
+    timeout 120 ibsm -o -f /tmp/sm/ibsm.log --dump_files_dir /tmp/sm \
+    --ctl-socket /tmp/sm/ibsm.sock >"$work/sm.out" 2>&1; then
     ok "ibsm -o inside the root brings up ibsim's $(basename "$net") (SUBNET UP)"
   else
     bad "ibsm -o on ibsim inside the root"; tail -5 "$work/sm.out" "$root/tmp/sm/ibsm.log" 2>/dev/null
