@@ -5,8 +5,22 @@
 # Ends with "N passed, N failed" and exits non-zero if anything failed.
 # Arguments go to `meson test` (e.g. --suite unit); then it builds first and runs
 # only what they select.
+# `scripts/test.sh --packages` is a separate, slower run (docs/packaging.md): it builds the
+# Debian packages and the RPM into ./dist (scripts/package.sh), runs lintian and rpmlint
+# on them and the install test in a Debian 12 root (tests/packages/). Needs root.
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
+if [ "${1:-}" = "--packages" ]; then
+  t0=$(date +%s)
+  status=0
+  "$top/scripts/package.sh" || exit 1
+  echo "test.sh: packages built at $(($(date +%s) - t0)) s" >&2
+  "$top/tests/packages/lint.sh" "$top/dist" || status=1
+  echo "test.sh: lint done at $(($(date +%s) - t0)) s" >&2
+  "$top/tests/packages/install_test.sh" "$top/dist" || status=1
+  echo "test.sh: install test done at $(($(date +%s) - t0)) s" >&2
+  exit $status
+fi
 "$top/scripts/install-deps.sh" --tests
 cd "$top"
 export IBSM_REQUIRE=1
