@@ -203,6 +203,15 @@ def test_redhat_single_default_instance(host):
     assert host.list() == [G1, G2, G3]
 
 
+def test_redhat_options_from_the_rpms_sysconfig_file(host):
+    # The RPM ships /etc/sysconfig/ibsm, not /etc/default/ibsm: OPTIONS is read there too.
+    host.write("etc/sysconfig/ibsm", 'OPTIONS="--sweep 30 -v"\n')
+    assert host.argv("default")[-3:] == ["--sweep", "30", "-v"]
+    # /etc/default/ibsm's OPTIONS, where set, wins.
+    host.write("etc/default/ibsm", 'OPTIONS="-s 5"\n')
+    assert host.argv("default")[-2:] == ["-s", "5"]
+
+
 def test_bad_usage(host):
     assert host.run("argv", "eth0", check=False).returncode == 2
     assert host.run("argv", "0xnothex", check=False).returncode == 2
