@@ -1,6 +1,6 @@
 // The control protocol's commands: OpenSM 3.3.23's console commands with their
 // names, arguments and meaning, and ibsm's own (handover, routes, partitions,
-// events, node_names, topo_diff, degraded). parse_command() turns one request line into a checked
+// events, node_names, topo_diff, degraded, topology). parse_command() turns one request line into a checked
 // command or one error with a stable ID; it never throws and knows nothing of sockets or the SM.
 #pragma once
 
@@ -42,6 +42,7 @@ enum class CommandId : std::uint8_t {
   kNodeNames,
   kTopoDiff,
   kDegraded,
+  kTopology,
 };
 
 struct CommandSpec {
@@ -73,6 +74,14 @@ struct Command {
     std::uint64_t value = 0;
   };
   std::optional<Endpoint> dest, source;
+  // topology: what to print and which hosts (slurm/topology.hpp).
+  struct TopologyArgs {
+    bool json_format = false;  // --format json (else slurm: topology.conf)
+    bool all_ports = false;    // --ports
+    unsigned rail = 0;         // --rail N
+    std::vector<std::string> include, exclude;  // --include RE, --exclude RE (repeatable)
+  };
+  TopologyArgs topology;
 };
 
 inline constexpr std::size_t kMaxLine = 4096;  // bytes, without the newline

@@ -43,6 +43,10 @@ Answer node_names(const names::NodeNameMap* map);
 Answer topo_diff(const OpsSnapshot& s);
 Answer degraded(const OpsSnapshot& s);
 
+// topology.cpp: Slurm's topology.conf, or the same tree as JSON, from the last heavy
+// sweep's fabric (slurm/topology.hpp), hosts filtered by RE2 patterns.
+Answer topology(const OpsSnapshot& s, const Snap& f, const Command& cmd);
+
 // config.cpp: the options in force as opensm.conf text, secrets redacted unless
 // `sees_secrets` (is_secret_option and redact_secrets are there too).
 Answer dump_conf(const OpsSnapshot& s, bool sees_secrets);

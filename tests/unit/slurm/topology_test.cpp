@@ -326,6 +326,35 @@ TEST(SlurmFilter, NamesSlurmCannotTakeAreSkippedWithTheReason) {
   EXPECT_NE(t.skipped[1].reason.find("not a name Slurm takes"), std::string::npos);
 }
 
+TEST(SlurmFilter, HostileDescriptionsNeverBecomeLinesOfTheFile) {
+  // Root on any host sets its NodeDescription; slurmctld reads the file as root.
+  Fabric f;
+  const auto a = f.sw("sw\nSwitchName=evil Nodes=all"), b = f.sw("sw# x=y [1-9]");
+  f.link(a, b);
+  f.host("ok1", a);
+  f.host("ok2", b);
+  for (const char* d : {"evil\nSwitchName=x Nodes=y", "a=b", "x#y", "n[1-3]", "\"q\"\r\n#",
+                        "\nSwitchName=top Switches=x"})
+    f.host(d, a);
+  const std::string conf = topology_conf(build_topology(f.in, {}), describe({}));
+  std::size_t lines = 0;
+  for (std::size_t at = 0; at < conf.size();) {
+    const std::size_t end = conf.find('\n', at);
+    const std::string line = conf.substr(at, end - at);
+    at = end + 1;
+    if (line.starts_with("#")) continue;
+    ++lines;
+    EXPECT_TRUE(line.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+                                       "0123456789._-=[], ") == std::string::npos)
+        << line;
+    EXPECT_TRUE(line.starts_with("SwitchName=sw_") || line.starts_with("SwitchName=ibsm_top"))
+        << line;
+  }
+  EXPECT_EQ(lines, 3u) << conf;
+  for (const char* planted : {"\nSwitchName=evil", "\nSwitchName=x", "\nSwitchName=top"})
+    EXPECT_EQ(conf.find(planted), std::string::npos) << conf;
+}
+
 TEST(SlurmTree, NoHostsNoSwitches) {
   const Topology t = build_topology(two_level(2, 2, 0).in, {});
   EXPECT_TRUE(t.switches.empty());
