@@ -209,7 +209,7 @@ def test_the_file_changes_with_the_fabric(tmp_path):
         assert victim in expand(",".join(re.findall(r"Nodes=(\S+)", before)))
         mtime = topo_file.stat().st_mtime_ns
         up = proc.count_up()
-        sim.command(f'unlink "{victim}" 1')
+        sim.command(f'Unlink "{victim}"')
         ctl(sock, "resweep", "heavy")
         wait_for(lambda: proc.count_up() > up, UP_TIMEOUT, "the heavy sweep after the unlink")
         wait_for(lambda: topo_file.stat().st_mtime_ns != mtime, 20, "the rewritten file")
