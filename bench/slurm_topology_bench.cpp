@@ -111,8 +111,8 @@ int main(int argc, char** argv) {
   print("SA snapshot to Slurm input (host ports)",
         time_it(runs, [&] { input = ops::slurm_fabric(snap, nullptr); }), input.host_ports.size());
   slurm::Topology tree;
-  print("switch tree (switches in it)", time_it(runs, [&] { tree = slurm::build_topology(input, {}); }),
-        tree.switches.size());
+  print("switch tree (switches in it)",
+        time_it(runs, [&] { tree = slurm::build_topology(input, {}); }), tree.switches.size());
   std::string conf, json;
   print("topology.conf (bytes)",
         time_it(runs, [&] { conf = slurm::topology_conf(tree, slurm::describe({})); }),

@@ -35,9 +35,9 @@ slurm::FabricInput slurm_fabric(const sa::Snapshot& fabric, const names::NodeNam
         in.switches[switch_of[i]].peers.push_back(peer_switch);
         continue;
       }
-      in.host_ports.push_back(
-          {n.guid(), p.num, name_for(names, n), names::printable_description(n.description),
-           peer_switch, p.peer.port});
+      in.host_ports.push_back({n.guid(), p.num, name_for(names, n),
+                               names::printable_description(n.description), peer_switch,
+                               p.peer.port});
     }
   }
   return in;

@@ -21,7 +21,8 @@ std::vector<std::string> child_names(const Topology& t, const TreeSwitch& s) {
 }  // namespace
 
 std::string describe(const Options& o) {
-  if (o.rails == Rails::kAll) return "every port of each host (a host on two leaves draws a Slurm warning)";
+  if (o.rails == Rails::kAll)
+    return "every port of each host (a host on two leaves draws a Slurm warning)";
   return fmt::format("rail {} of each host", o.rail);
 }
 
@@ -29,8 +30,9 @@ std::string topology_conf(const Topology& t, std::string_view how) {
   std::size_t leaves = 0;
   for (const TreeSwitch& s : t.switches)
     leaves += s.children.empty() ? 1 : 0;
-  std::string out = "# Slurm topology.conf (TopologyPlugin=topology/tree), written by ibsm from the\n"
-                    "# InfiniBand fabric of its last heavy sweep.\n";
+  std::string out =
+      "# Slurm topology.conf (TopologyPlugin=topology/tree), written by ibsm from the\n"
+      "# InfiniBand fabric of its last heavy sweep.\n";
   out += fmt::format("# {} hosts under {} leaf switches, {} switches in all", t.hosts, leaves,
                      t.switches.size());
   if (t.top() != kNoSwitch)
@@ -43,8 +45,8 @@ std::string topology_conf(const Topology& t, std::string_view how) {
     if (s.children.empty())
       out += fmt::format("SwitchName={} Nodes={}\n", s.name, compress_hostlist(s.hosts));
     else
-      out += fmt::format("SwitchName={} Switches={}\n", s.name,
-                         compress_hostlist(child_names(t, s)));
+      out +=
+          fmt::format("SwitchName={} Switches={}\n", s.name, compress_hostlist(child_names(t, s)));
   }
   if (!t.skipped.empty()) out += fmt::format("# {} host ports left out:\n", t.skipped.size());
   for (std::size_t i = 0; i < t.skipped.size() && i < kMaxSkippedLines; ++i) {

@@ -24,7 +24,9 @@ bool slurm_char(char c) {
          c == '_' || c == '-';
 }
 
-bool blank(char c) { return c == ' ' || c == '\t'; }
+bool blank(char c) {
+  return c == ' ' || c == '\t';
+}
 
 std::string_view trimmed(std::string_view s) {
   while (!s.empty() && blank(s.front()))
@@ -81,8 +83,7 @@ std::vector<std::uint32_t> choose_parents(const FabricInput& f, const std::vecto
           std::ranges::count_if(kids, [&](std::uint32_t c) { return parent[c] == kNoSwitch; }));
       if (count == 0) continue;
       const auto key = std::make_tuple(count, ~f.switches[p].guid, ~p);
-      if (best == kNoSwitch ||
-          key > std::make_tuple(best_count, ~f.switches[best].guid, ~best)) {
+      if (best == kNoSwitch || key > std::make_tuple(best_count, ~f.switches[best].guid, ~best)) {
         best = p;
         best_count = count;
       }
@@ -169,7 +170,8 @@ Topology build_topology(const FabricInput& f, const Options& o) {
   std::vector<std::vector<std::string>> hosts_of(n);
   for (auto& [name, ports] : by_host) {
     std::ranges::sort(ports, [](const HostPortInput* a, const HostPortInput* b) {
-      return std::tie(a->description, a->guid, a->port) < std::tie(b->description, b->guid, b->port);
+      return std::tie(a->description, a->guid, a->port) <
+             std::tie(b->description, b->guid, b->port);
     });
     if (o.rails == Rails::kAll) {
       for (const HostPortInput* p : ports)
@@ -212,8 +214,7 @@ Topology build_topology(const FabricInput& f, const Options& o) {
   std::vector<std::uint32_t> roots;
   for (const std::uint32_t s : tree)
     if (parent[s] == kNoSwitch) roots.push_back(s);
-  if (roots.size() == 1 && level[roots[0]] > 0 &&
-      std::ranges::count(level, level[roots[0]]) > 1) {
+  if (roots.size() == 1 && level[roots[0]] > 0 && std::ranges::count(level, level[roots[0]]) > 1) {
     const std::uint32_t core = roots[0];
     for (const std::uint32_t s : tree)
       if (parent[s] == core) parent[s] = kNoSwitch;

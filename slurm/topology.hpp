@@ -26,12 +26,12 @@
 // core of a fat tree with several) would stand for its level arbitrarily: it is left
 // out and the virtual top takes its place over the level below, as sites write by hand.
 // (Slurm takes a switch under several parents too; a tree keeps its file small, and
-// slurmctld's switch distances cost the cube of the switches listed.) On fabrics whose switches all have hosts
-// (dragonfly, torus, random graphs) every switch is a leaf and all sit under the
-// virtual top: Slurm learns which hosts share a switch, not how far apart switches are.
-// Names: the node name map's, else the NodeDescription, made safe for Slurm (each
-// character outside A-Z a-z 0-9 . _ - becomes '_', at most 48 bytes, a trailing digit
-// run of more than 18 digits gets a '_' after it) and unique (a repeat gets
+// slurmctld's switch distances cost the cube of the switches listed.) On fabrics whose switches all
+// have hosts (dragonfly, torus, random graphs) every switch is a leaf and all sit under the virtual
+// top: Slurm learns which hosts share a switch, not how far apart switches are. Names: the node
+// name map's, else the NodeDescription, made safe for Slurm (each character outside A-Z a-z 0-9 . _
+// - becomes '_', at most 48 bytes, a trailing digit run of more than 18 digits gets a '_' after it)
+// and unique (a repeat gets
 // "_<GUID in hex>" appended). The virtual top is "ibsm_top" (unique the same way).
 #pragma once
 
@@ -55,8 +55,8 @@ struct SwitchInput {
 struct HostPortInput {
   std::uint64_t guid = 0;  // the CA's node GUID
   std::uint8_t port = 0;
-  std::string name;         // the map's name, else the NodeDescription
-  std::string description;  // the NodeDescription: orders the rails
+  std::string name;              // the map's name, else the NodeDescription
+  std::string description;       // the NodeDescription: orders the rails
   std::uint32_t sw = kNoSwitch;  // index in FabricInput::switches
   std::uint8_t sw_port = 0;
 };

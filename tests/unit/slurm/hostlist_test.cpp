@@ -51,7 +51,9 @@ std::vector<std::string> expand(const std::string& list) {
   return out;
 }
 
-std::set<std::string> as_set(const std::vector<std::string>& v) { return {v.begin(), v.end()}; }
+std::set<std::string> as_set(const std::vector<std::string>& v) {
+  return {v.begin(), v.end()};
+}
 
 TEST(Hostlist, PaddedRunsBecomeOneRangeAndKeepTheirZeros) {
   std::vector<std::string> names;

@@ -27,7 +27,8 @@ struct Fabric {
     in.switches[b].peers.push_back(a);
   }
   // A CA port; `desc` is its NodeDescription (and name).
-  void host(const std::string& desc, std::uint32_t s, std::uint64_t guid = 0, std::uint8_t port = 1) {
+  void host(const std::string& desc, std::uint32_t s, std::uint64_t guid = 0,
+            std::uint8_t port = 1) {
     in.host_ports.push_back({guid ? guid : next_ca++, port, desc, desc, s, 1});
   }
 };
@@ -359,18 +360,20 @@ TEST(SlurmTree, NoHostsNoSwitches) {
   const Topology t = build_topology(two_level(2, 2, 0).in, {});
   EXPECT_TRUE(t.switches.empty());
   EXPECT_EQ(t.top(), kNoSwitch);
-  EXPECT_EQ(topology_json(t),
-            R"({"top":null,"virtual_top":false,"hosts":0,"excluded":0,"switches":[],"skipped":[]})");
+  EXPECT_EQ(
+      topology_json(t),
+      R"({"top":null,"virtual_top":false,"hosts":0,"excluded":0,"switches":[],"skipped":[]})");
 }
 
 TEST(SlurmJson, SwitchesWithGuidsLevelsParentsAndChildren) {
   const Topology t = build_topology(two_level(2, 2, 1).in, {});
-  EXPECT_EQ(topology_json(t),
-            R"({"top":"ibsm_top","virtual_top":true,"hosts":2,"excluded":0,"switches":[)"
-            R"({"name":"leaf01","guid":"0x0000000000200002","level":0,"parent":"ibsm_top","nodes":["node001"]},)"
-            R"({"name":"leaf02","guid":"0x0000000000200003","level":0,"parent":"ibsm_top","nodes":["node002"]},)"
-            R"({"name":"ibsm_top","guid":null,"level":1,"parent":null,"switches":["leaf01","leaf02"]}],)"
-            R"("skipped":[]})");
+  EXPECT_EQ(
+      topology_json(t),
+      R"({"top":"ibsm_top","virtual_top":true,"hosts":2,"excluded":0,"switches":[)"
+      R"({"name":"leaf01","guid":"0x0000000000200002","level":0,"parent":"ibsm_top","nodes":["node001"]},)"
+      R"({"name":"leaf02","guid":"0x0000000000200003","level":0,"parent":"ibsm_top","nodes":["node002"]},)"
+      R"({"name":"ibsm_top","guid":null,"level":1,"parent":null,"switches":["leaf01","leaf02"]}],)"
+      R"("skipped":[]})");
 }
 
 TEST(SlurmTree, BigThreeLevelTreesStayTrees) {
