@@ -189,7 +189,8 @@ def test_every_host_under_its_leaf_and_slurm_takes_it(fabric, tmp_path):
         if os.geteuid() != 0:
             pytest.skip("slurmctld runs as root here (SlurmUser=root)")
         shown, log = slurmctld_check(text, sorted(want), tmp_path)
-        bad = [line for line in log.splitlines()
+        # Slurm's own complaints about the tree (the scratch directory's path aside).
+        bad = [line for line in log.replace(str(tmp_path), "<tmp>").splitlines()
                if re.search(r"(?i)\b(warning|error|fatal)\b", line) and re.search(r"(?i)topolog|switch|leaf", line)]
         assert bad == [], "\n".join(bad)
         seen = parse_conf(shown)
