@@ -108,16 +108,17 @@ int main(int argc, char** argv) {
               read->links.size());
 
   slurm::FabricInput input;
-  print("SA snapshot to Slurm input (host ports)",
-        time_it(runs, [&] { input = ops::slurm_fabric(snap, nullptr); }), input.host_ports.size());
+  const Timing adapt = time_it(runs, [&] { input = ops::slurm_fabric(snap, nullptr); });
+  print("SA snapshot to Slurm input (host ports)", adapt, input.host_ports.size());
   slurm::Topology tree;
-  print("switch tree (switches in it)",
-        time_it(runs, [&] { tree = slurm::build_topology(input, {}); }), tree.switches.size());
+  const Timing build = time_it(runs, [&] { tree = slurm::build_topology(input, {}); });
+  print("switch tree (switches in it)", build, tree.switches.size());
   std::string conf, json;
-  print("topology.conf (bytes)",
-        time_it(runs, [&] { conf = slurm::topology_conf(tree, slurm::describe({})); }),
-        conf.size());
-  print("JSON (bytes)", time_it(runs, [&] { json = slurm::topology_json(tree); }), json.size());
+  const Timing render =
+      time_it(runs, [&] { conf = slurm::topology_conf(tree, slurm::describe({})); });
+  print("topology.conf (bytes)", render, conf.size());
+  const Timing as_json = time_it(runs, [&] { json = slurm::topology_json(tree); });
+  print("JSON (bytes)", as_json, json.size());
   std::size_t bytes = 0;
   const Timing all = time_it(runs, [&] {
     const auto t = slurm::build_topology(ops::slurm_fabric(snap, nullptr), {});
