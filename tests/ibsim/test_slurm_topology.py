@@ -1,6 +1,7 @@
 """Slurm's topology.conf from the fabric (issue 36's acceptance), on ibsim: ibsm with
-slurm_topology_file set on a fat tree (kary-4-3-64), a dragonfly (dfly-2-4-2-72) and a
-random switch graph (random-40sw-160).  Every host must sit under the leaf switch that
+slurm_topology_file set on a fat tree (kary-4-3-64), a dragonfly (dfly-2-4-2-72), a
+random switch graph (random-40sw-160) and a 3-level Clos with 3% of its inter-switch
+links missing (ft3-24p8-f3, 1152 hosts).  Every host must sit under the leaf switch that
 `ibnetdiscover` shows it on, exactly once, under one top that reaches every host; the
 file must be what `ibsm-ctl topology` prints; and Slurm's own parser (slurmctld 22.05
 from Debian, TopologyPlugin=topology/tree, in a scratch directory, as root) must take
@@ -28,7 +29,7 @@ from ibsimlib import Ibsm, NetModel, SMProcess, Simulator, Topology, free_tcp_po
 UP_TIMEOUT = float(os.environ.get("IBSIM_UP_TIMEOUT", "40"))
 CTL = os.environ.get("IBSM_CTL_BIN") or (str(Path(os.environ.get("IBSM_BIN", "")).parent.parent / "ctl" / "ibsm-ctl"))
 TOPOLOGIES = Path(os.environ.get("IBSM_TOPOLOGIES", Path(__file__).resolve().parents[3] / "shared" / "topologies"))
-FABRICS = ["kary-4-3-64.net", "dfly-2-4-2-72.net", "random-40sw-160.net"]
+FABRICS = ["kary-4-3-64.net", "dfly-2-4-2-72.net", "random-40sw-160.net", "ft3-24p8-f3.net"]
 
 
 def expand(hostlist: str) -> list[str]:
