@@ -378,8 +378,8 @@ Result<Command> parse_command(std::string_view line) {
       for (std::size_t k = 0; k < a.size(); ++k) {
         const std::string& w = a[k];
         const bool has_value = k + 1 < a.size();
-        if (w == "--ports") {
-          cmd.topology.all_ports = true;
+        if (w == "--ports" || w == "--json") {  // `ibsm-ctl topology --json`, as topo_diff
+          (w == "--ports" ? cmd.topology.all_ports : cmd.json) = true;
           continue;
         }
         if (w != "--format" && w != "--rail" && w != "--include" && w != "--exclude")

@@ -59,6 +59,7 @@ TEST(TopologyCommand, ParsesItsOptions) {
   EXPECT_EQ(c->topology.include, (std::vector<std::string>{"^h", "x"}));
   EXPECT_EQ(c->topology.exclude, (std::vector<std::string>{"h3"}));
   EXPECT_TRUE(parse_command("topology --ports")->topology.all_ports);
+  EXPECT_TRUE(parse_command("topology --json")->json);  // the flag after the command
   for (const char* bad : {"topology --format yaml", "topology --rail", "topology --rail x",
                           "topology --rail 1 --ports", "topology nodes", "topology --rail 256"}) {
     auto r = parse_command(bad);
