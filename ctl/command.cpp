@@ -78,6 +78,12 @@ const std::vector<CommandSpec>& command_specs() {
        "the ports the health policy judges unhealthy, both ends of each link named; clear "
        "gives one port back its health (root only)",
        true},
+      {CommandId::kTopology, "topology",
+       "topology [--format slurm|json] [--rail <n> | --ports] [--include <regexp>] "
+       "[--exclude <regexp>]",
+       "Slurm's topology.conf (topology/tree) from the last heavy sweep: hosts under their "
+       "leaf switches, one top; or the same tree as JSON",
+       true},
   };
   return specs;
 }
@@ -391,6 +397,36 @@ Result<Command> parse_command(std::string_view line) {
         cmd.source = *s;
       }
       break;
+    case CommandId::kTopology: {
+      bool rail = false;
+      for (std::size_t k = 0; k < a.size(); ++k) {
+        const std::string& w = a[k];
+        const bool has_value = k + 1 < a.size();
+        if (w == "--ports" || w == "--json") {  // `ibsm-ctl topology --json`, as topo_diff
+          (w == "--ports" ? cmd.topology.all_ports : cmd.json) = true;
+          continue;
+        }
+        if (w != "--format" && w != "--rail" && w != "--include" && w != "--exclude")
+          return bad(*spec, "unexpected '" + w.substr(0, 64) + "'");
+        if (!has_value) return bad(*spec, w + " needs a value");
+        const std::string& v = a[++k];
+        if (w == "--format") {
+          if (v != "slurm" && v != "json")
+            return bad(*spec, "format '" + v.substr(0, 64) + "' is neither slurm nor json");
+          cmd.topology.json_format = v == "json";
+        } else if (w == "--rail") {
+          auto n = parse_number(v, "rail");
+          if (!n) return fail(n.error());
+          if (*n > 255) return bad(*spec, "rail " + v + " is above 255");
+          cmd.topology.rail = static_cast<unsigned>(*n);
+          rail = true;
+        } else {
+          (w == "--include" ? cmd.topology.include : cmd.topology.exclude).push_back(v);
+        }
+      }
+      if (rail && cmd.topology.all_ports) return bad(*spec, "give --rail or --ports, not both");
+      break;
+    }
     case CommandId::kEvents:
       for (std::size_t k = 0; k < a.size(); ++k) {
         if (a[k] == "--follow" || a[k] == "-f") {

@@ -1,8 +1,8 @@
 // The control protocol's commands: OpenSM 3.3.23's console commands with their
 // names, arguments and meaning, and ibsm's own (handover, routes, partitions,
-// events, node_names, topo_diff, degraded, health). parse_command() turns one request
-// line into a checked command or one error with a stable ID; it never throws and knows
-// nothing of sockets or the SM.
+// events, node_names, topo_diff, degraded, health, topology). parse_command() turns one
+// request line into a checked command or one error with a stable ID; it never throws and
+// knows nothing of sockets or the SM.
 #pragma once
 
 #include <cstdint>
@@ -44,6 +44,7 @@ enum class CommandId : std::uint8_t {
   kTopoDiff,
   kDegraded,
   kHealth,
+  kTopology,
 };
 
 struct CommandSpec {
@@ -76,6 +77,14 @@ struct Command {
     std::uint64_t value = 0;
   };
   std::optional<Endpoint> dest, source;
+  // topology: what to print and which hosts (slurm/topology.hpp).
+  struct TopologyArgs {
+    bool json_format = false;                   // --format json (else slurm: topology.conf)
+    bool all_ports = false;                     // --ports
+    unsigned rail = 0;                          // --rail N
+    std::vector<std::string> include, exclude;  // --include RE, --exclude RE (repeatable)
+  };
+  TopologyArgs topology;
 };
 
 inline constexpr std::size_t kMaxLine = 4096;  // bytes, without the newline

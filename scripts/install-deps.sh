@@ -16,7 +16,9 @@
 # as Prometheus would; prometheus (the server, ~19 MB) scrapes it in
 # tests/ibsim/test_metrics.py; chromium (headless) renders the status page in
 # tests/ibsim/test_status_page.py, as a browser sees it (both checks are skipped without
-# them); network-manager is the agent's keyfile oracle (docs/agent.md). The demo does
+# them); network-manager is the agent's keyfile oracle (docs/agent.md); slurmctld
+# (Slurm 22.05, 7 packages, 3 MB to download without recommends) is the judge of the
+# topology.conf ibsm writes (tests/ibsim/test_slurm_topology.py). The demo does
 # not need these, so a first `scripts/demo.sh` does not download a browser.
 set -eu
 packages="
@@ -29,7 +31,7 @@ packages="
 if [ "${1:-}" = "--tests" ]; then
   packages="$packages
   python3-pytest python3-pytest-xdist python3-prometheus-client prometheus chromium
-  network-manager
+  network-manager slurmctld
 "
 fi
 missing=""

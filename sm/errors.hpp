@@ -20,6 +20,7 @@ inline constexpr ErrorId kErrHopLimit{2209};
 inline constexpr ErrorId kErrSecurityTrap{2210};
 inline constexpr ErrorId kErrBabblingPort{2220};
 inline constexpr ErrorId kErrNoisyTraps{2221};
+inline constexpr ErrorId kErrSlurmTopologyWrite{2240};
 
 inline constexpr ErrorInfo kSmErrors[] = {
     {kErrRoutingEngineUnknown, "Unknown routing engine",
@@ -96,6 +97,13 @@ inline constexpr ErrorInfo kSmErrors[] = {
      "heavy sweep. Logged once per burst.",
      "Look at the port named: a flapping link or a failing PHY sends traps like this. "
      "babbling_port_policy TRUE lets the SM disable such a port by itself."},
+    {kErrSlurmTopologyWrite, "slurm_topology_file not written",
+     "After a heavy sweep that changed Slurm's topology, the SM could not write "
+     "slurm_topology_file (its directory is missing or not writable by ibsm, or the disk is "
+     "full). The file keeps its last contents; the next heavy sweep tries again.",
+     "Make the directory writable by ibsm's user (the message names the path and errno), or "
+     "point slurm_topology_file elsewhere and send SIGHUP. `ibsm-ctl topology` prints the "
+     "same text meanwhile."},
 };
 
 }  // namespace ibsm::sm

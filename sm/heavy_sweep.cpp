@@ -260,6 +260,8 @@ SweepResult SubnetManager::heavy_sweep(const std::atomic<bool>& stop, PreparedFa
     partitions_.save(fabric_);
     check_cabling();  // report only: its status rides with the snapshot published next
     publish_sa_snapshot();
+    publish_.slurm.update(options_.slurm_topology_file, sa_.snapshot(),
+                          node_names_.snapshot().get());
     perfmgr_.set_fabric(perfmgr_view(fabric_));
     routes::write_dumps(fabric_, router_.topology(), router_.routes(), options_, log_);
     start_cc_round();  // sent between sweeps (step), never in the way of one

@@ -46,6 +46,9 @@ Answer degraded(const OpsSnapshot& s);
 // health.cpp: the ports the health policy judges unhealthy, both ends named, with the
 // policy file's state (health; --json is an array of one object a port, docs/ctl.md).
 Answer health(const OpsSnapshot& s);
+// topology.cpp: Slurm's topology.conf, or the same tree as JSON, from the last heavy
+// sweep's fabric (slurm/topology.hpp), hosts filtered by RE2 patterns.
+Answer topology(const OpsSnapshot& s, const Snap& f, const Command& cmd);
 
 // config.cpp: the options in force as opensm.conf text, secrets redacted unless
 // `sees_secrets` (is_secret_option and redact_secrets are there too).

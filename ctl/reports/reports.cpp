@@ -87,6 +87,8 @@ Answer answer_read_only(const Command& cmd, const ops::OpsSnapshot& s, const ops
       return degraded(s);
     case CommandId::kHealth:
       return health(s);
+    case CommandId::kTopology:
+      return f ? topology(s, *f, cmd) : no_fabric();
     default:
       return fail_answer(kErrUnknownCommand, "command needs the SM's thread");
   }
