@@ -5,9 +5,11 @@
 // member of the SubnetManager; each part keeps its own state.
 #pragma once
 
+#include "common/clock.hpp"
 #include "common/log.hpp"
 #include "common/log_modules.hpp"
 #include "sm/cabling_check/cabling_check.hpp"
+#include "sm/health/health_monitor.hpp"
 #include "sm/publish/ops_seam.hpp"
 #include "sm/publish/perf_counters.hpp"
 #include "sm/publish/sa_publisher.hpp"
@@ -15,11 +17,13 @@
 namespace ibsm::sm::publish {
 
 struct Publishing {
-  explicit Publishing(Logger log) : sa(log), cabling(module_logger(log, LogModule::kDiscovery)) {}
+  Publishing(Logger log, const Clock& clock)
+      : sa(log), cabling(module_logger(log, LogModule::kDiscovery)), health(log, clock) {}
   OpsSeam ops;
   SaPublisher sa;
   PerfCounterCopy perf;
   cabling_check::CablingCheck cabling;  // topo_config_file, the check after SUBNET UP
+  health::HealthMonitor health;         // hm_* keys: the judge fed, its actions carried out
 };
 
 }  // namespace ibsm::sm::publish
