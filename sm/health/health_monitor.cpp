@@ -158,6 +158,7 @@ void HealthMonitor::reload_policy(const Fabric& f) {
   policy_loaded_ = true;
   if (policy_path_.empty()) {
     policy_error_.clear();
+    policy_ = HealthPolicy{};
     take(judge_.set_policy(HealthPolicy{}));
   } else {
     PolicyReload r = health::reload_policy(policy_path_, num_ports, HealthPolicy{});
@@ -169,6 +170,7 @@ void HealthMonitor::reload_policy(const Fabric& f) {
     }
     policy_error_.clear();
     log_->info("health policy {}: {} ports", policy_path_, r.policy.entries().size());
+    policy_ = r.policy;
     take(judge_.set_policy(std::move(r.policy)));
   }
   for (const Decision& d : before)
@@ -200,6 +202,24 @@ void HealthMonitor::take(Outcome o) {
     pending_.unhealthy.push_back(std::move(d));
   for (const PortKey& k : o.healthy)
     pending_.healthy.push_back(k);
+}
+
+void HealthMonitor::add_manual(const Fabric& f, std::vector<PortSweep>& hits) const {
+  for (const PolicyEntry& e : policy_.entries()) {
+    if (e.health != PortHealth::kUnhealthy) continue;
+    NodeIndex n = f.find(e.guid);
+    for (NodeIndex i = 0; i < f.size() && n == kNoNode; ++i)
+      for (const Port& p : f.node(i).ports)
+        if (p.guid == e.guid && !f.node(i).is_switch()) n = i;
+    if (n == kNoNode || e.port > f.node(n).num_ports()) continue;
+    const PortKey key{f.node(n).guid(), e.port};
+    if (std::any_of(hits.begin(), hits.end(),
+                    [&](const PortSweep& s) { return s.port.key == key; }))
+      continue;
+    PortSweep s;
+    s.port = facts(f, n, e.port);
+    hits.push_back(std::move(s));
+  }
 }
 
 void HealthMonitor::observe_sweep(const Fabric& before, const Fabric& now) {
@@ -238,6 +258,7 @@ void HealthMonitor::observe_sweep(const Fabric& before, const Fabric& now) {
   }
   // Ports that went down and whose node is gone: no flap to wait for.
   if (went_down_.size() > 4 * now.size() + 64) went_down_.clear();
+  add_manual(now, hits);
   take(judge_.judge_sweep(hits));
 }
 
@@ -250,6 +271,7 @@ void HealthMonitor::observe_light_sweep(const Fabric& f, const std::vector<NodeI
     s.no_response = true;
     hits.push_back(std::move(s));
   }
+  add_manual(f, hits);
   take(judge_.judge_sweep(hits));
 }
 

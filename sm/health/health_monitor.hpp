@@ -104,6 +104,9 @@ class HealthMonitor {
  private:
   PortFacts facts(const Fabric& f, NodeIndex n, PortNum p) const;
   void take(Outcome o);
+  // The ports the policy file marks UNHEALTHY, found in `f`, appended to `hits`: the
+  // judge decides the manual condition for the ports a sweep looked at.
+  void add_manual(const Fabric& f, std::vector<PortSweep>& hits) const;
   void write_dump();
 
   Logger log_;
@@ -111,6 +114,7 @@ class HealthMonitor {
   HealthJudge judge_;
   std::string policy_path_;
   bool policy_loaded_ = false;
+  HealthPolicy policy_;  // the policy in force (the judge holds it too)
   std::string policy_error_;
   bool pending_changed_ = false;  // the policy's state changed: publish
   std::string dump_path_;
