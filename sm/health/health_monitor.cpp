@@ -256,6 +256,22 @@ void HealthMonitor::observe_sweep(const Fabric& before, const Fabric& now) {
       hits.push_back(std::move(s));
     }
   }
+  // A flap is seen at both ends of its link: it is counted once, at the end with the
+  // lower (GUID, port), so one bad cable is one unhealthy port.
+  std::set<PortKey> flapped;
+  for (const PortSweep& s : hits)
+    if (s.flapped) flapped.insert(s.port.key);
+  for (PortSweep& s : hits) {
+    if (!s.flapped) continue;
+    const NodeIndex n = now.find(s.port.key.node_guid);
+    const Port* p = port_of(now, n, s.port.key.port);
+    if (!p || p->peer == kNoNode) continue;
+    const PortKey peer{now.node(p->peer).guid(), p->peer_port};
+    if (peer < s.port.key && flapped.contains(peer)) s.flapped = false;
+  }
+  std::erase_if(hits, [](const PortSweep& s) {
+    return !s.flapped && !s.no_response && !s.rebooted && s.illegal == 0;
+  });
   // Ports that went down and whose node is gone: no flap to wait for.
   if (went_down_.size() > 4 * now.size() + 64) went_down_.clear();
   add_manual(now, hits);
