@@ -257,8 +257,12 @@ TEST(HealthSm, PortErrorTrapsCountEvenWhenTheFilterDropsThem) {
   const std::uint32_t leaf2 = rig.index("leaf2");
   const Lid lid = rig.fabric->node(leaf2).ports[0].info.lid;
   ASSERT_NE(lid, 0);
+  const Lid forger = rig.fabric->node(rig.index("h1_0")).ports[1].info.lid;
+  ASSERT_NE(forger, 0);
   // The same trap three times: the repeat filter drops the second and third (no
-  // event, no sweep), the noisy condition counts all three (hm_num_traps 3).
+  // event, no sweep), the noisy condition counts all three (hm_num_traps 3). First
+  // forged by a host about leaf2's port (not counted), then from leaf2 itself.
+  const auto send = [&](Lid from) {
   for (std::uint32_t i = 0; i < 3; ++i) {
     mad::Notice n;
     n.is_generic = true;
@@ -271,12 +275,16 @@ TEST(HealthSm, PortErrorTrapsCountEvenWhenTheFilterDropsThem) {
     mad::Smp trap =
         mad::Smp::request(mad::Method::kTrap, mad::AttrId::kNotice, 0, mad::Lid{1}, 0x700 + i);
     trap.set_attribute(n);
-    rig.fabric->inject(trap, lid);
+    rig.fabric->inject(trap, from);
   }
   ControlFlags flags;
   const auto until = rig.clock.now() + std::chrono::seconds(1);
   while (rig.clock.now() < until)
     (void)rig.sm->step(flags);
+  };
+  send(forger);
+  EXPECT_TRUE(rig.health()->ports.empty()) << "a node reports only its own ports";
+  send(lid);
   const auto h = rig.health();
   ASSERT_EQ(h->ports.size(), 1u);
   EXPECT_EQ(h->ports[0].condition, "noisy");
