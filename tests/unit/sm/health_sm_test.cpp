@@ -294,3 +294,37 @@ TEST(HealthSm, PortErrorTrapsCountEvenWhenTheFilterDropsThem) {
 
 }  // namespace
 }  // namespace ibsm::sm
+
+namespace ibsm::sm {
+namespace {
+
+cabling::Deviation deviation(cabling::DeviationKind k, Guid g, PortNum p) {
+  cabling::Deviation d;
+  d.kind = k;
+  d.local.guid = g;
+  d.local.port = p;
+  return d;
+}
+
+TEST(HealthSm, TopoConfigEnabledLeavesOnlyMiswiredSwitchLinksOut) {
+  Rig rig;
+  ASSERT_TRUE(rig.sweep().subnet_up);
+  const Fabric& f = rig.sm->fabric();
+  health::HealthMonitor m(null_logger(), rig.clock);
+  m.after_subnet_up(f);
+  using K = cabling::DeviationKind;
+  const std::vector<cabling::Deviation> devs = {
+      deviation(K::kWrongPort, rig.guid("leaf1"), kLeafToSpine0),
+      deviation(K::kWidthMismatch, rig.guid("leaf2"), kLeafToSpine0),  // reported only
+      deviation(K::kWrongNode, rig.guid("leaf0"), 1),                  // the SM's own link
+      deviation(K::kExtraLink, rig.guid("leaf3"), 2),                  // a host's link
+  };
+  EXPECT_TRUE(m.enforce_cabling(f, devs, true));
+  EXPECT_EQ(m.exclusions(), (LinkExclusions{{rig.guid("leaf1"), kLeafToSpine0}}));
+  EXPECT_FALSE(m.enforce_cabling(f, devs, true)) << "unchanged";
+  EXPECT_TRUE(m.enforce_cabling(f, devs, false));
+  EXPECT_TRUE(m.exclusions().empty());
+}
+
+}  // namespace
+}  // namespace ibsm::sm
