@@ -229,6 +229,7 @@ TEST(HealthSm, TheSmOwnLinkAndAHostLinkAreReportedNeverIsolated) {
   // leaf0 port 1 faces h0_0, the SM's own port.
   const std::string policy = fmt::format("{} 1 UNHEALTHY\n", hex_guid(probe.guid("leaf0")));
   Rig rig({{"hm_sw_manual_action", "isolate"},
+           {"hm_sw_flapping_action", "isolate"},
            {"hm_ca_flapping_action", "isolate"},
            {"policy", policy}});
   ASSERT_TRUE(rig.sweep().subnet_up);
