@@ -60,15 +60,27 @@ std::string_view event_type_name(EventType t) {
 }
 
 const std::vector<EventType>& all_event_types() {
-  static const std::vector<EventType> all = {
-      EventType::kSmState,           EventType::kElection,           EventType::kSweepStarted,
-      EventType::kSweepFinished,     EventType::kPortState,          EventType::kLinkUp,
-      EventType::kLinkDown,          EventType::kTopologyDeviation,  EventType::kPortUnhealthy,
-      EventType::kPortHealthy,       EventType::kTrap,
-      EventType::kSecurityTrap,      EventType::kLidAssigned,        EventType::kLidChanged,
-      EventType::kRouting,           EventType::kPartitionsReloaded, EventType::kMcastGroupCreated,
-      EventType::kMcastGroupDeleted, EventType::kConfigReloaded,     EventType::kControl,
-      EventType::kEventsDropped};
+  static const std::vector<EventType> all = {EventType::kSmState,
+                                             EventType::kElection,
+                                             EventType::kSweepStarted,
+                                             EventType::kSweepFinished,
+                                             EventType::kPortState,
+                                             EventType::kLinkUp,
+                                             EventType::kLinkDown,
+                                             EventType::kTopologyDeviation,
+                                             EventType::kPortUnhealthy,
+                                             EventType::kPortHealthy,
+                                             EventType::kTrap,
+                                             EventType::kSecurityTrap,
+                                             EventType::kLidAssigned,
+                                             EventType::kLidChanged,
+                                             EventType::kRouting,
+                                             EventType::kPartitionsReloaded,
+                                             EventType::kMcastGroupCreated,
+                                             EventType::kMcastGroupDeleted,
+                                             EventType::kConfigReloaded,
+                                             EventType::kControl,
+                                             EventType::kEventsDropped};
   return all;
 }
 

@@ -354,16 +354,17 @@ SweepResult SubnetManager::light_sweep(const std::atomic<bool>& stop) {
   for (NodeIndex i = 0; i < fabric_.size(); ++i) {
     const Node& n = fabric_.node(i);
     if (!n.is_switch()) continue;
-    client_.submit(SmpRequest::get<mad::SwitchInfo>(n.path), [this, i, no_answer](
-                                                                 const SmpOutcome& o) {
-      if (!o.ok()) {
-        loop_.heavy_reason = HeavyReason::kLightSweepFailed;
-        no_answer->push_back(i);
-        return;
-      }
-      auto si = mad::decode<mad::SwitchInfo>(o.response->data());
-      if (!si.ok() || si->port_state_change) loop_.heavy_reason = HeavyReason::kPortStateChange;
-    });
+    client_.submit(SmpRequest::get<mad::SwitchInfo>(n.path),
+                   [this, i, no_answer](const SmpOutcome& o) {
+                     if (!o.ok()) {
+                       loop_.heavy_reason = HeavyReason::kLightSweepFailed;
+                       no_answer->push_back(i);
+                       return;
+                     }
+                     auto si = mad::decode<mad::SwitchInfo>(o.response->data());
+                     if (!si.ok() || si->port_state_change)
+                       loop_.heavy_reason = HeavyReason::kPortStateChange;
+                   });
   }
   // A master polls the SMs it knows (OpenSM's light sweep): another MASTER, or a
   // higher SM, needs a heavy sweep that ends in a handover one way or the other.

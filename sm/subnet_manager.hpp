@@ -308,7 +308,7 @@ class SubnetManager {
   void act_on_health(const Fabric& f, bool in_sweep);
   void reload_health_policy();
   void clear_unhealthy_port(ops::ControlRequest& req);  // ibsm-ctl health clear
-  Fabric fabric_;  // the result of the last heavy sweep
+  Fabric fabric_;                                       // the result of the last heavy sweep
   // Sweep components of sm/lids, sm/links, sm/qos and sm/mkey (issue 34): each keeps
   // its own state between sweeps; heavy_sweep() hands them a SweepContext.
   lids::LidAssigner lids_{log_, module_logger(log_, LogModule::kLid)};  // guid2lid, LIDs

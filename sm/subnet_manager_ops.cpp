@@ -7,11 +7,11 @@
 
 #include "common/log.hpp"
 #include "common/log_modules.hpp"
-#include "conf/log_settings.hpp"
 #include "common/text.hpp"
+#include "conf/log_settings.hpp"
 #include "ops/errors.hpp"
-#include "sm/health/errors.hpp"
 #include "sm/control/subsystem_requests.hpp"
+#include "sm/health/errors.hpp"
 #include "sm/subnet_manager.hpp"
 
 namespace ibsm::sm {
@@ -220,10 +220,11 @@ void SubnetManager::clear_unhealthy_port(ops::ControlRequest& req) {
                   health::kErrHealthClearUnknown.code);
   const health::PortKey key{guid, static_cast<PortNum>(port)};
   if (!publish_.health.clear(key))
-    return answer(false,
-                  fmt::format("{}: port {} {} is not unhealthy",
-                              format_error_id(health::kErrHealthClearUnknown), hex_guid(guid), port),
-                  health::kErrHealthClearUnknown.code);
+    return answer(
+        false,
+        fmt::format("{}: port {} {} is not unhealthy",
+                    format_error_id(health::kErrHealthClearUnknown), hex_guid(guid), port),
+        health::kErrHealthClearUnknown.code);
   act_on_health(fabric_, false);
   return answer(true, fmt::format("port {} {} cleared: healthy again", hex_guid(guid), port));
 }

@@ -20,7 +20,9 @@ bool at_least_armed(mad::PortState s) {
   return s == mad::PortState::kArmed || s == mad::PortState::kActive;
 }
 
-bool linked(const Port& p) { return p.link_up() && p.peer != kNoNode; }
+bool linked(const Port& p) {
+  return p.link_up() && p.peer != kNoNode;
+}
 
 const Port* port_of(const Fabric& f, NodeIndex n, PortNum p) {
   if (n == kNoNode) return nullptr;
@@ -125,11 +127,10 @@ void HealthMonitor::configure(const conf::Options& o) {
   const bool was = judge_.config().enabled;
   judge_.set_config(r.config);
   policy_path_ = o.hm_ports_health_policy_file;
-  const std::string dump =
-      o.dump_files_dir.empty()
-          ? std::string{}
-          : o.dump_files_dir + (o.dump_files_dir.back() == '/' ? "" : "/") +
-                "opensm-unhealthy-ports.dump";
+  const std::string dump = o.dump_files_dir.empty()
+                               ? std::string{}
+                               : o.dump_files_dir + (o.dump_files_dir.back() == '/' ? "" : "/") +
+                                     "opensm-unhealthy-ports.dump";
   const bool first = dump_path_.empty() && !dump.empty();
   dump_path_ = dump;
   if (was && !r.config.enabled) {
@@ -191,8 +192,8 @@ PortFacts HealthMonitor::facts(const Fabric& f, NodeIndex n, PortNum p) const {
   // reachable over its own link alone, and a link whose loss cuts switches apart
   // carries routes nothing else can.
   const Port* port = port_of(f, n, p);
-  const bool host_end = !node.is_switch() || (port && port->peer != kNoNode &&
-                                              !f.node(port->peer).is_switch());
+  const bool host_end =
+      !node.is_switch() || (port && port->peer != kNoNode && !f.node(port->peer).is_switch());
   facts.sole_host_link = p == 0 || host_end || sole_.contains({node.guid(), p});
   return facts;
 }
@@ -361,8 +362,8 @@ void HealthMonitor::after_subnet_up(const Fabric& f) {
 
 bool HealthMonitor::clear(const PortKey& key) {
   const std::vector<Decision> now = judge_.unhealthy_ports();
-  const auto it = std::find_if(now.begin(), now.end(),
-                               [&](const Decision& d) { return d.port.key == key; });
+  const auto it =
+      std::find_if(now.begin(), now.end(), [&](const Decision& d) { return d.port.key == key; });
   if (it == now.end() || !judge_.clear(key)) return false;
   cleared_[key] = *it;
   pending_.healthy.push_back(key);
@@ -383,23 +384,22 @@ Applied HealthMonitor::apply(const Fabric& f, mad::SmpClient& client, Lid sm_lid
     PortNum p = at ? at->port : key.port;
     const Port* port = port_of(f, n, p);
     if (!port || !port->present) return std::nullopt;
-    if (!at && port->peer != kNoNode &&
-        f.node(port->peer).path.hops() < f.node(n).path.hops()) {
+    if (!at && port->peer != kNoNode && f.node(port->peer).path.hops() < f.node(n).path.hops()) {
       p = port->peer_port;
       n = port->peer;
       port = port_of(f, n, p);
     }
     const Node& node = f.node(n);
     mad::PortInfo pi = port->info;
-    pi.port_state = phys == mad::PhysState::kDisabled ? mad::PortState::kDown
-                                                      : mad::PortState::kNoChange;
+    pi.port_state =
+        phys == mad::PhysState::kDisabled ? mad::PortState::kDown : mad::PortState::kNoChange;
     pi.phys_state = phys;
     if (!node.is_switch()) {
       pi.lid = port->lid != 0 ? port->lid : pi.lid;
       pi.master_sm_lid = sm_lid;
     }
-    const std::string where = fmt::format("{} {} port {}", node.display_name(),
-                                          hex_guid(node.guid()), p);
+    const std::string where =
+        fmt::format("{} {} port {}", node.display_name(), hex_guid(node.guid()), p);
     client.submit(mad::SmpRequest::set(mad::SmpTarget{node.path}, pi, p),
                   [log = log_, where, phys](const mad::SmpOutcome& r) {
                     if (!r.ok())
@@ -457,8 +457,7 @@ bool HealthMonitor::enforce_cabling(const Fabric& f,
       continue;
     const PortKey a{d.local.guid, d.local.port};
     const PortKey b{f.node(p->peer).guid(), p->peer_port};
-    if (protected_.contains(a) || protected_.contains(b) ||
-        sole_.contains({a.node_guid, a.port}))
+    if (protected_.contains(a) || protected_.contains(b) || sole_.contains({a.node_guid, a.port}))
       continue;
     links.insert({a.node_guid, a.port});
   }
@@ -520,9 +519,8 @@ ops::HealthStatusPtr HealthMonitor::status(const Fabric& f) const {
 void HealthMonitor::write_dump() {
   if (dump_path_.empty()) return;
   const WallAnchor anchor{clock_->now(), std::chrono::system_clock::now()};
-  const Status st =
-      write_file_atomically(dump_path_, format_unhealthy_dump(judge_.unhealthy_ports(), anchor),
-                            false);
+  const Status st = write_file_atomically(
+      dump_path_, format_unhealthy_dump(judge_.unhealthy_ports(), anchor), false);
   if (!st.ok()) log_->warn("{}: {}", format_error_id(st.error().id), st.error().message);
 }
 

@@ -91,8 +91,7 @@ class HealthMonitor {
   // deviations of `f` left out of routing (links between two switches only, never the
   // SM's own link, never one whose loss cuts switches apart; width and speed mismatches
   // are reported, still routed). `on` false drops them. True when the set changed.
-  bool enforce_cabling(const Fabric& f, const std::vector<cabling::Deviation>& deviations,
-                       bool on);
+  bool enforce_cabling(const Fabric& f, const std::vector<cabling::Deviation>& deviations, bool on);
   // no_discover: discovery reads the port but probes nothing behind it.
   bool stops_discovery(Guid node_guid, PortNum port) const;
 

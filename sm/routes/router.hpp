@@ -112,8 +112,8 @@ class Router {
     double ms = 0;
   };
   std::optional<Ungraded> ungraded_;  // routes_ still to be graded (after SUBNET UP)
-  LinkExclusions excluded_;          // links no route may cross
-  bool exclusions_changed_ = false;  // since the last compute(): merge as -A
+  LinkExclusions excluded_;           // links no route may cross
+  bool exclusions_changed_ = false;   // since the last compute(): merge as -A
 };
 
 // use_ucast_cache: `fresh` merged with the last result (`then_routes` on `then`) so that

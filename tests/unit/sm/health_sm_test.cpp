@@ -31,8 +31,7 @@ constexpr PortNum kLeafToSpine0 = 3;
 
 struct Rig {
   using Keys = std::vector<std::pair<std::string, std::string>>;
-  explicit Rig(const Keys& keys = {})
-      : desc(testsupport::two_level_fat_tree(4, 2, 2)) {
+  explicit Rig(const Keys& keys = {}) : desc(testsupport::two_level_fat_tree(4, 2, 2)) {
     fabric = std::make_unique<FakeFabric>(desc, clock);
     options.cache_dir = dir.path() + "/cache";
     options.dump_files_dir = dir.path();
@@ -264,24 +263,24 @@ TEST(HealthSm, PortErrorTrapsCountEvenWhenTheFilterDropsThem) {
   // event, no sweep), the noisy condition counts all three (hm_num_traps 3). First
   // forged by a host about leaf2's port (not counted), then from leaf2 itself.
   const auto send = [&](Lid from) {
-  for (std::uint32_t i = 0; i < 3; ++i) {
-    mad::Notice n;
-    n.is_generic = true;
-    n.type = 1;
-    n.trap_number = 129;
-    n.issuer_lid = lid;
-    n.details[2] = static_cast<std::uint8_t>(lid >> 8);
-    n.details[3] = static_cast<std::uint8_t>(lid);
-    n.details[4] = 4;
-    mad::Smp trap =
-        mad::Smp::request(mad::Method::kTrap, mad::AttrId::kNotice, 0, mad::Lid{1}, 0x700 + i);
-    trap.set_attribute(n);
-    rig.fabric->inject(trap, from);
-  }
-  ControlFlags flags;
-  const auto until = rig.clock.now() + std::chrono::seconds(1);
-  while (rig.clock.now() < until)
-    (void)rig.sm->step(flags);
+    for (std::uint32_t i = 0; i < 3; ++i) {
+      mad::Notice n;
+      n.is_generic = true;
+      n.type = 1;
+      n.trap_number = 129;
+      n.issuer_lid = lid;
+      n.details[2] = static_cast<std::uint8_t>(lid >> 8);
+      n.details[3] = static_cast<std::uint8_t>(lid);
+      n.details[4] = 4;
+      mad::Smp trap =
+          mad::Smp::request(mad::Method::kTrap, mad::AttrId::kNotice, 0, mad::Lid{1}, 0x700 + i);
+      trap.set_attribute(n);
+      rig.fabric->inject(trap, from);
+    }
+    ControlFlags flags;
+    const auto until = rig.clock.now() + std::chrono::seconds(1);
+    while (rig.clock.now() < until)
+      (void)rig.sm->step(flags);
   };
   send(forger);
   EXPECT_TRUE(rig.health()->ports.empty()) << "a node reports only its own ports";
