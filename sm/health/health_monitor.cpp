@@ -439,6 +439,10 @@ Applied HealthMonitor::apply(const Fabric& f, mad::SmpClient& client, Lid sm_lid
         disabled_[d.port.key] = *at;
     a.events.emplace_back(ops::EventType::kPortUnhealthy, event_fields(d, f));
   }
+  // Discovery asks for every port it reaches: a set, not a walk over the decisions.
+  no_discover_.clear();
+  for (const Decision& d : judge_.unhealthy_ports())
+    if (d.action == Action::kNoDiscover) no_discover_.insert(d.port.key);
   write_dump();
   return a;
 }
@@ -476,9 +480,7 @@ LinkExclusions HealthMonitor::exclusions() const {
 }
 
 bool HealthMonitor::stops_discovery(Guid node_guid, PortNum port) const {
-  for (const Decision& d : judge_.unhealthy_ports())
-    if (d.action == Action::kNoDiscover && d.port.key == PortKey{node_guid, port}) return true;
-  return false;
+  return !no_discover_.empty() && no_discover_.contains(PortKey{node_guid, port});
 }
 
 ops::HealthStatusPtr HealthMonitor::status(const Fabric& f) const {

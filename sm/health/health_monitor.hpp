@@ -126,6 +126,7 @@ class HealthMonitor {
   std::map<PortKey, std::array<std::uint64_t, 4>> counter_totals_;
   Clock::TimePoint counters_at_{};
   bool counters_seen_ = false;
+  std::set<PortKey> no_discover_;  // of the decisions in force (apply() renews it)
   LinkExclusions enforced_;
   std::set<PortKey> protected_;  // the SM's port and its link's far end
 };
