@@ -29,6 +29,10 @@ std::string_view event_type_name(EventType t) {
       return "link_down";
     case EventType::kTopologyDeviation:
       return "topology_deviation";
+    case EventType::kPortUnhealthy:
+      return "port_unhealthy";
+    case EventType::kPortHealthy:
+      return "port_healthy";
     case EventType::kTrap:
       return "trap";
     case EventType::kSecurityTrap:
@@ -56,14 +60,27 @@ std::string_view event_type_name(EventType t) {
 }
 
 const std::vector<EventType>& all_event_types() {
-  static const std::vector<EventType> all = {
-      EventType::kSmState,           EventType::kElection,           EventType::kSweepStarted,
-      EventType::kSweepFinished,     EventType::kPortState,          EventType::kLinkUp,
-      EventType::kLinkDown,          EventType::kTopologyDeviation,  EventType::kTrap,
-      EventType::kSecurityTrap,      EventType::kLidAssigned,        EventType::kLidChanged,
-      EventType::kRouting,           EventType::kPartitionsReloaded, EventType::kMcastGroupCreated,
-      EventType::kMcastGroupDeleted, EventType::kConfigReloaded,     EventType::kControl,
-      EventType::kEventsDropped};
+  static const std::vector<EventType> all = {EventType::kSmState,
+                                             EventType::kElection,
+                                             EventType::kSweepStarted,
+                                             EventType::kSweepFinished,
+                                             EventType::kPortState,
+                                             EventType::kLinkUp,
+                                             EventType::kLinkDown,
+                                             EventType::kTopologyDeviation,
+                                             EventType::kPortUnhealthy,
+                                             EventType::kPortHealthy,
+                                             EventType::kTrap,
+                                             EventType::kSecurityTrap,
+                                             EventType::kLidAssigned,
+                                             EventType::kLidChanged,
+                                             EventType::kRouting,
+                                             EventType::kPartitionsReloaded,
+                                             EventType::kMcastGroupCreated,
+                                             EventType::kMcastGroupDeleted,
+                                             EventType::kConfigReloaded,
+                                             EventType::kControl,
+                                             EventType::kEventsDropped};
   return all;
 }
 

@@ -28,6 +28,11 @@ enum class EventType : std::uint16_t {
   // The cabling check's deviations from topo_config_file changed after a heavy sweep
   // (or a reload): deviations, degraded, kinds, file.
   kTopologyDeviation = 310,
+  // Fabric health (sm/health/): a port met a health condition and its action was taken,
+  // or it was cleared; guid, port, name, condition, action, remote_guid, remote_port,
+  // remote_name.
+  kPortUnhealthy = 311,
+  kPortHealthy = 312,
   kTrap = 401,          // a trap received: number, source LID, issuer GID
   kSecurityTrap = 402,  // traps 256-259 (M_Key, P_Key, Q_Key, B_Key violations)
   kLidAssigned = 501,   // a port got its first LID

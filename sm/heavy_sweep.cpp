@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <chrono>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <utility>
 #include <variant>
@@ -89,6 +90,9 @@ SweepResult SubnetManager::heavy_sweep(const std::atomic<bool>& stop, PreparedFa
     discovery.set_failure_listener([this](const SmpOutcome& o) { mkey_hint(o); });
     discovery.set_names(node_names_.snapshot());
     discovery.set_previous(&fabric_);  // ports known to have extended speeds: one Get
+    // Fabric health's no_discover ports: nothing behind them is probed.
+    discovery.set_stop_at(
+        [this](Guid g, PortNum p) { return publish_.health.stops_discovery(g, p); });
     discovery.start();
     drain(stop);
     discovery.finish();
@@ -152,6 +156,10 @@ SweepResult SubnetManager::heavy_sweep(const std::atomic<bool>& stop, PreparedFa
     if (!lft_mirror_.running()) lft_mirror_.start(fabric_);
     return finish(false);
   }
+  // Fabric health: what this sweep saw against the last model (flaps, silent peers,
+  // reboots); a decision to isolate takes effect in this sweep's routing.
+  publish_.health.observe_sweep(fabric_, f);
+  act_on_health(f, true);
   if (election_.coming_out_of_standby()) {
     log_->info("leaving STANDBY: ports keep the LIDs they report{}",
                options_.honor_guid2lid_file
@@ -190,6 +198,7 @@ SweepResult SubnetManager::heavy_sweep(const std::atomic<bool>& stop, PreparedFa
   if (!prepared) partitions_.read_tables(f, client_, result.report);
   lids_.save(ctx);
   set_phase(SweepPhase::kRouting);
+  router_.set_excluded_links(publish_.health.exclusions());  // isolated links carry no route
   const bool routed = compute_routes(ctx);
   drain(stop);  // the reads: programming plans with them, and their answers fill f
   if (!routed || stop.load()) return finish(false);
@@ -258,7 +267,12 @@ SweepResult SubnetManager::heavy_sweep(const std::atomic<bool>& stop, PreparedFa
     report_status();
     partitions_.log_groups();
     partitions_.save(fabric_);
-    check_cabling();  // report only: its status rides with the snapshot published next
+    publish_.health.after_subnet_up(fabric_);  // the SM's own link is never acted on
+    if (!publish_.health.policy_loaded()) reload_health_policy();
+    act_on_health(fabric_, true);  // the HealthStatus names both ends from this model
+    // Its status rides with the snapshot published next; topo_config_enabled may ask for
+    // a reroute leaving the miswired links out.
+    check_cabling();
     publish_sa_snapshot();
     publish_.slurm.update(options_.slurm_topology_file, sa_.snapshot(),
                           node_names_.snapshot().get());
@@ -337,22 +351,32 @@ SweepResult SubnetManager::light_sweep(const std::atomic<bool>& stop) {
   const auto t0 = clock_.now();
   const auto before = client_.counters();
   set_phase(SweepPhase::kLightSweep);
-  for (const Node& n : fabric_.nodes()) {
+  // Fabric health's unresponsive condition (shared: an answer may come after a stop).
+  auto no_answer = std::make_shared<std::vector<NodeIndex>>();
+  for (NodeIndex i = 0; i < fabric_.size(); ++i) {
+    const Node& n = fabric_.node(i);
     if (!n.is_switch()) continue;
-    client_.submit(SmpRequest::get<mad::SwitchInfo>(n.path), [this](const SmpOutcome& o) {
-      if (!o.ok()) {
-        loop_.heavy_reason = HeavyReason::kLightSweepFailed;
-        return;
-      }
-      auto si = mad::decode<mad::SwitchInfo>(o.response->data());
-      if (!si.ok() || si->port_state_change) loop_.heavy_reason = HeavyReason::kPortStateChange;
-    });
+    client_.submit(SmpRequest::get<mad::SwitchInfo>(n.path),
+                   [this, i, no_answer](const SmpOutcome& o) {
+                     if (!o.ok()) {
+                       loop_.heavy_reason = HeavyReason::kLightSweepFailed;
+                       no_answer->push_back(i);
+                       return;
+                     }
+                     auto si = mad::decode<mad::SwitchInfo>(o.response->data());
+                     if (!si.ok() || si->port_state_change)
+                       loop_.heavy_reason = HeavyReason::kPortStateChange;
+                   });
   }
   // A master polls the SMs it knows (OpenSM's light sweep): another MASTER, or a
   // higher SM, needs a heavy sweep that ends in a handover one way or the other.
   election_.poll_known_sms();
   drain(stop);
   take_election_requests();
+  if (state() == mad::SmState::kMaster) {
+    publish_.health.observe_light_sweep(fabric_, *no_answer);
+    act_on_health(fabric_, false);
+  }
   set_phase(SweepPhase::kIdle);
   result.subnet_up = loop_.heavy_reason == HeavyReason::kNone;
   result.seconds = std::chrono::duration<double>(clock_.now() - t0).count();

@@ -91,7 +91,33 @@ SubnetManager::SubnetManager(mad::MadTransport& transport, const Clock& clock, L
   static_cast<void>(sa_.load_db());
   publish_.ops.partitions_file(options_.partition_config_file);
   static_cast<void>(reload_topology());
+  publish_.health.configure(options_);
+  publish_.ops.health_status(publish_.health.status(fabric_));
   publish_ops();
+}
+
+// The policy file is checked against a fabric: read after the first SUBNET UP, then on
+// SIGHUP and ibsm-ctl's reload.
+void SubnetManager::reload_health_policy() {
+  if (fabric_.size() == 0 || !first_master_sweep_done_) return;
+  publish_.health.reload_policy(fabric_);
+  act_on_health(fabric_, false);
+}
+
+void SubnetManager::act_on_health(const Fabric& f, bool in_sweep) {
+  health::Applied a = publish_.health.apply(f, client_, sm_lid_);
+  for (auto& [type, fields] : a.events)
+    emit(type, std::move(fields));
+  if (a.reroute) {
+    router_.set_excluded_links(publish_.health.exclusions());
+    if (!in_sweep && first_master_sweep_done_) loop_.reroute_requested = true;
+  }
+  if (a.rediscover && loop_.heavy_reason == HeavyReason::kNone)
+    loop_.heavy_reason = HeavyReason::kForced;
+  if (a.changed) {
+    publish_.ops.health_status(publish_.health.status(f));
+    if (!in_sweep) publish_ops();
+  }
 }
 
 Status SubnetManager::reload_topology() {
@@ -103,6 +129,11 @@ Status SubnetManager::reload_topology() {
 void SubnetManager::check_cabling() {
   auto s = publish_.cabling.check(fabric_, std::chrono::system_clock::now());
   publish_.ops.cabling_status(s, true, cabling_check::kinds_summary(s->deviations));
+  // topo_config_enabled: the miswired links carry no route (a reroute, not a sweep).
+  if (publish_.health.enforce_cabling(fabric_, s->deviations, options_.topo_config_enabled)) {
+    router_.set_excluded_links(publish_.health.exclusions());
+    loop_.reroute_requested = true;
+  }
 }
 
 bool SubnetManager::reload_partitions() {
@@ -158,6 +189,7 @@ void SubnetManager::apply_options(const conf::Options& options) {
   partitions_.apply_options(options_);
   sa_.set_settings(sa_settings(options_));
   election_.set_settings(election_settings(options_));
+  publish_.health.configure(options_);
 }
 
 // The SA answers from what this sweep left, as one immutable snapshot, and only
@@ -308,6 +340,10 @@ void SubnetManager::on_trap(const mad::Smp& req, const mad::IncomingMad& raw) {
   const traps::TrapDecision d = traps_.on_trap(
       req, raw.slid,
       {fabric_, client_, options_, clock_.now(), state() == mad::SmState::kMaster, sm_lid_});
+  if (d.port_error) {  // every port-error trap counts, repeats the filter drops included
+    publish_.health.on_trap(fabric_, d.port_error->lid, d.port_error->port, raw.slid);
+    act_on_health(fabric_, loop_.phase != SweepPhase::kIdle);
+  }
   if (!d.admitted) return;
   const mad::Notice& notice = *d.admitted;
   emit(d.security ? ops::EventType::kSecurityTrap : ops::EventType::kTrap,
@@ -419,6 +455,8 @@ std::optional<int> SubnetManager::step(ControlFlags& control) {
       reload_partitions();
       reload_qos_policy();
       static_cast<void>(reload_topology());
+      reload_health_policy();
+      act_on_health(fabric_, false);  // hm_unhealthy_ports_checks turned off: undone
       publish_.sa.load_prefix_routes(options_.prefix_routes_file);
       loop_.heavy_reason = HeavyReason::kForced;
       publish_ops();

@@ -299,9 +299,16 @@ class SubnetManager {
   bool sm_port_down_reported_ = false;  // kErrSmPortDown logged for this outage
 
   names::NodeNames node_names_;  // node_name_map_name
-  // After each SUBNET UP: the cabling check (publish_.cabling, report only).
+  // After each SUBNET UP: the cabling check (publish_.cabling; topo_config_enabled
+  // leaves deviating links out of routing through publish_.health).
   void check_cabling();
-  Fabric fabric_;  // the result of the last heavy sweep
+  // Fabric health (publish_.health, sm/health/health_monitor.hpp): carries out what the
+  // judge decided on `f`: events, the HealthStatus, and the routes (the exclusions go
+  // to the router; outside a sweep a reroute is asked for).
+  void act_on_health(const Fabric& f, bool in_sweep);
+  void reload_health_policy();
+  void clear_unhealthy_port(ops::ControlRequest& req);  // ibsm-ctl health clear
+  Fabric fabric_;                                       // the result of the last heavy sweep
   // Sweep components of sm/lids, sm/links, sm/qos and sm/mkey (issue 34): each keeps
   // its own state between sweeps; heavy_sweep() hands them a SweepContext.
   lids::LidAssigner lids_{log_, module_logger(log_, LogModule::kLid)};  // guid2lid, LIDs
@@ -330,7 +337,7 @@ class SubnetManager {
 
   // Publishing (sm/publish/): the operator seam's books and the OpsSnapshot, the SA's
   // snapshots and the prefix routes they carry, the PerfMgr's published counters.
-  publish::Publishing publish_{log_};
+  publish::Publishing publish_{log_, clock_};
 };
 
 }  // namespace ibsm::sm

@@ -7,9 +7,11 @@
 
 #include "common/log.hpp"
 #include "common/log_modules.hpp"
+#include "common/text.hpp"
 #include "conf/log_settings.hpp"
 #include "ops/errors.hpp"
 #include "sm/control/subsystem_requests.hpp"
+#include "sm/health/errors.hpp"
 #include "sm/subnet_manager.hpp"
 
 namespace ibsm::sm {
@@ -44,9 +46,15 @@ void SubnetManager::publish_ops() {
 }
 
 void SubnetManager::publish_perf_counters() {
-  if (publish_.perf.refresh(perfmgr_.stats().sweeps,
-                            [this] { return perfmgr_.counter_snapshot(); }))
-    publish_ops();
+  if (!publish_.perf.refresh(perfmgr_.stats().sweeps,
+                             [this] { return perfmgr_.counter_snapshot(); }))
+    return;
+  // Fabric health's error-rate condition: the increase since the last PerfMgr sweep.
+  if (const auto& c = publish_.perf.counters(); c && state() == mad::SmState::kMaster) {
+    publish_.health.on_counters(fabric_, *c);
+    act_on_health(fabric_, false);
+  }
+  publish_ops();
 }
 
 void SubnetManager::release_big_fabric() {
@@ -185,12 +193,40 @@ void SubnetManager::carry_out(ops::ControlRequest& req) {
       if (hooks_.hangup) hooks_.hangup();
       partitions_.reload();
       static_cast<void>(reload_topology());
+      reload_health_policy();
+      act_on_health(fabric_, false);
       loop_.heavy_reason = HeavyReason::kForced;
       publish_ops();
       return answer(true, "configuration re-read; heavy sweep requested");
-    case ops::ControlAction::kHealthClear:  // issue 35: the health policy is not wired yet
-      return answer(false, "health clear: the health policy is not in force yet");
+    case ops::ControlAction::kHealthClear:
+      return clear_unhealthy_port(req);
   }
+}
+
+// ibsm-ctl health clear GUID PORT: words {"0x<node guid>", "<port>"}.
+void SubnetManager::clear_unhealthy_port(ops::ControlRequest& req) {
+  auto answer = [&](bool ok, std::string text, std::uint16_t id = 0) {
+    req.reply(ops::ControlReply{ok, id, std::move(text)});
+  };
+  if (req.words.size() != 2)
+    return answer(false, "health clear: GUID PORT expected", health::kErrHealthClearUnknown.code);
+  char* end = nullptr;
+  const std::string& g = req.words[0];
+  const std::uint64_t guid = std::strtoull(g.c_str(), &end, 16);
+  const bool guid_ok = !g.empty() && end && *end == '\0';
+  const unsigned long port = std::strtoul(req.words[1].c_str(), &end, 10);
+  if (!guid_ok || !end || *end != '\0' || req.words[1].empty() || port > 254)
+    return answer(false, fmt::format("health clear: '{} {}' is not GUID PORT", g, req.words[1]),
+                  health::kErrHealthClearUnknown.code);
+  const health::PortKey key{guid, static_cast<PortNum>(port)};
+  if (!publish_.health.clear(key))
+    return answer(
+        false,
+        fmt::format("{}: port {} {} is not unhealthy",
+                    format_error_id(health::kErrHealthClearUnknown), hex_guid(guid), port),
+        health::kErrHealthClearUnknown.code);
+  act_on_health(fabric_, false);
+  return answer(true, fmt::format("port {} {} cleared: healthy again", hex_guid(guid), port));
 }
 
 SweepResult SubnetManager::reroute_sweep(const std::atomic<bool>& stop) {

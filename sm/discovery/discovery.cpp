@@ -210,7 +210,9 @@ void Discovery::on_port_info(NodeIndex idx, PortNum port, const SmpOutcome& o) {
   if (node.is_switch()) p.guid = node.guid();
   if (on_port_) on_port_(node, port);
   if (first_of_switch) read_external_ports(idx);
-  if (node.is_switch() && port != 0 && p.link_up() && p.peer == kNoNode) probe(idx, port);
+  if (node.is_switch() && port != 0 && p.link_up() && p.peer == kNoNode &&
+      !(stop_at_ && stop_at_(node.guid(), port)))
+    probe(idx, port);
   if (!node.is_switch() && idx == fabric_.sm_node && port == fabric_.sm_port && p.link_up() &&
       p.peer == kNoNode) {
     probe(idx, port);  // the SM's own CA port leads into the fabric

@@ -53,6 +53,10 @@ class Discovery {
   // with SMSupportsExtendedSpeeds at once, which saves the second Get (the answer
   // still decides: a port that no longer advertises them is taken as it answers).
   void set_previous(const Fabric* previous) { previous_ = previous; }
+  // Fabric health's no_discover (sm/health/): a switch port this names (node GUID,
+  // port) is read, but nothing behind it is probed.
+  using StopAt = std::function<bool(Guid node_guid, PortNum port)>;
+  void set_stop_at(StopAt stop) { stop_at_ = std::move(stop); }
 
  private:
   void on_node_info(const mad::DrPath& path, NodeIndex from, PortNum from_port,
@@ -75,6 +79,7 @@ class Discovery {
   SweepReport& report_;
   Logger log_;
   const Fabric* previous_ = nullptr;
+  StopAt stop_at_;
   PortListener on_port_;
   FailureListener on_failure_;
   std::shared_ptr<const names::NodeNameMap> names_;

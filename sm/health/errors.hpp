@@ -12,6 +12,7 @@ inline constexpr ErrorId kErrHealthPolicyUnreadable{2803};
 inline constexpr ErrorId kErrPortUnhealthy{2804};
 inline constexpr ErrorId kErrHealthKeys{2805};
 inline constexpr ErrorId kErrHealthActionLimited{2806};
+inline constexpr ErrorId kErrHealthClearUnknown{2807};
 
 inline constexpr ErrorInfo kHealthErrors[] = {
     {kErrHealthPolicySyntax, "Health policy file: bad line",
@@ -45,6 +46,10 @@ inline constexpr ErrorInfo kHealthErrors[] = {
      "its path, or isolating it would cut a host's only link, or hm_max_isolated_ports ports "
      "are isolated already. The port is reported instead.",
      "Repair the link; raise hm_max_isolated_ports if more isolation is wanted."},
+    {kErrHealthClearUnknown, "health clear: no such unhealthy port",
+     "`ibsm-ctl health clear GUID PORT` named a port that is not unhealthy now (or words that "
+     "are not a GUID and a port number 0-254). Nothing changed.",
+     "List the unhealthy ports with `ibsm-ctl health` and use the node GUID and port shown."},
 };
 
 }  // namespace ibsm::sm::health

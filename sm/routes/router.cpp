@@ -66,7 +66,7 @@ RouteOutcome Router::compute(const SweepContext& ctx, const qos::QosConfig* qos)
   const Fabric& f = ctx.fabric;
   const conf::Options& options = ctx.options;
   RouteOutcome result;
-  RoutingInput in = make_routing_input(f);
+  RoutingInput in = make_routing_input(f, &excluded_);
   switches_ = in.switch_nodes;
   ungraded_.reset();  // topology_ changes below
   // What the engines' worker reads, immutable: this sweep's topology, and for
@@ -74,7 +74,7 @@ RouteOutcome Router::compute(const SweepContext& ctx, const qos::QosConfig* qos)
   const auto topo = std::make_shared<const routing::Topology>(std::move(in.topology));
   const std::shared_ptr<const routing::Topology> previous_topology = std::exchange(topology_, topo);
   const std::shared_ptr<const routing::Routes> previous_routes = routes_;
-  const bool use_cache = options.use_ucast_cache;
+  const bool use_cache = options.use_ucast_cache || std::exchange(exclusions_changed_, false);
   // dfsssp spreads paths over as many layers as every link has VLs for: the VLs the
   // links run after this sweep's PortInfo programming (OpenSM: get_avail_vl_in_subn).
   // With QoS, qos_*max_vls may leave links fewer VLs (sm/qos/link_vls.hpp).

@@ -23,6 +23,7 @@
 #include "routing/route_report.hpp"
 #include "sm/fabric/fabric.hpp"
 #include "sm/qos/qos_config.hpp"
+#include "sm/routes/routing_input.hpp"
 #include "sm/sweep/pure_runner.hpp"
 #include "sm/sweep/sweep_context.hpp"
 
@@ -64,6 +65,15 @@ class Router {
   Router(Logger log, Logger routing_log, const std::string& engines);
 
   void set_engine_factory(EngineFactory f) { factory_ = std::move(f); }
+  // Links routing leaves out from the next compute() on (routing_input.hpp). When the
+  // set changes, that compute() merges with the routes in force as use_ucast_cache (-A)
+  // does, whatever the option says: only routes that crossed a link now left out move.
+  void set_excluded_links(const LinkExclusions& links) {
+    if (links == excluded_) return;
+    excluded_ = links;
+    exclusions_changed_ = true;
+  }
+  const LinkExclusions& excluded_links() const { return excluded_; }
   const std::vector<std::string>& engine_chain() const { return chain_; }
 
   // Routes ctx.fabric (LIDs assigned). `qos` may leave links fewer VLs for dfsssp
@@ -102,6 +112,8 @@ class Router {
     double ms = 0;
   };
   std::optional<Ungraded> ungraded_;  // routes_ still to be graded (after SUBNET UP)
+  LinkExclusions excluded_;           // links no route may cross
+  bool exclusions_changed_ = false;   // since the last compute(): merge as -A
 };
 
 // use_ucast_cache: `fresh` merged with the last result (`then_routes` on `then`) so that

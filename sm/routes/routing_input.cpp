@@ -37,7 +37,11 @@ LinkEndSpeeds link_end(const Node& node, const Port& port) {
 
 }  // namespace
 
-RoutingInput make_routing_input(const Fabric& fabric) {
+RoutingInput make_routing_input(const Fabric& fabric, const LinkExclusions* excluded) {
+  const auto left_out = [&](const Node& n, PortNum p, const Node& peer, PortNum pp) {
+    return excluded && !excluded->empty() &&
+           (excluded->contains({n.guid(), p}) || excluded->contains({peer.guid(), pp}));
+  };
   RoutingInput in;
   std::unordered_map<NodeIndex, std::uint32_t> sw_index;
   for (NodeIndex i = 0; i < fabric.size(); ++i) {
@@ -92,7 +96,7 @@ RoutingInput make_routing_input(const Fabric& fabric) {
       l.peer_port = p.peer_port;
       if (peer.is_switch()) {
         auto it = sw_index.find(p.peer);
-        if (it == sw_index.end()) continue;
+        if (it == sw_index.end() || left_out(n, p.num, peer, p.peer_port)) continue;
         l.kind = routing::Link::Kind::kSwitch;
         l.peer = it->second;
         l.throttled = link_throttled(link_end(n, p), link_end(peer, pp));

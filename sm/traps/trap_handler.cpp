@@ -34,6 +34,8 @@ TrapDecision TrapHandler::on_trap(const mad::Smp& req, Lid slid, const TrapInput
   // link change of a switch (or every announcement of another SM) looks the same, and
   // ignoring the eleventh would hide a real change. A burst of them still costs one heavy
   // sweep (they only ask for one), and 144 has its own rate limit (kSmTrapGap).
+  if (is_port_error_trap(*notice))
+    d.port_error = TrapDecision::PortError{notice->details_lid(), notice->details[4]};
   const bool state_change = notice->trap_number == 128 || notice->trap_number == 144;
   const TrapFilter::Verdict v =
       state_change ? TrapFilter::Verdict{}

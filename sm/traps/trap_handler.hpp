@@ -47,6 +47,14 @@ struct TrapDecision {
   bool forward = false;   // to the SA's InformInfo subscribers (not port-error traps)
   TrapSweep sweep = TrapSweep::kNone;
   bool full_sweep = false;  // kTrap for something a targeted sweep cannot handle (not 128)
+  // A port-error trap (129-131), repeats included (the filter drops those from
+  // `admitted`): the port it names (LIDADDR, PORTNO), for fabric health's noisy
+  // condition, which counts every one. Only the SM checks that the sender owns the LID.
+  struct PortError {
+    Lid lid = 0;
+    PortNum port = 0;
+  };
+  std::optional<PortError> port_error;
 };
 
 class TrapHandler {
