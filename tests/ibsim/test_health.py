@@ -7,26 +7,34 @@ SIGHUP brings it back into routing. With `report` the LFTs do not change; a host
 flapped the same way is reported, never isolated; a SymbolErrorCounter raised with
 ibsim's PerformanceSet is found by the PerfMgr's sweeps.
 
-`ibsm-ctl health clear` and `ibsm-ctl health --json` are the read-only surfaces'
-(branch h-hsurf) and are tested there. ibsm only: OpenSM has no health policy.
+The isolated port is also named, with both ends of its link, by `ibsm-ctl health --json`,
+the port_unhealthy event and /metrics' ibsm_unhealthy_ports, and `ibsm-ctl health clear`
+brings it back into routing. ibsm only: OpenSM has no health policy.
 """
 
 from __future__ import annotations
 
+import json
 import os
+import re
+import shutil
 import signal
+import subprocess
+import tempfile
 import time
+import urllib.request
 from pathlib import Path
 
 import pytest
 
 import checks
 from conftest import make_fabric
-from ibsimlib import Ibsm, SMProcess, parse_iblinkinfo, run_tool, wait_for
+from ibsimlib import Ibsm, SMProcess, free_tcp_port, parse_iblinkinfo, run_tool, wait_for
 
 UP_TIMEOUT = float(os.environ.get("IBSIM_UP_TIMEOUT", "40"))
 SETTLE_TIMEOUT = 30.0
 DUMP = "opensm-unhealthy-ports.dump"
+CTL = os.environ.get("IBSM_CTL_BIN") or (str(Path(os.environ.get("IBSM_BIN", "")).parent.parent / "ctl" / "ibsm-ctl"))
 
 
 @pytest.fixture(scope="module")
@@ -34,7 +42,7 @@ def fabric(fabric_dir):
     return make_fabric("ft2-4x4", fabric_dir)
 
 
-def _start(fabric, sims, sm_procs, workdir, keys: str):
+def _start(fabric, sims, sm_procs, workdir, keys: str, extra=()):
     impl = Ibsm()
     if why := impl.available():
         if os.environ.get("IBSM_REQUIRE") == "1":
@@ -45,7 +53,7 @@ def _start(fabric, sims, sm_procs, workdir, keys: str):
     conf.write_text("log_flags 0x03\nhm_num_flapping_sweeps 2\nhm_num_flapping_sweeps_window 20\n"
                     + keys)
     proc = SMProcess(impl, sim, fabric.sm_node, workdir / "sm", once=False, sweep=1,
-                     extra=["-F", str(conf)])
+                     extra=["-F", str(conf), *extra])
     sm_procs.append(proc)
     proc.start()
     proc.wait_up(UP_TIMEOUT)
@@ -149,6 +157,70 @@ def test_flapping_isl_is_isolated_and_healthy_again(fabric, sims, sm_procs, work
     def routed(topo):
         return [] if _entries_to(sim, fabric.judge, topo, a, pa) else [f"{a}[{pa}] carries no route"]
     _settle(proc, sim, fabric, routed, "after HEALTHY and SIGHUP")
+
+
+def _ctl(sock: Path, *words: str):
+    cp = subprocess.run([CTL, "--socket", str(sock), "--json", *words], capture_output=True,
+                        text=True, timeout=60)
+    return json.loads(cp.stdout if cp.stdout.strip() else cp.stderr)
+
+
+def test_isolation_is_named_by_ctl_events_and_metrics_and_ctl_clears_it(fabric, sims, sm_procs,
+                                                                       workdir):
+    if not os.access(CTL, os.X_OK):
+        pytest.fail(f"ibsm-ctl not found at {CTL}")
+    sockdir = Path(tempfile.mkdtemp(prefix="ibsm-health-"))
+    sock = sockdir / "ctl.sock"
+    mport = free_tcp_port()
+    try:
+        sim, proc, _ = _start(fabric, sims, sm_procs, workdir, "hm_sw_flapping_action isolate\n",
+                              ["--ctl-socket", str(sock), "--metrics-listen", f"127.0.0.1:{mport}"])
+        wait_for(sock.exists, 10, "the control socket")
+        sm_leaf, _ = _leaf_of(fabric.model, fabric.sm_node)
+        a, pa, b, pb = _isl(fabric.model, sm_leaf)
+        _flap(sim, proc, a, pa, lambda: any("flapping isolate" in line for line in _dump_lines(proc)),
+              "not isolated")
+        guid_hex, port_text = _dump_lines(proc)[0].split()[:2]
+        # ctl: the port, both ends named, what was done.
+        ports = _ctl(sock, "health")["result"]
+        assert len(ports) == 1, ports
+        p = ports[0]
+        assert (p["node_guid"], str(p["port"])) == (guid_hex, port_text), (p, guid_hex, port_text)
+        assert (p["condition"], p["action"], p["asked"], p["downgrade"]) == \
+            ("flapping", "isolate", "isolate", ""), p
+        assert {p["node_name"], p["remote_name"]} == {a, b}, p
+        assert {(p["node_name"], p["port"]), (p["remote_name"], p["remote_port"])} == \
+            {(a, pa), (b, pb)}, p
+        # The event, once, with the same port.
+        events = _ctl(sock, "events", "--last", "1000")["result"]["events"]
+        bad = [e for e in events if e["type"] == "port_unhealthy"]
+        assert len(bad) == 1 and bad[0]["fields"]["guid"] == guid_hex, bad
+        assert bad[0]["fields"]["action"] == "isolate", bad
+        # /metrics.
+        with urllib.request.urlopen(f"http://127.0.0.1:{mport}/metrics", timeout=10) as r:
+            text = r.read().decode()
+        assert re.search(r'^ibsm_unhealthy_ports\{condition="flapping",action="isolate"\} 1$', text,
+                         re.M), [l for l in text.splitlines() if "unhealthy" in l]
+
+        def isolated(topo):
+            return [f"{sw}[{q}] still carries {n} LFT entries"
+                    for sw, q in ((a, pa), (b, pb))
+                    if (n := _entries_to(sim, fabric.judge, topo, sw, q))]
+        _settle(proc, sim, fabric, isolated, "after the isolation")
+
+        # ibsm-ctl health clear: healthy again, routed again, and the event says so.
+        done = _ctl(sock, "health", "clear", guid_hex, port_text)
+        assert done["ok"], done
+        assert _ctl(sock, "health")["result"] == []
+        wait_for(lambda: not _dump_lines(proc), 10, "the dump to lose the port", proc._exited)
+        events = _ctl(sock, "events", "--last", "1000")["result"]["events"]
+        assert any(e["type"] == "port_healthy" and e["fields"]["guid"] == guid_hex for e in events), events
+
+        def routed(topo):
+            return [] if _entries_to(sim, fabric.judge, topo, a, pa) else [f"{a}[{pa}] carries no route"]
+        _settle(proc, sim, fabric, routed, "after health clear")
+    finally:
+        shutil.rmtree(sockdir, ignore_errors=True)
 
 
 def test_report_leaves_the_lfts_alone(fabric, sims, sm_procs, workdir):

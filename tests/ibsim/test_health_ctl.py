@@ -89,24 +89,16 @@ def test_health_clear_is_checked_in_ctl_and_answered_by_the_sm(rig):
         # The parser's refusal: answered before anything is queued for the SM.
         assert cp.returncode == 1 and cp.stderr.startswith("IBSM-8002: "), (words, cp)
 
-    # A healthy port of leaf1: the request reaches the SM and is answered. (While the
-    # health policy is not wired in, the SM answers that it is not in force; once it is,
-    # clearing a healthy port is a no-op it reports.) Either way it is the SM's answer,
-    # not a refusal by ctl.
+    # A healthy port of leaf1: the request reaches the SM, which answers that the port is
+    # not unhealthy (IBSM-2807); a decimal GUID gets the same answer.
     cp = ctl(sock, "--json", "health", "clear", f"0x{LEAF1:016x}", "1")
     doc = json.loads(cp.stdout if cp.stdout.strip() else cp.stderr)
-    assert doc["command"] == "health", doc
-    if doc["ok"]:
-        assert doc["result"]["message"], doc
-    else:
-        assert doc["error"]["id"] not in ("IBSM-8002", "IBSM-8005", "IBSM-8004"), doc
-        assert doc["error"]["message"], doc
-    # Decimal GUID, as other commands take it: the same words reach the SM.
+    assert doc["command"] == "health" and not doc["ok"], doc
+    assert doc["error"]["id"] == "IBSM-2807", doc
+    assert f"0x{LEAF1:016x} 1 is not unhealthy" in doc["error"]["message"], doc
     decimal = ctl(sock, "--json", "health", "clear", str(LEAF1), "1")
-    again = json.loads(decimal.stdout)
-    assert again["ok"] == doc["ok"], (doc, again)
-    if not doc["ok"]:
-        assert again["error"] == doc["error"], (doc, again)
+    again = json.loads(decimal.stdout if decimal.stdout.strip() else decimal.stderr)
+    assert again["error"] == doc["error"], (doc, again)
 
 
 def test_metrics_have_every_condition_and_action_and_pass_promtool(rig):
