@@ -22,20 +22,16 @@
 #include "cabling/ibnetdiscover_reader.hpp"
 #include "cabling/link_rates_check.hpp"
 
+#include "bench/bench_kit.hpp"
+
 namespace {
 
-using namespace ibsm::cabling;
+using ibsm::bench::find_net;
+using ibsm::bench::print;
+using ibsm::bench::time_it;
+using ibsm::bench::Timing;
 
-std::filesystem::path find_net(const std::string& name) {
-  if (std::filesystem::exists(name)) return name;
-  if (const char* dir = std::getenv("IBSM_TOPOLOGIES")) {
-    const auto p = std::filesystem::path(dir) / name;
-    if (std::filesystem::exists(p)) return p;
-  }
-  const auto p = std::filesystem::path(IBSM_SOURCE_DIR) / ".." / "shared" / "topologies" / name;
-  if (std::filesystem::exists(p)) return p;
-  return {};
-}
+using namespace ibsm::cabling;
 
 // The fabric found, as the SM would hand it over: 4x EDR links, 1x-4x and SDR-EDR
 // supported.
@@ -119,26 +115,6 @@ std::size_t break_cabling(IntendedTopology& t, std::size_t faults) {
   for (std::size_t k = 0; k < faults; ++k)
     t.links.erase(t.links.begin() + static_cast<std::ptrdiff_t>(n - 2 - 2 * k));
   return 2 * swapped + 2 * faults;
-}
-
-struct Timing {
-  double best = 0, median = 0;
-};
-
-Timing time_it(int runs, const std::function<void()>& f) {
-  std::vector<double> ms;
-  for (int i = 0; i < runs; ++i) {
-    const auto t0 = std::chrono::steady_clock::now();
-    f();
-    ms.push_back(
-        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
-  }
-  std::sort(ms.begin(), ms.end());
-  return {ms.front(), ms[ms.size() / 2]};
-}
-
-void print(const char* what, Timing t, std::size_t count) {
-  std::printf("%-44s best %8.2f ms  median %8.2f ms  (%zu)\n", what, t.best, t.median, count);
 }
 
 }  // namespace

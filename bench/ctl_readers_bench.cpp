@@ -36,20 +36,13 @@
 #include "tests/support/net_file.hpp"
 #include "tests/support/temp_dir.hpp"
 
+#include "bench/bench_kit.hpp"
+
 namespace {
 
-using namespace ibsm;
+using ibsm::bench::find_net;
 
-std::filesystem::path find_net(const std::string& name) {
-  if (std::filesystem::exists(name)) return name;
-  if (const char* dir = std::getenv("IBSM_TOPOLOGIES")) {
-    const auto p = std::filesystem::path(dir) / name;
-    if (std::filesystem::exists(p)) return p;
-  }
-  const auto p = std::filesystem::path(IBSM_SOURCE_DIR) / ".." / "shared" / "topologies" / name;
-  if (std::filesystem::exists(p)) return p;
-  return {};
-}
+using namespace ibsm;
 
 int connect_to(const std::string& path) {
   const int fd = ::socket(AF_UNIX, SOCK_STREAM, 0);

@@ -26,7 +26,11 @@
 #include "tests/support/net_file.hpp"
 #include "tests/support/to_routing.hpp"
 
+#include "bench/bench_kit.hpp"
+
 namespace {
+
+using ibsm::bench::find_net;
 
 using WallClock = std::chrono::steady_clock;
 using namespace ibsm;
@@ -50,17 +54,6 @@ double rss_mb() {
   std::size_t resident = 0;
   in >> size >> resident;
   return static_cast<double>(resident) * 4096.0 / (1024.0 * 1024.0);
-}
-
-std::filesystem::path find_net(const std::string& name) {
-  if (std::filesystem::exists(name)) return name;
-  if (const char* dir = std::getenv("IBSM_TOPOLOGIES")) {
-    const auto p = std::filesystem::path(dir) / name;
-    if (std::filesystem::exists(p)) return p;
-  }
-  const auto p = std::filesystem::path(IBSM_SOURCE_DIR) / ".." / "shared" / "topologies" / name;
-  if (std::filesystem::exists(p)) return p;
-  return {};
 }
 
 sa::Gid mgid(std::uint32_t n) {

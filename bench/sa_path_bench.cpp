@@ -55,7 +55,11 @@
 #define SA_BENCH_PHASE_END(name) static_cast<void>(name)
 #endif
 
+#include "bench/bench_kit.hpp"
+
 namespace {
+
+using ibsm::bench::find_net;
 
 using WallClock = std::chrono::steady_clock;
 using namespace ibsm;
@@ -69,17 +73,6 @@ double cpu_seconds() {
   timespec ts{};
   clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
   return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
-}
-
-std::filesystem::path find_net(const std::string& name) {
-  if (std::filesystem::exists(name)) return name;
-  if (const char* dir = std::getenv("IBSM_TOPOLOGIES")) {
-    const auto p = std::filesystem::path(dir) / name;
-    if (std::filesystem::exists(p)) return p;
-  }
-  const auto p = std::filesystem::path(IBSM_SOURCE_DIR) / ".." / "shared" / "topologies" / name;
-  if (std::filesystem::exists(p)) return p;
-  return {};
 }
 
 // A policy of `groups` port groups (hosts dealt round-robin by GUID) and `rules`
