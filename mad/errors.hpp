@@ -29,9 +29,11 @@ inline constexpr ErrorInfo kMadErrors[] = {
      "the log line. If it repeats, check that node's firmware."},
     {kErrInvalidAttribute, "Invalid attribute contents",
      "A node answered with an attribute whose values break the IBA rules (e.g. a NodeInfo with "
-     "zero ports or GUID 0).",
-     "The node is left out of this sweep and retried on the next. Check the node named in the "
-     "log."},
+     "zero ports or GUID 0, a PortInfo with an undefined PortPhysicalState or a LinkWidthActive "
+     "of more than one width).",
+     "The node is left out of this sweep and retried on the next (a port's undefined "
+     "PortPhysicalState or LinkWidthActive is only logged, the port kept as read); fabric "
+     "health counts each such answer (hm_num_illegal). Check the node named in the log."},
     {kErrMadTimeout, "MAD timed out",
      "No response arrived within transaction_timeout after all transaction_retries.",
      "The node or link may be down or overloaded. The sweep completes without it and the next "

@@ -157,8 +157,9 @@ SweepResult SubnetManager::heavy_sweep(const std::atomic<bool>& stop, PreparedFa
     return finish(false);
   }
   // Fabric health: what this sweep saw against the last model (flaps, silent peers,
-  // reboots); a decision to isolate takes effect in this sweep's routing.
-  publish_.health.observe_sweep(fabric_, f);
+  // reboots) and discovery's impossible answers; a decision to isolate takes effect in
+  // this sweep's routing.
+  publish_.health.observe_sweep(fabric_, f, result.report.illegal_answers);
   act_on_health(f, true);
   if (election_.coming_out_of_standby()) {
     log_->info("leaving STANDBY: ports keep the LIDs they report{}",
@@ -238,6 +239,10 @@ SweepResult SubnetManager::heavy_sweep(const std::atomic<bool>& stop, PreparedFa
                      client_, result.report, pure_runner());
   drain(stop);
   if (stop.load()) return finish(false);
+  // Fabric health: the ports whose Sets failed, in the sweep observe_sweep counted; an
+  // isolation decided here is routed around by the next sweep or reroute.
+  publish_.health.observe_sets(f, result.report.failed_sets);
+  act_on_health(f, true);
 
   const bool up = result.report.clean();
   if (up) {

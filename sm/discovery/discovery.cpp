@@ -1,5 +1,8 @@
 #include "sm/discovery/discovery.hpp"
 
+#include <bit>
+#include <string>
+
 #include "mad/attr/node_description.hpp"
 #include "mad/attr/port_speeds.hpp"
 #include "mad/errors.hpp"
@@ -59,7 +62,11 @@ void Discovery::on_node_info(const DrPath& path, NodeIndex from, PortNum from_po
   }
   auto info = mad::decode<mad::NodeInfo>(o.response->data());
   if (!info.ok()) {
-    if (from != kNoNode) fabric_.node(from).ports[from_port].peer_unreachable = true;
+    // GUID 0, LocalPortNum beyond NumPorts, ...: illegal, charged to the port it is behind.
+    if (from != kNoNode) {
+      fabric_.node(from).ports[from_port].peer_unreachable = true;
+      report_.illegal(fabric_.node(from).guid(), from_port);
+    }
     problem(kErrNodeBadAnswer, o, info.error().message, from, from_port);
     return;
   }
@@ -73,7 +80,10 @@ void Discovery::on_node_info(const DrPath& path, NodeIndex from, PortNum from_po
     const Node& known = fabric_.node(idx);
     if (known.type() != info->node_type || known.num_ports() != info->num_ports) {
       // Two different devices claim one GUID: a real fault on a fabric, never ours to merge.
-      if (from != kNoNode) fabric_.node(from).ports[from_port].peer_unreachable = true;
+      if (from != kNoNode) {
+        fabric_.node(from).ports[from_port].peer_unreachable = true;
+        report_.illegal(fabric_.node(from).guid(), from_port);
+      }
       problem(kErrDuplicateGuid, o,
               "GUID " + mad::format_guid(info->node_guid) + " answers as a different node", from,
               from_port);
@@ -171,6 +181,7 @@ void Discovery::on_port_info(NodeIndex idx, PortNum port, const SmpOutcome& o) {
   }
   auto pi = mad::decode<mad::PortInfo>(o.response->data());
   if (!pi.ok()) {
+    report_.illegal(fabric_.node(idx).guid(), port);  // an undefined PortState, ...
     problem(kErrNodeBadAnswer, o, pi.error().message, idx);
     if (first_of_switch) read_external_ports(idx);
     return;
@@ -190,6 +201,7 @@ void Discovery::on_port_info(NodeIndex idx, PortNum port, const SmpOutcome& o) {
   }
   Port& p = node.ports[port];
   p.info = *pi;
+  check_values(node, port);
   if (port != 0) {
     mad::SpeedFieldCheck check = mad::check_speed_fields(*pi, caps);
     if (!check.problems.empty() && speed_field_lines_ >= kSpeedFieldLines) {
@@ -217,6 +229,24 @@ void Discovery::on_port_info(NodeIndex idx, PortNum port, const SmpOutcome& o) {
       p.peer == kNoNode) {
     probe(idx, port);  // the SM's own CA port leads into the fabric
   }
+}
+
+void Discovery::check_values(const Node& node, PortNum port) {
+  const mad::PortInfo& pi = node.ports[port].info;
+  if (port == 0) return;  // a switch's port 0 has no physical link
+  const auto phys = static_cast<unsigned>(pi.phys_state);
+  const unsigned width = pi.link_width_active;
+  const bool up = pi.port_state != mad::PortState::kDown;
+  std::string why;
+  if (phys > static_cast<unsigned>(mad::PhysState::kPhyTest))
+    why = "undefined PortPhysicalState " + std::to_string(phys);
+  else if (up && !std::has_single_bit(width))
+    why = "LinkWidthActive " + std::to_string(width) + " is not one width";
+  if (why.empty()) return;
+  // Kept as read (the rest of the answer may serve); fabric health counts it (illegal).
+  report_.illegal(node.guid(), port);
+  log_->warn("{}: {} ({}) port {}: {}", format_error_id(mad::kErrInvalidAttribute),
+             mad::format_guid(node.guid()), node.display_name(), port, why);
 }
 
 void Discovery::probe(NodeIndex idx, PortNum port) {

@@ -68,6 +68,10 @@ class Discovery {
   bool known_extended(const Node& node, PortNum port) const;
   void on_port_info(NodeIndex idx, PortNum port, const mad::SmpOutcome& o);
   void probe(NodeIndex idx, PortNum port);
+  // Fabric health's illegal condition: a PortPhysicalState no value of IBA defines, or a
+  // port up with a LinkWidthActive of more than one width (or none); logged and counted in
+  // the report, the port kept as read.
+  void check_values(const Node& node, PortNum port);
   // `about`: the node the request went to, or (NodeInfo) the node it was sent through
   // with `via_port`; named in the message when known.
   void problem(ErrorId id, const mad::SmpOutcome& o, const std::string& what,

@@ -80,9 +80,18 @@ bool HealthJudge::judge_port(const PortSweep& s, PortState& st, Outcome& out) {
 }
 
 Outcome HealthJudge::judge_sweep(const std::vector<PortSweep>& ports) {
-  Outcome out;
-  if (!config_.enabled) return out;
+  if (!config_.enabled) return {};
   ++sweep_;
+  return judge(ports);
+}
+
+Outcome HealthJudge::judge_same_sweep(const std::vector<PortSweep>& ports) {
+  if (!config_.enabled) return {};
+  return judge(ports);
+}
+
+Outcome HealthJudge::judge(const std::vector<PortSweep>& ports) {
+  Outcome out;
   for (const PortSweep& s : ports) {
     const PortKey& key = s.port.key;
     if (unhealthy_.contains(key)) continue;

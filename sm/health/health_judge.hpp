@@ -65,6 +65,9 @@ class HealthJudge {
 
   // One sweep's observations, every port it looked at (one entry per port).
   Outcome judge_sweep(const std::vector<PortSweep>& ports);
+  // More of the sweep judge_sweep last counted (what its programming saw: failed Sets),
+  // in the same sweep of each window: a port hit in both counts one sweep.
+  Outcome judge_same_sweep(const std::vector<PortSweep>& ports);
   // One port-error trap (129-131) about `port`, now.
   Outcome on_trap(const PortFacts& port);
   // One PerfMgr increase of `port`'s error counters.
@@ -93,6 +96,7 @@ class HealthJudge {
   // `port` met `c` (why: `detail`): true when it is now unhealthy (not for `ignore`).
   bool decide(const PortFacts& port, Condition c, std::string detail, Outcome& out);
   bool judge_port(const PortSweep& s, PortState& st, Outcome& out);
+  Outcome judge(const std::vector<PortSweep>& ports);
   void prune();
 
   HealthConfig config_;

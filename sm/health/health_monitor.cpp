@@ -223,7 +223,26 @@ void HealthMonitor::add_manual(const Fabric& f, std::vector<PortSweep>& hits) co
   }
 }
 
-void HealthMonitor::observe_sweep(const Fabric& before, const Fabric& now) {
+void HealthMonitor::add_ports(const Fabric& f, const std::vector<PortKey>& ports,
+                              const std::function<void(PortSweep&)>& mark,
+                              std::vector<PortSweep>& hits) const {
+  for (const PortKey& key : ports) {
+    const NodeIndex n = f.find(key.node_guid);
+    if (n == kNoNode || key.port > f.node(n).num_ports()) continue;
+    auto it = std::find_if(hits.begin(), hits.end(),
+                           [&](const PortSweep& s) { return s.port.key == key; });
+    if (it == hits.end()) {
+      PortSweep s;
+      s.port = facts(f, n, key.port);
+      hits.push_back(std::move(s));
+      it = std::prev(hits.end());
+    }
+    mark(*it);
+  }
+}
+
+void HealthMonitor::observe_sweep(const Fabric& before, const Fabric& now,
+                                  const std::vector<PortKey>& illegal) {
   if (!enabled()) return;
   std::vector<PortSweep> hits;
   for (NodeIndex i = 0; i < now.size(); ++i) {
@@ -273,10 +292,22 @@ void HealthMonitor::observe_sweep(const Fabric& before, const Fabric& now) {
   std::erase_if(hits, [](const PortSweep& s) {
     return !s.flapped && !s.no_response && !s.rebooted && s.illegal == 0;
   });
+  // Impossible answers: one count each (a port missing from the model, its PortInfo
+  // refused, still has its node's GUID and its number).
+  add_ports(
+      now, illegal, [](PortSweep& s) { ++s.illegal; }, hits);
   // Ports that went down and whose node is gone: no flap to wait for.
   if (went_down_.size() > 4 * now.size() + 64) went_down_.clear();
   add_manual(now, hits);
   take(judge_.judge_sweep(hits));
+}
+
+void HealthMonitor::observe_sets(const Fabric& f, const std::vector<PortKey>& failed) {
+  if (!enabled() || failed.empty()) return;
+  std::vector<PortSweep> hits;
+  add_ports(
+      f, failed, [](PortSweep& s) { s.set_failed = true; }, hits);
+  take(judge_.judge_same_sweep(hits));
 }
 
 void HealthMonitor::observe_light_sweep(const Fabric& f, const std::vector<NodeIndex>& no_answer) {

@@ -2,8 +2,9 @@
 // HealthJudge (health_judge.hpp) from what the SM sees, carries out the judge's
 // decisions and keeps what they leave:
 //  - fed by every sweep (observe_sweep: heavy and targeted, the fresh model against
-//    the last one; observe_light_sweep), every port-error trap, repeats included
-//    (on_trap), and every PerfMgr sweep's counters (on_counters);
+//    the last one, and discovery's impossible answers; observe_sets: its failed Sets;
+//    observe_light_sweep), every port-error trap, repeats included (on_trap), and every
+//    PerfMgr sweep's counters (on_counters);
 //  - `report`: a log line (IBSM-2804) and a port_unhealthy event;
 //  - `isolate` and `no_discover`: the port's link joins exclusions(), which the SM hands
 //    the router (sm/routes/routing_input.hpp): routes leave it, the link stays Active;
@@ -18,6 +19,7 @@
 
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <set>
 #include <string>
@@ -63,8 +65,12 @@ class HealthMonitor {
   bool policy_loaded() const { return policy_loaded_; }
 
   // A heavy or targeted sweep: `now` (fresh, before LIDs are assigned) against `before`
-  // (the last model).
-  void observe_sweep(const Fabric& before, const Fabric& now);
+  // (the last model), with discovery's answers of impossible values (`illegal`: one
+  // entry per answer, SweepReport::illegal_answers).
+  void observe_sweep(const Fabric& before, const Fabric& now, const std::vector<PortKey>& illegal);
+  // The same sweep's programming, once its Sets are answered: the ports whose Sets
+  // failed (SweepReport::failed_sets), counted in the sweep observe_sweep counted.
+  void observe_sets(const Fabric& f, const std::vector<PortKey>& failed);
   // A light sweep: the switches whose SwitchInfo Get was not answered.
   void observe_light_sweep(const Fabric& f, const std::vector<NodeIndex>& no_answer);
   // A port-error trap from `source` naming (lid, port); a trap about a LID the sender
@@ -106,6 +112,9 @@ class HealthMonitor {
   // The ports the policy file marks UNHEALTHY, found in `f`, appended to `hits`: the
   // judge decides the manual condition for the ports a sweep looked at.
   void add_manual(const Fabric& f, std::vector<PortSweep>& hits) const;
+  // `mark` applied to the entry of each of `ports` found in `f` (added to `hits` when new).
+  void add_ports(const Fabric& f, const std::vector<PortKey>& ports,
+                 const std::function<void(PortSweep&)>& mark, std::vector<PortSweep>& hits) const;
   void write_dump();
 
   Logger log_;

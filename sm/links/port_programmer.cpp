@@ -116,6 +116,7 @@ void PortProgrammer::program_node(const std::shared_ptr<const Pass>& pass, NodeI
         }
         if (o.failure->kind != mad::SmpFailure::Kind::kStatus) {
           report_failure(log_, &pass->report, kErrProgrammingFailed, o, "PortInfo");
+          pass->report.set_failed(model.node(i).guid(), num);
           pass->failed(o);
           return;
         }
@@ -131,6 +132,7 @@ void PortProgrammer::program_node(const std::shared_ptr<const Pass>& pass, NodeI
             return;
           }
           report_failure(log_, &pass->report, kErrProgrammingFailed, g, "PortInfo Set rejected");
+          pass->report.set_failed(pass->f.node(i).guid(), num);
         });
       });
     };
@@ -145,12 +147,15 @@ void PortProgrammer::program_node(const std::shared_ptr<const Pass>& pass, NodeI
     link_first.port_state = mad::PortState::kNoChange;
     link_first.phys_state = mad::PhysState::kNoChange;
     link_first.client_reregister = false;
-    client.submit(SmpRequest::set(path, link_first, mod), [this, pass, send](const SmpOutcome& o) {
-      if (!o.ok())
-        report_failure(log_, &pass->report, kErrProgrammingFailed, o,
-                       "PortInfo Set (link speed/width)");
-      send();  // the LID and state go out whatever became of the speeds
-    });
+    client.submit(SmpRequest::set(path, link_first, mod),
+                  [this, pass, send, i, num](const SmpOutcome& o) {
+                    if (!o.ok()) {
+                      report_failure(log_, &pass->report, kErrProgrammingFailed, o,
+                                     "PortInfo Set (link speed/width)");
+                      pass->report.set_failed(pass->f.node(i).guid(), num);
+                    }
+                    send();  // the LID and state go out whatever became of the speeds
+                  });
   }
 }
 

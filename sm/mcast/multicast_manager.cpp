@@ -392,6 +392,7 @@ std::size_t MulticastManager::program_top(Fabric& f, Guid guid, SwitchTable& t,
                            : Result<mad::SwitchInfo>(fail(kErrProgrammingFailed, "no answer"));
         if (!held.ok()) {
           report_failure(log_, report, kErrProgrammingFailed, o, "SwitchInfo MulticastFDBTop");
+          if (report != nullptr) report->set_failed(guid, 0);
           return;
         }
         if (const NodeIndex i = f.find(guid); i != kNoNode) f.node(i).switch_info = *held;

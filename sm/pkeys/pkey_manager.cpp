@@ -308,7 +308,10 @@ void PartitionManager::program(Fabric& f, mad::SmpClient& client, SweepReport& r
       ++sets;
       client.submit(SmpRequest::set(path, pb, mod), [this, &f, &report, idx = idx, num = num, block,
                                                      guid = node.guid()](const SmpOutcome& o) {
-        if (!o.ok()) return report_failure(log_, &report, kErrProgrammingFailed, o, "P_KeyTable");
+        if (!o.ok()) {
+          report.set_failed(guid, num);
+          return report_failure(log_, &report, kErrProgrammingFailed, o, "P_KeyTable");
+        }
         const auto got = mad::PKeyBlock::decode_payload(o.response->data());
         Node* n = f.node_if(idx, guid);
         if (n == nullptr || num >= n->ports.size()) return;  // rebuilt since

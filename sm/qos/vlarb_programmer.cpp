@@ -45,6 +45,8 @@ VlArbCounts program_vlarb(const SweepContext& ctx, const QosConfig& qos, PortTab
                             mad::VlArbBlock::decode_payload(o.response->data()));
         return;
       }
+      // Refused or lost, a Set error of the port to fabric health.
+      report.set_failed(guid, w.port);
       if (o.failure != nullptr && o.failure->kind == mad::SmpFailure::Kind::kStatus) {
         log->warn("{}: VLArbitrationTable Set refused: {}: status 0x{:04x}",
                   format_error_id(kErrProgrammingFailed), o.request.describe(), o.failure->status);

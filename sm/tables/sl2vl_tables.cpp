@@ -72,7 +72,9 @@ void SwitchTables::program_sl2vl(const SweepContext& ctx, const Sl2VlInput& in) 
         // goes on); a lost answer is a failure the next heavy sweep retries.
         if (o.failure != nullptr && o.failure->kind == mad::SmpFailure::Kind::kStatus) {
           // suppress_sl2vl_mad_status_errors: devices known to refuse (no SL2VL support
-          // although they advertise it) need not fill the log every sweep.
+          // although they advertise it) need not fill the log every sweep, nor count
+          // as fabric health's Set errors.
+          if (!suppress_status) report->set_failed(guid, w.out);
           log_->log(suppress_status ? spdlog::level::debug : spdlog::level::warn,
                     "{}: SLtoVLMappingTable Set refused: {}: status 0x{:04x}",
                     format_error_id(kErrProgrammingFailed), o.request.describe(),
@@ -80,6 +82,7 @@ void SwitchTables::program_sl2vl(const SweepContext& ctx, const Sl2VlInput& in) 
           return;
         }
         report_failure(log_, report, kErrProgrammingFailed, o, "SLtoVLMappingTable");
+        report->set_failed(guid, w.out);
         if (failed) failed(o);
       });
     };

@@ -121,6 +121,7 @@ void SwitchTables::program_switch(const std::shared_ptr<Round>& round, std::size
           if (!o.ok()) {
             report_failure(routing_log_, &round->report, kErrProgrammingFailed, o,
                            "SwitchInfo LinearFDBTop");
+            round->report.set_failed(guid, 0);
             if (round->failed) round->failed(o);
             return;
           }
@@ -156,6 +157,7 @@ void SwitchTables::program_switch(const std::shared_ptr<Round>& round, std::size
         [this, round, guid, b, block](const SmpOutcome& o) {
           if (!o.ok()) {
             report_failure(routing_log_, &round->report, kErrProgrammingFailed, o, "LFT block");
+            round->report.set_failed(guid, 0);
             if (round->failed) round->failed(o);
             return;
           }

@@ -633,6 +633,10 @@ FakeFabric::Answer FakeFabric::answer(FakeNode& n, PortNum in_port, const mad::S
     a.status = mad::kStatusMethodUnsupported;
     return a;
   }
+  if (set && n.faults.set_status && req.attr_id() != mad::AttrId::kSmInfo) {
+    a.status = *n.faults.set_status;
+    return a;
+  }
   const std::uint32_t mod = req.attr_mod();
   switch (req.attr_id()) {
     case mad::AttrId::kNodeInfo: {

@@ -23,7 +23,8 @@
 //  - The kernel: response TIDs get `hi_tid` in bits 32-63, as ib_umad does.
 //
 // Faults: lost requests (rate or n-th), silent nodes, garbage answers, slow nodes,
-// nodes that vanish after K answers, links that go down after N requests. Duplicate
+// nodes that refuse Sets, nodes that vanish after K answers, links that go down after N
+// requests. Duplicate
 // GUIDs are made in the neutral description before building the fake.
 //
 // Everything is deterministic: ordered containers and a seeded PRNG.
@@ -125,6 +126,8 @@ struct NodeFaults {
   Garbage garbage = Garbage::kNone;
   std::optional<std::uint64_t> vanish_after;  // answers given before the node disappears
   std::chrono::milliseconds latency{0};       // extra delay of this node's answers
+  // Sets (SMInfo aside) answered with this status and not carried out; Gets as usual.
+  std::optional<std::uint16_t> set_status;
 };
 
 struct FakeNode {

@@ -109,6 +109,29 @@ TEST(HealthJudge, SetErrorsAtFiveOfSevenAreIgnoredByDefault) {
   EXPECT_EQ(out.unhealthy[0].condition, Condition::kSetErr);
 }
 
+// The programming's failed Sets join the sweep judge_sweep counted (the SM judges the
+// discovery first, the Sets after): no extra sweep, and two hits in one sweep count once.
+TEST(HealthJudge, SetErrorsOfTheSameSweepCountInIt) {
+  HealthConfig c;
+  c.set_action(NodeKind::kSwitch, Condition::kSetErr, Action::kReport);
+  Rig rig;
+  rig.judge.set_config(c);
+  const PortSweep seen{.port = switch_port()};
+  const PortSweep hit{.port = switch_port(), .set_failed = true};
+  for (int i = 0; i < 4; ++i) {
+    EXPECT_TRUE(rig.sweep(hit).empty()) << i;
+    EXPECT_TRUE(rig.judge.judge_same_sweep({hit}).empty()) << i;  // still one sweep
+  }
+  // Two clean sweeps, then one whose Sets fail: 5 of the last 7.
+  for (int i = 0; i < 2; ++i)
+    EXPECT_TRUE(rig.sweep(seen).empty());
+  EXPECT_TRUE(rig.sweep(seen).empty());
+  const auto out = rig.judge.judge_same_sweep({hit});
+  ASSERT_EQ(out.unhealthy.size(), 1u);
+  EXPECT_EQ(out.unhealthy[0].condition, Condition::kSetErr);
+  EXPECT_EQ(out.unhealthy[0].detail, "Sets failed in 5 of the last 7 sweeps");
+}
+
 TEST(HealthJudge, RebootsTenWithinNineHundredSecondsNotNine) {
   Rig rig;
   const PortSweep reboot{.port = host_port(), .rebooted = true};

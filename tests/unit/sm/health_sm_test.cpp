@@ -2,9 +2,11 @@
 // FakeFabric with a FakeClock: a flapping inter-switch link isolated (no LFT entry
 // through it, every route still complete, only routes that used it moved), `report`
 // leaving the LFTs alone, the SM's own link never acted on, a host's link reported,
-// clearing putting the link back, the dump file, and port-error traps counted.
+// clearing putting the link back, the dump file, port-error traps counted, Sets
+// refused (seterr) and answers with impossible values (illegal).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <fstream>
 #include <memory>
@@ -42,6 +44,7 @@ struct Rig {
       if (k == "hm_ca_flapping_action") options.hm_ca_flapping_action = v;
       if (k == "hm_sw_manual_action") options.hm_sw_manual_action = v;
       if (k == "hm_sw_noisy_action") options.hm_sw_noisy_action = v;
+      if (k == "hm_sw_seterr_action") options.hm_sw_seterr_action = v;
       if (k == "policy") {
         options.hm_ports_health_policy_file = dir.path() + "/health-policy";
         std::ofstream(options.hm_ports_health_policy_file) << v;
@@ -324,6 +327,97 @@ TEST(HealthSm, TopoConfigEnabledLeavesOnlyMiswiredSwitchLinksOut) {
   EXPECT_FALSE(m.enforce_cabling(f, devs, true)) << "unchanged";
   EXPECT_TRUE(m.enforce_cabling(f, devs, false));
   EXPECT_TRUE(m.exclusions().empty());
+}
+
+}  // namespace
+}  // namespace ibsm::sm
+
+namespace ibsm::sm {
+namespace {
+
+// The unhealthy ports of the dump file, as "GUID PORT condition action" (the name left
+// out), in the dump's order.
+std::vector<std::string> dumped(const Rig& rig) {
+  std::vector<std::string> out;
+  std::istringstream in(rig.dump());
+  for (std::string line; std::getline(in, line);) {
+    if (line.empty() || line[0] == '#') continue;
+    const auto q1 = line.find('"');
+    const auto q2 = line.find('"', q1 + 1);
+    if (q1 == std::string::npos || q2 == std::string::npos) continue;
+    std::istringstream rest(line.substr(q2 + 1));
+    std::string condition, action;
+    rest >> condition >> action;
+    out.push_back(line.substr(0, q1) + condition + " " + action);
+  }
+  return out;
+}
+
+// leaf2 refuses every Set (status 0x1C, nothing carried out): its LFT blocks, its
+// SwitchInfo and its ports' PortInfo fail in every heavy sweep (and every sweep is heavy:
+// each leaves errors). With hm_sw_seterr_action report, its ports turn unhealthy with
+// seterr in the 5th sweep (hm_num_set_err_sweeps 5 of hm_num_set_err_sweeps_window 7),
+// not before; the switch's own tables count at port 0.
+TEST(HealthSm, RefusedSetsInEnoughSweepsAreSetErrors) {
+  Rig rig(Rig::Keys{{"hm_sw_seterr_action", "report"}});
+  rig.fabric->faults(rig.index("leaf2")).set_status = 0x1C;
+  for (int i = 1; i < 5; ++i) {
+    const SweepResult r = rig.sweep();
+    EXPECT_TRUE(r.heavy) << i;
+    EXPECT_FALSE(r.subnet_up) << i;
+    EXPECT_EQ(rig.events(ops::EventType::kPortUnhealthy), 0u) << i;
+  }
+  rig.sweep();
+  const std::vector<std::string> ports = dumped(rig);
+  ASSERT_FALSE(ports.empty()) << rig.dump();
+  const std::string leaf2 = hex_guid(rig.guid("leaf2"));
+  EXPECT_NE(std::find(ports.begin(), ports.end(), leaf2 + " 0 seterr report"), ports.end())
+      << rig.dump();
+  for (const std::string& p : ports) {
+    EXPECT_EQ(p.rfind(leaf2 + " ", 0), 0u) << p;  // leaf2's ports only
+    EXPECT_NE(p.find(" seterr report"), std::string::npos) << p;
+  }
+  EXPECT_EQ(rig.events(ops::EventType::kPortUnhealthy), ports.size());
+  // The Sets go through again: the sweep brings the subnet up, and the ports stay
+  // unhealthy until cleared.
+  rig.fabric->faults(rig.index("leaf2")).set_status.reset();
+  ASSERT_TRUE(rig.sweep().subnet_up);
+  EXPECT_EQ(rig.health()->ports.size(), ports.size());
+  EXPECT_EQ(rig.routes(), "");
+}
+
+// hm_sw_seterr_action is ignore by default (as NVIDIA's SM): refused Sets decide nothing.
+TEST(HealthSm, RefusedSetsAreIgnoredByDefault) {
+  Rig rig;
+  rig.fabric->faults(rig.index("leaf2")).set_status = 0x1C;
+  for (int i = 0; i < 8; ++i)
+    EXPECT_FALSE(rig.sweep().subnet_up) << i;
+  EXPECT_TRUE(dumped(rig).empty()) << rig.dump();
+  EXPECT_EQ(rig.events(ops::EventType::kPortUnhealthy), 0u);
+}
+
+// Answers with impossible values (hm_num_illegal 1, hm_{sw,ca}_illegal_action report by
+// default): a NodeInfo with NumPorts 0 and GUID 0 counts against the switch port it was
+// probed through; a PortInfo whose LinkWidthActive is two widths, against its port.
+TEST(HealthSm, ImpossibleAnswersAreIllegal) {
+  Rig rig;
+  rig.fabric->faults(rig.index("h2_0")).garbage = fake::Garbage::kBadNodeInfo;
+  rig.fabric->node(rig.index("h3_1")).ports[1].info.link_width_active = 3;  // 1x and 4x
+  rig.sweep();
+  const std::vector<std::string> ports = dumped(rig);
+  const auto h2_0 = *rig.desc.peer({rig.index("h2_0"), 1});
+  ASSERT_EQ(rig.fabric->node(h2_0.node).id, "leaf2");
+  std::vector<std::string> want{
+      fmt::format("{} {} illegal report", hex_guid(rig.guid("leaf2")), h2_0.port),
+      fmt::format("{} 1 illegal report", hex_guid(rig.guid("h3_1")))};
+  std::vector<std::string> got = ports;
+  std::sort(want.begin(), want.end());
+  std::sort(got.begin(), got.end());
+  EXPECT_EQ(got, want) << rig.dump();
+  EXPECT_EQ(rig.events(ops::EventType::kPortUnhealthy), 2u);
+  // Counted once: further sweeps decide nothing more.
+  rig.sweep();
+  EXPECT_EQ(rig.events(ops::EventType::kPortUnhealthy), 2u);
 }
 
 }  // namespace
