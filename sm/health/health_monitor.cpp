@@ -226,18 +226,23 @@ void HealthMonitor::add_manual(const Fabric& f, std::vector<PortSweep>& hits) co
 void HealthMonitor::add_ports(const Fabric& f, const std::vector<PortKey>& ports,
                               const std::function<void(PortSweep&)>& mark,
                               std::vector<PortSweep>& hits) const {
+  // An index, not a search per entry: a switch that takes no Set fails one per LFT block.
+  std::map<PortKey, std::size_t> at;
+  for (std::size_t i = 0; i < hits.size(); ++i)
+    at.emplace(hits[i].port.key, i);
   for (const PortKey& key : ports) {
-    const NodeIndex n = f.find(key.node_guid);
-    if (n == kNoNode || key.port > f.node(n).num_ports()) continue;
-    auto it = std::find_if(hits.begin(), hits.end(),
-                           [&](const PortSweep& s) { return s.port.key == key; });
-    if (it == hits.end()) {
+    auto [it, fresh] = at.try_emplace(key, hits.size());
+    if (fresh) {
+      const NodeIndex n = f.find(key.node_guid);
+      if (n == kNoNode || key.port > f.node(n).num_ports()) {
+        at.erase(it);
+        continue;
+      }
       PortSweep s;
       s.port = facts(f, n, key.port);
       hits.push_back(std::move(s));
-      it = std::prev(hits.end());
     }
-    mark(*it);
+    mark(hits[it->second]);
   }
 }
 
