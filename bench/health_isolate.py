@@ -18,7 +18,8 @@ SUBNET UP) before the first flap and once the link is back and isolated:
   changed, not used   changed entries whose route did not cross the link (target: 0)
   still on link       entries that forward into the link afterwards (target: 0)
 
-Mode `cpu`: the SM's CPU time (utime + stime of /proc/PID/stat) per light sweep with
+Mode `cpu`: the SM's CPU time (utime + stime of /proc/PID/stat, 10 ms ticks, and the
+sum of its threads' /proc/PID/task/*/schedstat, ns) per light sweep with
 hm_unhealthy_ports_checks TRUE and FALSE. One ibsim and one SM; the two settings
 alternate window by window (the conf file rewritten and SIGHUP; each window starts
 --settle s after the SUBNET UP that follows) and a window is --window s of light sweeps
@@ -54,7 +55,7 @@ from reroute import DEFAULT_FABRIC, pick_link  # noqa: E402
 
 SETTLE_TIMEOUT = 300.0
 LFT_HEAD = re.compile(r"^Unicast lids \[.*\] of switch Lid \d+ guid \S+ \('(.*)'\):$")
-LFT_ENTRY = re.compile(r"^0x([0-9a-fA-F]+) (\d+) :")
+LFT_ENTRY = re.compile(r"^0x([0-9a-fA-F]+) (\d+) [:#]")
 
 
 def ctl_bin() -> str:
@@ -156,7 +157,10 @@ def isolate_run(fabric: Path, workdir: Path, args) -> dict:
                 t = time.time()
                 sim.command(f'{verb} "{a}"[{pa}]')
                 proc.wait_up(SETTLE_TIMEOUT, ups + 1)
-                steps.append((verb, t))
+                up = first_after(proc.log(), t, r"SUBNET UP")
+                blocks = re.search(r"LFT blocks (\d+)", up[1]) if up else None
+                steps.append(f"{verb} -> SUBNET UP {up[0] - t:.2f} s, LFT blocks "
+                             f"{blocks.group(1) if blocks else '?'}" if up else verb)
                 if "IBSM-2804" in proc.log():
                     decided = verb
                     break
@@ -181,7 +185,7 @@ def isolate_run(fabric: Path, workdir: Path, args) -> dict:
         changed |= {(sw, lid) for sw, t in before.items() for lid in t if lid not in after.get(sw, {})}
         still = sum(1 for sw, p in ((a, pa), (b, pb)) for q in after.get(sw, {}).values() if q == p)
         return {
-            "link": f"{a}[{pa}]-{b}[{pb}]", "bring_up": bring_up, "flaps": len(steps),
+            "link": f"{a}[{pa}]-{b}[{pb}]", "bring_up": bring_up, "steps": "; ".join(steps),
             "decided_after": decided, "decision_to_up": up[0] - td if up else None,
             "decision_line": dline[1].strip(), "up_line": up[1].strip() if up else None,
             "entries": sum(len(t) for t in before.values()), "used": len(used),
@@ -196,9 +200,19 @@ def isolate_run(fabric: Path, workdir: Path, args) -> dict:
             (args.logs / "health_isolate.log").write_text(proc.log())
 
 
-def cpu_seconds(pid: int) -> float:
+def cpu_seconds(pid: int) -> tuple[float, float]:
+    """(utime + stime in clock ticks, the threads' on-CPU ns of /proc/PID/task/*/schedstat),
+    both in seconds: the ticks are 10 ms coarse, schedstat is exact but misses threads
+    that ended."""
     fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    ticks = (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    ns = 0
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        try:
+            ns += int((task / "schedstat").read_text().split()[0])
+        except (FileNotFoundError, ProcessLookupError):
+            pass
+    return ticks, ns / 1e9
 
 
 def ctl_status(sock: Path) -> dict:
@@ -237,14 +251,15 @@ def cpu_run(fabric: Path, workdir: Path, args) -> list[dict]:
             s1, c1, t1 = ctl_status(sock), cpu_seconds(proc.proc.pid), time.monotonic()
             sweeps = s1["sweeps"] - s0["sweeps"]
             heavy = s1["heavy_sweeps"] - s0["heavy_sweeps"]
-            rows.append({"checks": checks, "sweeps": sweeps, "heavy": heavy, "cpu": c1 - c0,
-                         "wall": t1 - t0,
-                         "per_sweep_ms": 1000 * (c1 - c0) / sweeps if sweeps else None,
+            cpu, exact = c1[0] - c0[0], c1[1] - c0[1]
+            rows.append({"checks": checks, "sweeps": sweeps, "heavy": heavy, "cpu": cpu,
+                         "exact": exact, "wall": t1 - t0,
+                         "per_sweep_ms": 1000 * exact / sweeps if sweeps else None,
                          "load": os.getloadavg()[0]})
             r = rows[-1]
             print(f"| {w + 1} | {'TRUE' if checks else 'FALSE'} | {sweeps} ({heavy} heavy) | "
-                  f"{r['cpu']:.3f} | {r['wall']:.1f} | "
-                  f"{r['per_sweep_ms']:.2f} | {r['load']:.1f} |", flush=True)
+                  f"{cpu:.2f} | {exact:.4f} | {r['wall']:.1f} | "
+                  f"{r['per_sweep_ms']:.3f} | {r['load']:.1f} |", flush=True)
         return rows
     finally:
         proc.kill()
@@ -258,7 +273,7 @@ def main() -> int:
     ap.add_argument("--sweep", type=int, default=1, help="light sweep interval, s")
     ap.add_argument("-A", action="store_true", help="run ibsm with -A (use_ucast_cache)")
     ap.add_argument("--tries", type=int, default=6, help="flaps before giving up")
-    ap.add_argument("--flap-window", type=int, default=50, help="hm_num_flapping_sweeps_window")
+    ap.add_argument("--flap-window", type=int, default=31, help="hm_num_flapping_sweeps_window (1-31)")
     ap.add_argument("--windows", type=int, default=6, help="cpu: measuring windows")
     ap.add_argument("--window", type=float, default=30.0, help="cpu: seconds per window")
     ap.add_argument("--settle", type=float, default=10.0, help="cpu: s after SUBNET UP")
@@ -273,8 +288,9 @@ def main() -> int:
             for k, v in r.items():
                 print(f"{k}: {v:.3f}" if isinstance(v, float) else f"{k}: {v}")
             return 0 if r["changed_not_used"] == 0 and r["still_on_link"] == 0 else 1
-        print("| window | checks | light sweeps | SM CPU s | wall s | CPU ms / sweep | load |")
-        print("|---|---|---|---|---|---|---|")
+        print("| window | checks | light sweeps | SM CPU s (ticks) | SM CPU s (schedstat) | wall s "
+              "| CPU ms / sweep (schedstat) | load |")
+        print("|---|---|---|---|---|---|---|---|")
         rows = cpu_run(fabric, Path(d), args)
     on = sorted(r["per_sweep_ms"] for r in rows if r["checks"] and r["per_sweep_ms"])
     off = sorted(r["per_sweep_ms"] for r in rows if not r["checks"] and r["per_sweep_ms"])
