@@ -17,6 +17,7 @@ import os
 import re
 import shutil
 import subprocess
+import sys
 import tempfile
 import time
 from contextlib import contextmanager
@@ -28,8 +29,25 @@ from ibsimlib import Ibsm, NetModel, SMProcess, Simulator, Topology, free_tcp_po
 
 UP_TIMEOUT = float(os.environ.get("IBSIM_UP_TIMEOUT", "40"))
 CTL = os.environ.get("IBSM_CTL_BIN") or (str(Path(os.environ.get("IBSM_BIN", "")).parent.parent / "ctl" / "ibsm-ctl"))
-TOPOLOGIES = Path(os.environ.get("IBSM_TOPOLOGIES", Path(__file__).resolve().parents[3] / "shared" / "topologies"))
-FABRICS = ["kary-4-3-64.net", "dfly-2-4-2-72.net", "random-40sw-160.net", "ft3-24p8-f3.net"]
+GEN_FABRIC = Path(__file__).resolve().parents[2] / "fabrics" / "gen_fabric.py"
+# The fabrics, made by the tree's own generator (fabrics/gen_fabric.py, seeded), so the
+# test needs nothing beside the checkout; the names are those of ../shared/topologies.
+GENERATED = {
+    "kary-4-3-64.net": ["kary", "--k", "4", "--n", "3"],
+    "dfly-2-4-2-72.net": ["dfly", "--p", "2", "--a", "4", "--h", "2"],
+    "random-40sw-160.net": ["jelly", "--switches", "40", "--net-ports", "4", "--hosts", "4",
+                            "--seed", "1"],
+    "ft3-24p8-f3.net": ["ft3", "--radix", "24", "--pods", "8", "--fail-links", "0.03",
+                        "--seed", "1"],
+}
+FABRICS = list(GENERATED)
+
+
+def generated(name: str, work: Path) -> Path:
+    out = work / name
+    subprocess.run([sys.executable, str(GEN_FABRIC), *GENERATED[name], "-o", str(out)],
+                   check=True, capture_output=True, text=True, timeout=120)
+    return out
 
 
 def expand(hostlist: str) -> list[str]:
@@ -71,7 +89,7 @@ def running(netfile: Path, work: Path):
     impl = Ibsm()
     reason = impl.available() or (None if os.access(CTL, os.X_OK) else f"ibsm-ctl not found at {CTL}")
     if not reason and not netfile.exists():
-        reason = f"{netfile} not found (set IBSM_TOPOLOGIES)"
+        reason = f"{netfile} not found"
     if reason:
         if os.environ.get("IBSM_REQUIRE") == "1":
             pytest.fail(f"IBSM_REQUIRE=1 but {reason}")
@@ -155,7 +173,7 @@ def slurmctld_check(conf_text: str, hosts: list[str], work: Path) -> tuple[str, 
 
 @pytest.mark.parametrize("fabric", FABRICS)
 def test_every_host_under_its_leaf_and_slurm_takes_it(fabric, tmp_path):
-    with running(TOPOLOGIES / fabric, tmp_path) as (model, sim, proc, sock, topo_file):
+    with running(generated(fabric, tmp_path), tmp_path) as (model, sim, proc, sock, topo_file):
         text = topo_file.read_text()
         # The file is the command's output (same fabric, same options).
         assert ctl(sock, "topology") == text
@@ -205,7 +223,7 @@ def test_every_host_under_its_leaf_and_slurm_takes_it(fabric, tmp_path):
 
 def test_the_file_changes_with_the_fabric(tmp_path):
     """A host cable pulled: the next heavy sweep rewrites the file without that host."""
-    with running(TOPOLOGIES / "kary-4-3-64.net", tmp_path) as (model, sim, proc, sock, topo_file):
+    with running(generated("kary-4-3-64.net", tmp_path), tmp_path) as (model, sim, proc, sock, topo_file):
         before = topo_file.read_text()
         victim = model.cas[-1]
         assert victim in expand(",".join(re.findall(r"Nodes=(\S+)", before)))
