@@ -493,15 +493,11 @@ bool HealthMonitor::enforce_cabling(const Fabric& f,
       continue;
     const NodeIndex n = f.find(d.local.guid);
     const Port* p = port_of(f, n, d.local.port);
-    if (!p || p->peer == kNoNode) continue;
+    if (!p || p->peer == kNoNode || !f.node(n).is_switch() || !f.node(p->peer).is_switch())
+      continue;
     const PortKey a{d.local.guid, d.local.port};
     const PortKey b{f.node(p->peer).guid(), p->peer_port};
-    // Never the SM's own link. A miswired host link is left out: the host carries no
-    // route until its cable is right, as the file asks. A switch link whose loss would
-    // cut switches off stays routed (reported only).
-    const bool inter_switch = f.node(n).is_switch() && f.node(p->peer).is_switch();
-    if (protected_.contains(a) || protected_.contains(b) ||
-        (inter_switch && sole_.contains({a.node_guid, a.port})))
+    if (protected_.contains(a) || protected_.contains(b) || sole_.contains({a.node_guid, a.port}))
       continue;
     links.insert({a.node_guid, a.port});
   }

@@ -72,8 +72,7 @@ RoutingInput make_routing_input(const Fabric& fabric, const LinkExclusions* excl
       e.base_lid = p.lid;
       e.lmc = p.lmc;
       e.port_num = p.num;
-      if (p.link_up() && p.peer != kNoNode &&
-          !left_out(n, p.num, fabric.node(p.peer), p.peer_port)) {
+      if (p.link_up() && p.peer != kNoNode) {
         auto it = sw_index.find(p.peer);
         if (it != sw_index.end()) {
           e.sw = it->second;
@@ -103,7 +102,7 @@ RoutingInput make_routing_input(const Fabric& fabric, const LinkExclusions* excl
         l.throttled = link_throttled(link_end(n, p), link_end(peer, pp));
       } else {
         auto it = end_index.find((static_cast<std::uint64_t>(p.peer) << 8) | p.peer_port);
-        if (it == end_index.end() || left_out(n, p.num, peer, p.peer_port)) continue;
+        if (it == end_index.end()) continue;
         l.kind = routing::Link::Kind::kEndPort;
         l.peer = it->second;
       }
