@@ -5,6 +5,9 @@
 #include <algorithm>
 #include <chrono>
 #include <functional>
+#include <map>
+#include <set>
+#include <utility>
 
 #include "common/atomic_file.hpp"
 #include "common/text.hpp"
@@ -206,17 +209,27 @@ void HealthMonitor::take(Outcome o) {
 }
 
 void HealthMonitor::add_manual(const Fabric& f, std::vector<PortSweep>& hits) const {
+  // Every sweep, light ones too: one pass over the fabric for the entries that name a CA
+  // port GUID (not one per entry), and a set of the ports already hit.
+  std::map<Guid, NodeIndex> by_port_guid;
+  bool indexed = false;
+  std::set<PortKey> hit;
+  for (const PortSweep& s : hits)
+    hit.insert(s.port.key);
   for (const PolicyEntry& e : policy_.entries()) {
     if (e.health != PortHealth::kUnhealthy) continue;
     NodeIndex n = f.find(e.guid);
-    for (NodeIndex i = 0; i < f.size() && n == kNoNode; ++i)
-      for (const Port& p : f.node(i).ports)
-        if (p.guid == e.guid && !f.node(i).is_switch()) n = i;
+    if (n == kNoNode) {
+      if (!std::exchange(indexed, true))
+        for (NodeIndex i = 0; i < f.size(); ++i)
+          if (!f.node(i).is_switch())
+            for (const Port& p : f.node(i).ports)
+              if (p.guid != 0) by_port_guid.emplace(p.guid, i);
+      if (const auto it = by_port_guid.find(e.guid); it != by_port_guid.end()) n = it->second;
+    }
     if (n == kNoNode || e.port > f.node(n).num_ports()) continue;
     const PortKey key{f.node(n).guid(), e.port};
-    if (std::any_of(hits.begin(), hits.end(),
-                    [&](const PortSweep& s) { return s.port.key == key; }))
-      continue;
+    if (!hit.insert(key).second) continue;
     PortSweep s;
     s.port = facts(f, n, e.port);
     hits.push_back(std::move(s));
